@@ -1,0 +1,28 @@
+/* The org.hugepages.Manager.Error domain, registered with GDBus so that
+ * errors cross the bus by name and come back as the same GError code. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  HP_ERROR_FAILED,
+  HP_ERROR_NOT_AUTHORIZED,
+  HP_ERROR_INVALID_ARGS,
+  HP_ERROR_NOT_SUPPORTED,
+  HP_ERROR_BUSY,
+  HP_ERROR_LIMIT_EXCEEDED,
+  HP_ERROR_NO_SUCH_USER,
+  HP_ERROR_NO_SUCH_GROUP,
+  HP_ERROR_NOT_MOUNTED,
+} HpError;
+
+#define HP_ERROR (hp_error_quark ())
+GQuark hp_error_quark (void);
+
+/* Turns any GError into one of the HP_ERROR codes (keeping the message), so
+ * nothing from another domain reaches the bus unmapped. */
+GError *hp_error_to_bus (const GError *error);
+
+G_END_DECLS

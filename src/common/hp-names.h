@@ -1,0 +1,14 @@
+/* Names shared by hugepagesd and its clients: the bus contract. */
+#pragma once
+
+#define HP_BUS_NAME              "org.hugepages.Manager"
+#define HP_MANAGER_PATH          "/org/hugepages/Manager"
+#define HP_PAGE_SIZE_PATH_PREFIX HP_MANAGER_PATH "/PageSize/"
+#define HP_MANAGER_INTERFACE     "org.hugepages.Manager"
+#define HP_PAGE_SIZE_INTERFACE   "org.hugepages.Manager.PageSize"
+
+#define HP_ACTION_CONFIGURE_POOLS    "org.hugepages.manager.configure-pools"
+#define HP_ACTION_MANAGE_MOUNTS      "org.hugepages.manager.manage-mounts"
+#define HP_ACTION_CONFIGURE_TUNABLES "org.hugepages.manager.configure-tunables"
+#define HP_ACTION_CONFIGURE_BOOT     "org.hugepages.manager.configure-boot"
+#define HP_ACTION_INSPECT_USAGE      "org.hugepages.manager.inspect-usage"

@@ -1,0 +1,207 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "hp-error.h"
+#include "hp-units.h"
+
+gboolean
+hp_parse_u64 (const char *text, guint64 *value, GError **error)
+{
+  guint64 v = 0;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "empty number");
+      return FALSE;
+    }
+
+  for (const char *p = text; *p; p++)
+    {
+      if (!g_ascii_isdigit (*p))
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "'%s' is not a decimal number", text);
+          return FALSE;
+        }
+      if (v > (G_MAXUINT64 - (guint64) (*p - '0')) / 10)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "'%s' is too large", text);
+          return FALSE;
+        }
+      v = v * 10 + (guint64) (*p - '0');
+    }
+
+  *value = v;
+  return TRUE;
+}
+
+/* Splits "123M" into 123 and a multiplier; @has_unit says whether a unit was
+ * given at all, so callers can tell pages from memory. */
+static gboolean
+parse_number_with_unit (const char *text, guint64 *bytes, gboolean *has_unit,
+                        GError **error)
+{
+  static const struct { const char *suffix; guint shift; } units[] = {
+    { "", 0 }, { "B", 0 },
+    { "K", 10 }, { "KB", 10 }, { "KiB", 10 }, { "k", 10 }, { "kB", 10 }, { "kiB", 10 },
+    { "M", 20 }, { "MB", 20 }, { "MiB", 20 }, { "m", 20 },
+    { "G", 30 }, { "GB", 30 }, { "GiB", 30 }, { "g", 30 },
+    { "T", 40 }, { "TB", 40 }, { "TiB", 40 }, { "t", 40 },
+  };
+  g_autofree char *digits = NULL;
+  const char *suffix = text;
+  guint64 number;
+
+  while (g_ascii_isdigit (*suffix))
+    suffix++;
+  if (suffix == text)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "'%s' does not start with a decimal number", text);
+      return FALSE;
+    }
+
+  digits = g_strndup (text, (gsize) (suffix - text));
+  if (!hp_parse_u64 (digits, &number, error))
+    return FALSE;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+    {
+      if (strcmp (suffix, units[i].suffix) != 0)
+        continue;
+      if (units[i].shift > 0 && number > (G_MAXUINT64 >> units[i].shift))
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "'%s' is too large", text);
+          return FALSE;
+        }
+      *bytes = number << units[i].shift;
+      *has_unit = *suffix != '\0';
+      return TRUE;
+    }
+
+  g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+               "'%s' has an unknown unit '%s' (use K, M, G or T)", text, suffix);
+  return FALSE;
+}
+
+gboolean
+hp_parse_size (const char *text, guint64 *bytes, GError **error)
+{
+  gboolean has_unit;
+  guint64 value;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "empty size");
+      return FALSE;
+    }
+  if (!parse_number_with_unit (text, &value, &has_unit, error))
+    return FALSE;
+  if (value == 0)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "size '%s' is zero", text);
+      return FALSE;
+    }
+
+  *bytes = value;
+  return TRUE;
+}
+
+gboolean
+hp_parse_amount (const char *text, guint64 page_size, HpAmount *amount,
+                 GError **error)
+{
+  HpAmountKind kind = HP_AMOUNT_SET;
+  gboolean has_unit;
+  guint64 value;
+
+  g_return_val_if_fail (page_size > 0, FALSE);
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "empty amount");
+      return FALSE;
+    }
+
+  if (*text == '+' || *text == '-')
+    {
+      kind = *text == '+' ? HP_AMOUNT_ADD : HP_AMOUNT_REMOVE;
+      text++;
+    }
+
+  if (!parse_number_with_unit (text, &value, &has_unit, error))
+    return FALSE;
+
+  if (has_unit)
+    {
+      if (value % page_size != 0)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "%s is not a whole number of %" G_GUINT64_FORMAT "-byte pages",
+                       text, page_size);
+          return FALSE;
+        }
+      value /= page_size;
+    }
+
+  amount->kind = kind;
+  amount->pages = value;
+  return TRUE;
+}
+
+gboolean
+hp_amount_resolve (const HpAmount *amount, guint64 current, guint64 *result,
+                   GError **error)
+{
+  switch (amount->kind)
+    {
+    case HP_AMOUNT_SET:
+      *result = amount->pages;
+      return TRUE;
+
+    case HP_AMOUNT_ADD:
+      if (amount->pages > G_MAXUINT64 - current)
+        {
+          g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                               "adding that many pages overflows");
+          return FALSE;
+        }
+      *result = current + amount->pages;
+      return TRUE;
+
+    case HP_AMOUNT_REMOVE:
+      if (amount->pages > current)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "cannot remove %" G_GUINT64_FORMAT " pages from %" G_GUINT64_FORMAT,
+                       amount->pages, current);
+          return FALSE;
+        }
+      *result = current - amount->pages;
+      return TRUE;
+
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+char *
+hp_size_name (guint64 bytes)
+{
+  if (bytes >= (G_GUINT64_CONSTANT (1) << 30) && bytes % (G_GUINT64_CONSTANT (1) << 30) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "GB", bytes >> 30);
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "MB", bytes >> 20);
+  if (bytes >= (1u << 10) && bytes % (1u << 10) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "KB", bytes >> 10);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "B", bytes);
+}
+
+gboolean
+hp_pages_to_bytes (guint64 pages, guint64 page_size, guint64 *bytes)
+{
+  return !__builtin_mul_overflow (pages, page_size, bytes);
+}

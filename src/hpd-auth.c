@@ -1,0 +1,264 @@
+#include "config.h"
+
+#include "hp-error.h"
+#include "hp-names.h"
+#include "hpd-auth.h"
+
+/* Non-interactive checks should be quick; a person typing a password may
+ * take a while. Past these the call is denied. */
+#define CHECK_TIMEOUT_S 25
+#define INTERACTIVE_CHECK_TIMEOUT_S 300
+
+static const struct {
+  const char *interface_name;
+  const char *method_name;
+  const char *action;
+} method_actions[] = {
+  { HP_PAGE_SIZE_INTERFACE, "SetMinimum",   HP_ACTION_CONFIGURE_POOLS },
+  { HP_PAGE_SIZE_INTERFACE, "SetMaximum",   HP_ACTION_CONFIGURE_POOLS },
+  { HP_PAGE_SIZE_INTERFACE, "SetNodePages", HP_ACTION_CONFIGURE_POOLS },
+  { HP_PAGE_SIZE_INTERFACE, "Demote",       HP_ACTION_CONFIGURE_POOLS },
+};
+
+const char *
+hpd_auth_action_for_method (const char *interface_name, const char *method_name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (method_actions); i++)
+    if (g_strcmp0 (method_actions[i].interface_name, interface_name) == 0 &&
+        g_strcmp0 (method_actions[i].method_name, method_name) == 0)
+      return method_actions[i].action;
+  return NULL;
+}
+
+void
+hpd_caller_free (HpdCaller *caller)
+{
+  if (caller == NULL)
+    return;
+  g_free (caller->sender);
+  g_free (caller);
+}
+
+struct _HpdAuth
+{
+  GObject parent_instance;
+};
+
+G_DEFINE_TYPE (HpdAuth, hpd_auth, G_TYPE_OBJECT)
+
+static void
+hpd_auth_class_init (HpdAuthClass *klass)
+{
+}
+
+static void
+hpd_auth_init (HpdAuth *self)
+{
+}
+
+HpdAuth *
+hpd_auth_new (void)
+{
+  return g_object_new (HPD_TYPE_AUTH, NULL);
+}
+
+typedef struct {
+  GDBusMethodInvocation *invocation;
+  PolkitDetails *details;
+  const char *action;
+  gboolean interactive;
+  gboolean polkit_unavailable;
+  GCancellable *cancellable;
+  guint timeout_id;
+} Check;
+
+static void
+check_free (Check *check)
+{
+  g_clear_handle_id (&check->timeout_id, g_source_remove);
+  g_clear_object (&check->invocation);
+  g_clear_object (&check->details);
+  g_clear_object (&check->cancellable);
+  g_free (check);
+}
+
+static gboolean
+check_timed_out (gpointer user_data)
+{
+  Check *check = user_data;
+
+  check->timeout_id = 0;
+  g_cancellable_cancel (check->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+deny (GTask *task, const char *message)
+{
+  g_task_return_new_error (task, HP_ERROR, HP_ERROR_NOT_AUTHORIZED, "%s", message);
+  g_object_unref (task);
+}
+
+/* The caller's uid and pid come from the bus daemon, for the log and for
+ * the root fallback. A caller that has left the bus by now gets nothing:
+ * its change is not applied. */
+static void
+got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Check *check = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) creds = NULL;
+  g_autoptr(HpdCaller) caller = g_new0 (HpdCaller, 1);
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL)
+    {
+      deny (task, "Could not identify the caller");
+      return;
+    }
+
+  creds = g_variant_get_child_value (reply, 0);
+  if (!g_variant_lookup (creds, "UnixUserID", "u", &caller->uid))
+    {
+      deny (task, "Could not identify the caller");
+      return;
+    }
+  if (!g_variant_lookup (creds, "ProcessID", "u", &caller->pid))
+    caller->pid = 0;
+  caller->sender = g_strdup (g_dbus_method_invocation_get_sender (check->invocation));
+
+  if (check->polkit_unavailable && caller->uid != 0)
+    {
+      deny (task, "Authorization is unavailable (polkit is not running); only root may make changes");
+      return;
+    }
+
+  g_task_return_pointer (task, g_steal_pointer (&caller), (GDestroyNotify) hpd_caller_free);
+  g_object_unref (task);
+}
+
+static void
+lookup_credentials (GTask *task)
+{
+  Check *check = g_task_get_task_data (task);
+
+  g_dbus_connection_call (g_dbus_method_invocation_get_connection (check->invocation),
+                          "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionCredentials",
+                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (check->invocation)),
+                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 5000,
+                          NULL, got_credentials, task);
+}
+
+static void
+checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Check *check = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PolkitAuthorizationResult) auth = NULL;
+
+  auth = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), result, &error);
+  if (auth == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          deny (task, "Authorization timed out");
+          return;
+        }
+      if (error->domain == POLKIT_ERROR)
+        {
+          g_warning ("polkit refused to check %s: %s", check->action, error->message);
+          deny (task, "Authorization failed");
+          return;
+        }
+      /* polkitd is not on the bus: only root may go on */
+      g_debug ("polkit unavailable: %s", error->message);
+      check->polkit_unavailable = TRUE;
+      lookup_credentials (task);
+      return;
+    }
+
+  if (!polkit_authorization_result_get_is_authorized (auth))
+    {
+      if (polkit_authorization_result_get_is_challenge (auth) && !check->interactive)
+        deny (task, "Not authorized: authentication is required, "
+                    "but the caller did not allow interactive authorization");
+      else
+        deny (task, "Not authorized");
+      return;
+    }
+
+  lookup_credentials (task);
+}
+
+static void
+got_authority (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Check *check = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PolkitAuthority) authority = NULL;
+  g_autoptr(PolkitSubject) subject = NULL;
+  PolkitCheckAuthorizationFlags flags = POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE;
+
+  authority = polkit_authority_get_finish (result, &error);
+  if (authority == NULL)
+    {
+      g_debug ("polkit unavailable: %s", error->message);
+      check->polkit_unavailable = TRUE;
+      lookup_credentials (task);
+      return;
+    }
+
+  if (check->interactive)
+    flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
+
+  subject = polkit_system_bus_name_new (g_dbus_method_invocation_get_sender (check->invocation));
+  polkit_authority_check_authorization (authority, subject, check->action,
+                                        check->details, flags, check->cancellable,
+                                        checked_authorization, task);
+}
+
+void
+hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
+                      PolkitDetails *details, GCancellable *cancellable,
+                      GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+  Check *check = g_new0 (Check, 1);
+
+  g_task_set_source_tag (task, hpd_auth_check_async);
+  check->invocation = g_object_ref (invocation);
+  check->details = details ? g_object_ref (details) : polkit_details_new ();
+  check->interactive = (g_dbus_message_get_flags (message) &
+                        G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
+  check->action = hpd_auth_action_for_method (g_dbus_method_invocation_get_interface_name (invocation),
+                                              g_dbus_method_invocation_get_method_name (invocation));
+  check->cancellable = g_cancellable_new ();
+  g_task_set_task_data (task, check, (GDestroyNotify) check_free);
+
+  if (check->action == NULL)
+    {
+      g_warning ("No polkit action for %s.%s: denied",
+                 g_dbus_method_invocation_get_interface_name (invocation),
+                 g_dbus_method_invocation_get_method_name (invocation));
+      deny (task, "Not authorized");
+      return;
+    }
+
+  check->timeout_id = g_timeout_add_seconds (check->interactive ? INTERACTIVE_CHECK_TIMEOUT_S
+                                                                : CHECK_TIMEOUT_S,
+                                             check_timed_out, check);
+  polkit_authority_get_async (check->cancellable, got_authority, task);
+}
+
+HpdCaller *
+hpd_auth_check_finish (HpdAuth *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,40 @@
+/* The one authorization component. Every mutating method asks it; it maps
+ * the method to a polkit action with a static table, asks polkit about the
+ * caller's bus name (never a PID), asynchronously, with user interaction only
+ * when the caller's message allows it, and denies on any doubt. */
+#pragma once
+
+#include <gio/gio.h>
+#include <polkit/polkit.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *sender;
+  guint32 uid;
+  guint32 pid;
+} HpdCaller;
+
+void hpd_caller_free (HpdCaller *caller);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdCaller, hpd_caller_free)
+
+/* The polkit action for a method, NULL if the method has none (read-only
+ * methods, unknown methods). Exposed so a test can check the table against
+ * the interface XML. */
+const char *hpd_auth_action_for_method (const char *interface_name,
+                                        const char *method_name);
+
+#define HPD_TYPE_AUTH (hpd_auth_get_type ())
+G_DECLARE_FINAL_TYPE (HpdAuth, hpd_auth, HPD, AUTH, GObject)
+
+HpdAuth *hpd_auth_new (void);
+
+/* Authorizes @invocation's method for its sender. @details (may be NULL) is
+ * shown to polkit rules (for example page-size and pages). */
+void hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
+                           PolkitDetails *details, GCancellable *cancellable,
+                           GAsyncReadyCallback callback, gpointer user_data);
+HpdCaller *hpd_auth_check_finish (HpdAuth *self, GAsyncResult *result,
+                                  GError **error);
+
+G_END_DECLS

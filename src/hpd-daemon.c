@@ -1,0 +1,266 @@
+#include "config.h"
+
+#include "hp-error.h"
+#include "hp-names.h"
+#include "hp-units.h"
+#include "hpd-daemon.h"
+#include "hpd-manager.h"
+#include "hpd-page-size.h"
+#include "hpd-parse.h"
+
+/* Changes waiting for the kernel beyond this are refused with Busy. */
+#define MAX_PENDING_CHANGES 64
+
+struct _HpdDaemon
+{
+  GObject parent_instance;
+
+  HpdKernel *kernel;
+  HpdAuth *auth;
+  HpdQueue *queue;
+  GPtrArray *pools;           /* HpdPool, ascending size */
+  GArray *nodes;              /* guint */
+
+  GDBusConnection *connection;
+  GDBusObjectManagerServer *object_manager;
+  HpdManager *manager;
+  guint owner_id;
+  gulong closed_id;
+};
+
+enum { SIGNAL_LOST, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (HpdDaemon, hpd_daemon, G_TYPE_OBJECT)
+
+static void
+hpd_daemon_dispose (GObject *object)
+{
+  HpdDaemon *self = HPD_DAEMON (object);
+
+  g_clear_handle_id (&self->owner_id, g_bus_unown_name);
+  if (self->manager != NULL)
+    g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
+  g_clear_object (&self->manager);
+  g_clear_object (&self->object_manager);
+  if (self->connection != NULL && self->closed_id != 0)
+    g_signal_handler_disconnect (self->connection, self->closed_id);
+  self->closed_id = 0;
+  g_clear_object (&self->connection);
+  /* the queue waits for a running job, which uses the pools */
+  g_clear_object (&self->queue);
+  g_clear_pointer (&self->pools, g_ptr_array_unref);
+  g_clear_pointer (&self->nodes, g_array_unref);
+  g_clear_object (&self->auth);
+  g_clear_object (&self->kernel);
+
+  G_OBJECT_CLASS (hpd_daemon_parent_class)->dispose (object);
+}
+
+static void
+hpd_daemon_class_init (HpdDaemonClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = hpd_daemon_dispose;
+
+  signals[SIGNAL_LOST] = g_signal_new ("lost", G_TYPE_FROM_CLASS (klass),
+                                       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+hpd_daemon_init (HpdDaemon *self)
+{
+}
+
+HpdDaemon *
+hpd_daemon_new (const char *kernel_root, GError **error)
+{
+  g_autoptr(HpdDaemon) self = g_object_new (HPD_TYPE_DAEMON, NULL);
+
+  self->kernel = hpd_kernel_new (kernel_root);
+  self->auth = hpd_auth_new ();
+  self->queue = hpd_queue_new (MAX_PENDING_CHANGES);
+  self->nodes = hpd_nodes_probe (self->kernel);
+  self->pools = hpd_pools_probe (self->kernel, self->nodes, error);
+  if (self->pools == NULL)
+    return NULL;
+
+  if (self->pools->len == 0)
+    g_warning ("The kernel under %s offers no huge pages", kernel_root);
+  for (guint i = 0; i < self->pools->len; i++)
+    {
+      HpdPool *pool = g_ptr_array_index (self->pools, i);
+      g_debug ("Pool %s: %s%s%s, %u node(s), demotes to %" G_GUINT64_FORMAT " bytes",
+               pool->name, pool->is_default ? "default, " : "",
+               pool->gigantic ? "gigantic" : "buddy-allocated",
+               pool->can_overcommit ? ", overcommit" : ", no overcommit",
+               pool->nodes->len, pool->demote_size);
+    }
+
+  return g_steal_pointer (&self);
+}
+
+static void
+name_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
+{
+  g_message ("Acquired the name %s", name);
+}
+
+static void
+name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+
+  g_signal_emit (self, signals[SIGNAL_LOST], 0,
+                 connection ? "Lost the bus name" : "Could not connect to the bus");
+}
+
+static void
+connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
+                   GError *error, gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+
+  g_signal_emit (self, signals[SIGNAL_LOST], 0, "The bus connection closed");
+}
+
+void
+hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace)
+{
+  GBusNameOwnerFlags flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT;
+  g_autoptr(GError) error = NULL;
+
+  g_return_if_fail (self->connection == NULL);
+  self->connection = g_object_ref (connection);
+
+  /* GLib raises SIGTERM when a bus connection closes; our SIGTERM handler
+   * means a clean exit, but losing the bus is a failure. */
+  g_dbus_connection_set_exit_on_close (connection, FALSE);
+  self->closed_id = g_signal_connect (connection, "closed",
+                                      G_CALLBACK (connection_closed), self);
+
+  self->object_manager = g_dbus_object_manager_server_new (HP_MANAGER_PATH);
+  for (guint i = 0; i < self->pools->len; i++)
+    {
+      HpdPool *pool = g_ptr_array_index (self->pools, i);
+      g_autofree char *path = g_strdup_printf (HP_PAGE_SIZE_PATH_PREFIX "%" G_GUINT64_FORMAT "kB",
+                                               pool->size / 1024);
+      g_autoptr(HpDBusObjectSkeleton) object = hp_dbus_object_skeleton_new (path);
+      g_autoptr(HpdPageSize) page_size = hpd_page_size_new (self, pool);
+
+      hp_dbus_object_skeleton_set_manager_page_size (object, HP_DBUS_MANAGER_PAGE_SIZE (page_size));
+      g_dbus_object_manager_server_export (self->object_manager, G_DBUS_OBJECT_SKELETON (object));
+    }
+  g_dbus_object_manager_server_set_connection (self->object_manager, connection);
+
+  self->manager = hpd_manager_new (self);
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->manager),
+                                         connection, HP_MANAGER_PATH, &error))
+    {
+      g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message);
+      return;
+    }
+
+  if (replace)
+    flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE;
+  self->owner_id = g_bus_own_name_on_connection (connection, HP_BUS_NAME, flags,
+                                                 name_acquired, name_lost,
+                                                 self, NULL);
+}
+
+void
+hpd_daemon_stop (HpdDaemon *self)
+{
+  hpd_queue_cancel_all (self->queue);
+}
+
+HpdKernel *
+hpd_daemon_get_kernel (HpdDaemon *self)
+{
+  return self->kernel;
+}
+
+HpdAuth *
+hpd_daemon_get_auth (HpdDaemon *self)
+{
+  return self->auth;
+}
+
+HpdQueue *
+hpd_daemon_get_queue (HpdDaemon *self)
+{
+  return self->queue;
+}
+
+GPtrArray *
+hpd_daemon_get_pools (HpdDaemon *self)
+{
+  return self->pools;
+}
+
+GArray *
+hpd_daemon_get_nodes (HpdDaemon *self)
+{
+  return self->nodes;
+}
+
+guint64
+hpd_daemon_get_pool_memory_limit (HpdDaemon *self)
+{
+  g_autofree char *meminfo = NULL;
+  guint64 kb = 0;
+
+  if (!hpd_kernel_read_text (self->kernel, "proc/meminfo", &meminfo, NULL) ||
+      !hpd_parse_meminfo (meminfo, "MemTotal", &kb))
+    return 0;
+  /* kb * 1024 * 9 / 10 without overflow for any real machine */
+  return kb / 10 * 9 * 1024 + (kb % 10) * 9 * 1024 / 10;
+}
+
+gboolean
+hpd_daemon_check_pool_memory (HpdDaemon *self, const HpdPool *pool,
+                              guint64 pages, GError **error)
+{
+  guint64 limit = hpd_daemon_get_pool_memory_limit (self);
+  guint64 bytes, others = 0;
+  g_autofree char *wanted = NULL;
+  g_autofree char *others_text = NULL;
+  g_autofree char *limit_text = NULL;
+
+  if (!hp_pages_to_bytes (pages, pool->size, &bytes))
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "%" G_GUINT64_FORMAT " pages of %s do not fit in 64 bits of bytes",
+                   pages, pool->name);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < self->pools->len; i++)
+    {
+      const HpdPool *other = g_ptr_array_index (self->pools, i);
+      g_auto(HpdPoolCounters) c = { 0, };
+      guint64 held;
+
+      if (other == pool || !hpd_pool_read (self->kernel, other, &c, NULL))
+        continue;
+      if (!hp_pages_to_bytes (hpd_pool_counters_held (&c), other->size, &held) ||
+          held > G_MAXUINT64 - others)
+        others = G_MAXUINT64;
+      else
+        others += held;
+    }
+
+  if (bytes <= limit && others <= limit - bytes)
+    return TRUE;
+
+  wanted = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  others_text = g_format_size_full (others, G_FORMAT_SIZE_IEC_UNITS);
+  limit_text = g_format_size_full (limit, G_FORMAT_SIZE_IEC_UNITS);
+  g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+               "%" G_GUINT64_FORMAT " pages of %s (%s) plus the other pools (%s) "
+               "would exceed the limit of %s (90%% of MemTotal)",
+               pages, pool->name, wanted, others_text, limit_text);
+  return FALSE;
+}

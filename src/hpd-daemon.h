@@ -1,0 +1,43 @@
+/* The daemon object: the only long-lived state. It probes the kernel, owns
+ * the bus name, exports the Manager and one PageSize object per size, and
+ * holds what the handlers share: kernel access, authorization, the queue of
+ * kernel changes. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-auth.h"
+#include "hpd-kernel.h"
+#include "hpd-pool.h"
+#include "hpd-queue.h"
+
+G_BEGIN_DECLS
+
+#define HPD_TYPE_DAEMON (hpd_daemon_get_type ())
+G_DECLARE_FINAL_TYPE (HpdDaemon, hpd_daemon, HPD, DAEMON, GObject)
+
+HpdDaemon *hpd_daemon_new (const char *kernel_root, GError **error);
+
+/* Exports the objects on @connection and asks for the bus name. The
+ * "lost" signal fires when the name or the bus goes away. */
+void hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection,
+                       gboolean replace);
+/* Stops taking changes and cancels the one running (at SIGTERM). */
+void hpd_daemon_stop (HpdDaemon *self);
+
+HpdKernel *hpd_daemon_get_kernel (HpdDaemon *self);
+HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
+HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
+GPtrArray *hpd_daemon_get_pools (HpdDaemon *self);
+GArray *hpd_daemon_get_nodes (HpdDaemon *self);
+
+/* 90% of MemTotal: the most memory all persistent pools together, and any
+ * pool's maximum, may be set to. */
+guint64 hpd_daemon_get_pool_memory_limit (HpdDaemon *self);
+
+/* LimitExceeded if @pool holding @pages pages, next to what the other pools
+ * hold now, would pass the limit; InvalidArgs if the bytes overflow. */
+gboolean hpd_daemon_check_pool_memory (HpdDaemon *self, const HpdPool *pool,
+                                       guint64 pages, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,98 @@
+#include "config.h"
+
+#include "hpd-fresh.h"
+
+typedef struct {
+  HpdRefreshFunc refresh;
+  GDBusInterfaceSkeletonClass *parent_class;
+  const GDBusInterfaceVTable *parent_vtable;
+  GDBusInterfaceVTable vtable;
+} FreshClass;
+
+static GQuark fresh_class_quark (void);
+static GQuark fresh_pending_quark (void);
+static G_DEFINE_QUARK (hpd-fresh-class, fresh_class)
+static G_DEFINE_QUARK (hpd-fresh-pending, fresh_pending)
+
+static FreshClass *
+fresh_class_for (gpointer instance)
+{
+  return g_type_get_qdata (G_TYPE_FROM_INSTANCE (instance), fresh_class_quark ());
+}
+
+static gboolean
+forget_refresh (gpointer user_data)
+{
+  g_object_set_qdata (G_OBJECT (user_data), fresh_pending_quark (), NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+remove_source (gpointer id)
+{
+  g_source_remove (GPOINTER_TO_UINT (id));
+}
+
+void
+hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
+{
+  FreshClass *fc = fresh_class_for (skeleton);
+  guint id;
+
+  if (g_object_get_qdata (G_OBJECT (skeleton), fresh_pending_quark ()) != NULL)
+    return;
+
+  fc->refresh (skeleton);
+  id = g_idle_add (forget_refresh, skeleton);
+  g_object_set_qdata_full (G_OBJECT (skeleton), fresh_pending_quark (),
+                           GUINT_TO_POINTER (id), remove_source);
+}
+
+static GVariant *
+fresh_get_property (GDBusConnection *connection, const char *sender,
+                    const char *object_path, const char *interface_name,
+                    const char *property_name, GError **error, gpointer user_data)
+{
+  FreshClass *fc = fresh_class_for (user_data);
+
+  hpd_fresh_refresh (G_DBUS_INTERFACE_SKELETON (user_data));
+  return fc->parent_vtable->get_property (connection, sender, object_path,
+                                          interface_name, property_name,
+                                          error, user_data);
+}
+
+static GDBusInterfaceVTable *
+fresh_get_vtable (GDBusInterfaceSkeleton *skeleton)
+{
+  FreshClass *fc = fresh_class_for (skeleton);
+
+  if (fc->parent_vtable == NULL)
+    {
+      fc->parent_vtable = fc->parent_class->get_vtable (skeleton);
+      fc->vtable = *fc->parent_vtable;
+      fc->vtable.get_property = fresh_get_property;
+    }
+  return &fc->vtable;
+}
+
+static GVariant *
+fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
+{
+  FreshClass *fc = fresh_class_for (skeleton);
+
+  hpd_fresh_refresh (skeleton);
+  return fc->parent_class->get_properties (skeleton);
+}
+
+void
+hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh)
+{
+  /* Lives as long as the class, that is, for the whole process. */
+  FreshClass *fc = g_new0 (FreshClass, 1);
+
+  fc->refresh = refresh;
+  fc->parent_class = g_type_class_peek_parent (klass);
+  g_type_set_qdata (G_TYPE_FROM_CLASS (klass), fresh_class_quark (), fc);
+  klass->get_vtable = fresh_get_vtable;
+  klass->get_properties = fresh_get_properties;
+}

@@ -1,0 +1,15 @@
+/* org.hugepages.Manager on /org/hugepages/Manager: machine-wide facts. */
+#pragma once
+
+#include "hp-dbus-generated.h"
+
+G_BEGIN_DECLS
+
+typedef struct _HpdDaemon HpdDaemon;
+
+#define HPD_TYPE_MANAGER (hpd_manager_get_type ())
+G_DECLARE_FINAL_TYPE (HpdManager, hpd_manager, HPD, MANAGER, HpDBusManagerSkeleton)
+
+HpdManager *hpd_manager_new (HpdDaemon *daemon);
+
+G_END_DECLS

@@ -1,0 +1,72 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "hp-error.h"
+#include "hpd-options.h"
+
+/* More keys than any method knows is an error before we look at them. */
+#define MAX_OPTIONS 32
+
+gboolean
+hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
+                   GError **error)
+{
+  gsize n = g_variant_n_children (options);
+  guint64 seen = 0;
+
+  G_STATIC_ASSERT (MAX_OPTIONS <= 64);
+  g_return_val_if_fail (n_known <= 64, FALSE);
+
+  if (n > MAX_OPTIONS)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "Too many options (%zu)", n);
+      return FALSE;
+    }
+
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *key = NULL;
+      g_autoptr(GVariant) value = NULL;
+      gsize k;
+
+      g_variant_get_child (options, i, "{sv}", &key, &value);
+      for (k = 0; k < n_known; k++)
+        if (strcmp (known[k].key, key) == 0)
+          break;
+
+      if (k == n_known)
+        {
+          g_autofree char *shown = g_strescape (key, NULL);
+          if (strlen (shown) > 64)
+            strcpy (shown + 61, "...");
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "Unknown option '%s'", shown);
+          return FALSE;
+        }
+      if (seen & (G_GUINT64_CONSTANT (1) << k))
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "Option '%s' given twice", key);
+          return FALSE;
+        }
+      if (!g_variant_is_of_type (value, G_VARIANT_TYPE (known[k].type)))
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "Option '%s' must be of type '%s', not '%s'",
+                       key, known[k].type, g_variant_get_type_string (value));
+          return FALSE;
+        }
+      seen |= G_GUINT64_CONSTANT (1) << k;
+
+      if (strcmp (known[k].type, "b") == 0)
+        *(gboolean *) known[k].value = g_variant_get_boolean (value);
+      else if (strcmp (known[k].type, "u") == 0)
+        *(guint32 *) known[k].value = g_variant_get_uint32 (value);
+      else
+        g_assert_not_reached ();
+    }
+
+  return TRUE;
+}

@@ -1,0 +1,509 @@
+#include "config.h"
+
+#include "hp-error.h"
+#include "hpd-daemon.h"
+#include "hpd-fresh.h"
+#include "hpd-options.h"
+#include "hpd-page-size.h"
+
+/* How long "hard" may keep trying unless the caller says otherwise. */
+#define DEFAULT_HARD_TIMEOUT_MS 30000
+#define MAX_HARD_TIMEOUT_MS 600000
+
+struct _HpdPageSize
+{
+  HpDBusManagerPageSizeSkeleton parent_instance;
+  HpdDaemon *daemon;       /* owns us */
+  const HpdPool *pool;     /* owned by the daemon */
+};
+
+static void hpd_page_size_iface_init (HpDBusManagerPageSizeIface *iface);
+
+G_DEFINE_TYPE_WITH_CODE (HpdPageSize, hpd_page_size, HP_DBUS_TYPE_MANAGER_PAGE_SIZE_SKELETON,
+                         G_IMPLEMENT_INTERFACE (HP_DBUS_TYPE_MANAGER_PAGE_SIZE,
+                                                hpd_page_size_iface_init))
+
+static void
+publish_counters (HpdPageSize *self, const HpdPoolCounters *c)
+{
+  HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
+  g_autoptr(GVariantBuilder) nodes = g_variant_builder_new (G_VARIANT_TYPE ("a(utttt)"));
+
+  for (guint i = 0; i < c->nodes->len; i++)
+    {
+      const HpdNodeCounters *n = &g_array_index (c->nodes, HpdNodeCounters, i);
+      g_variant_builder_add (nodes, "(utttt)", n->node, n->total, n->free, n->surplus,
+                             n->total > n->surplus ? n->total - n->surplus : 0);
+    }
+
+  hp_dbus_manager_page_size_set_total (iface, c->total);
+  hp_dbus_manager_page_size_set_free (iface, c->free);
+  hp_dbus_manager_page_size_set_reserved (iface, c->reserved);
+  hp_dbus_manager_page_size_set_surplus (iface, c->surplus);
+  hp_dbus_manager_page_size_set_overcommit (iface, c->overcommit);
+  hp_dbus_manager_page_size_set_minimum (iface, hpd_pool_counters_minimum (c));
+  hp_dbus_manager_page_size_set_maximum (iface, hpd_pool_counters_maximum (c));
+  hp_dbus_manager_page_size_set_nodes (iface, g_variant_builder_end (nodes));
+}
+
+static gboolean
+read_counters (HpdPageSize *self, HpdPoolCounters *c, GError **error)
+{
+  return hpd_pool_read (hpd_daemon_get_kernel (self->daemon), self->pool, c, error);
+}
+
+static void
+hpd_page_size_refresh (GDBusInterfaceSkeleton *skeleton)
+{
+  HpdPageSize *self = HPD_PAGE_SIZE (skeleton);
+  g_auto(HpdPoolCounters) c = { 0, };
+  g_autoptr(GError) error = NULL;
+
+  if (!read_counters (self, &c, &error))
+    {
+      g_warning ("Could not read the %s pool: %s", self->pool->name, error->message);
+      return;
+    }
+  publish_counters (self, &c);
+}
+
+/* One pool change on its way from the bus to the kernel and back. */
+typedef enum {
+  CHANGE_MINIMUM,
+  CHANGE_MAXIMUM,
+  CHANGE_NODE,
+  CHANGE_DEMOTE,
+} ChangeKind;
+
+typedef struct {
+  ChangeKind kind;
+  HpdPageSize *self;
+  GDBusMethodInvocation *invocation;
+  guint node;
+  guint64 pages;
+  HpdAllocOptions alloc;
+  HpdCaller *caller;
+  HpdPoolCounters after;   /* written by the worker */
+  guint64 result;          /* written by the worker */
+} Change;
+
+static void
+change_free (Change *change)
+{
+  g_clear_object (&change->self);
+  g_clear_object (&change->invocation);
+  g_clear_pointer (&change->caller, hpd_caller_free);
+  hpd_pool_counters_clear (&change->after);
+  g_free (change);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Change, change_free)
+
+static const char *
+change_description (ChangeKind kind)
+{
+  switch (kind)
+    {
+    case CHANGE_MINIMUM: return "minimum";
+    case CHANGE_MAXIMUM: return "maximum";
+    case CHANGE_NODE:    return "node pool";
+    case CHANGE_DEMOTE:  return "demotion";
+    default:             g_assert_not_reached ();
+    }
+}
+
+static void
+return_error (GDBusMethodInvocation *invocation, const GError *error)
+{
+  g_autoptr(GError) bus_error = hp_error_to_bus (error);
+
+  g_dbus_method_invocation_return_gerror (invocation, bus_error);
+}
+
+static void
+return_pages (GDBusMethodInvocation *invocation, guint64 pages)
+{
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(t)", pages));
+}
+
+/* Runs in the queue's worker thread: the only place pools are written. */
+static void
+apply_change (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  Change *change = task_data;
+  HpdPageSize *self = change->self;
+  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
+  const HpdPool *pool = self->pool;
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_autoptr(GError) error = NULL;
+  HpdPoolTarget target;
+  gboolean ok = FALSE;
+
+  switch (change->kind)
+    {
+    case CHANGE_MINIMUM:
+    case CHANGE_MAXIMUM:
+      /* Plan against the pool as it is now, not as it was when the call
+       * arrived: another change may have run in between. */
+      if (!hpd_pool_read (kernel, pool, &now, &error))
+        break;
+      target = change->kind == CHANGE_MINIMUM
+        ? hpd_pool_target_for_minimum (&now, pool->can_overcommit, change->pages)
+        : hpd_pool_target_for_maximum (&now, change->pages);
+      ok = hpd_pool_apply (kernel, pool, &target, &change->alloc, cancellable,
+                           &change->after, &error);
+      if (ok)
+        change->result = change->kind == CHANGE_MINIMUM
+          ? hpd_pool_counters_held (&change->after)
+          : hpd_pool_counters_maximum (&change->after);
+      break;
+
+    case CHANGE_NODE:
+      ok = hpd_pool_apply_node (kernel, pool, change->node, change->pages,
+                                &change->alloc, cancellable, &change->result, &error);
+      break;
+
+    case CHANGE_DEMOTE:
+      ok = hpd_pool_demote (kernel, pool, change->pages, &change->result, &error);
+      break;
+
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (ok)
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+static void
+change_applied (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(Change) change = user_data;
+  HpdPageSize *self = change->self;
+  g_autoptr(GError) error = NULL;
+  const char *what = change_description (change->kind);
+
+  /* Whatever happened, show the kernel's state as it is now. */
+  hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      g_warning ("uid %u (pid %u): changing the %s %s to %" G_GUINT64_FORMAT " failed: %s",
+                 change->caller->uid, change->caller->pid, self->pool->name, what,
+                 change->pages, error->message);
+      return_error (change->invocation, error);
+      return;
+    }
+
+  if (change->kind == CHANGE_NODE)
+    g_message ("uid %u (pid %u) set the %s pool on node %u to %" G_GUINT64_FORMAT
+               " pages; the kernel gave %" G_GUINT64_FORMAT "%s",
+               change->caller->uid, change->caller->pid, self->pool->name, change->node,
+               change->pages, change->result,
+               change->result < change->pages ? " (short)" : "");
+  else
+    g_message ("uid %u (pid %u) set the %s %s to %" G_GUINT64_FORMAT
+               " pages; the kernel gave %" G_GUINT64_FORMAT "%s",
+               change->caller->uid, change->caller->pid, self->pool->name, what,
+               change->pages, change->result,
+               change->result != change->pages ? " (short)" : "");
+
+  g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
+  return_pages (change->invocation, change->result);
+}
+
+static void
+change_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(Change) change = user_data;
+  HpdPageSize *self = change->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTask) task = NULL;
+
+  change->caller = hpd_auth_check_finish (HPD_AUTH (source), result, &error);
+  if (change->caller == NULL)
+    {
+      return_error (change->invocation, error);
+      return;
+    }
+
+  /* From here on change_applied owns the change and sends the reply. */
+  task = g_task_new (self, NULL, change_applied, change);
+  g_task_set_task_data (task, g_steal_pointer (&change), NULL);
+  if (!hpd_queue_push (hpd_daemon_get_queue (self->daemon), task, apply_change, &error))
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+static void
+authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
+                     ChangeKind kind, guint node, guint64 pages,
+                     const HpdAllocOptions *alloc)
+{
+  Change *change = g_new0 (Change, 1);
+  g_autoptr(PolkitDetails) details = polkit_details_new ();
+  g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT, self->pool->size);
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, pages);
+
+  change->kind = kind;
+  change->self = g_object_ref (self);
+  change->invocation = g_object_ref (invocation);
+  change->node = node;
+  change->pages = pages;
+  change->alloc = *alloc;
+
+  polkit_details_insert (details, "page-size", size);
+  polkit_details_insert (details, "pages", count);
+  if (kind == CHANGE_NODE)
+    {
+      g_autofree char *node_text = g_strdup_printf ("%u", node);
+      polkit_details_insert (details, "node", node_text);
+    }
+
+  hpd_auth_check_async (hpd_daemon_get_auth (self->daemon), invocation, details,
+                        NULL, change_authorized, change);
+}
+
+/* Options of the pool methods. Which ones a method accepts is its own. */
+typedef struct {
+  gboolean hard;
+  gboolean dry_run;
+  guint32 timeout_ms;
+} PoolOptions;
+
+static gboolean
+parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
+                    HpdAllocOptions *alloc, GError **error)
+{
+  const HpdOption known[] = {
+    { "dry-run", "b", &out->dry_run },
+    { "hard", "b", &out->hard },
+    { "timeout-ms", "u", &out->timeout_ms },
+  };
+
+  out->hard = FALSE;
+  out->dry_run = FALSE;
+  out->timeout_ms = DEFAULT_HARD_TIMEOUT_MS;
+
+  if (!hpd_options_parse (options, known, allow_hard ? G_N_ELEMENTS (known) : 1, error))
+    return FALSE;
+  if (out->timeout_ms > MAX_HARD_TIMEOUT_MS)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "timeout-ms must be at most %u", MAX_HARD_TIMEOUT_MS);
+      return FALSE;
+    }
+
+  alloc->hard = out->hard;
+  alloc->timeout_ms = out->timeout_ms;
+  return TRUE;
+}
+
+/* The validation shared by SetMinimum and SetMaximum: options, bytes, the
+ * memory limit, and the pool as it is now. */
+static gboolean
+prepare (HpdPageSize *self, GVariant *options, gboolean allow_hard, guint64 pages,
+         PoolOptions *opts, HpdAllocOptions *alloc, HpdPoolCounters *now,
+         GError **error)
+{
+  return parse_pool_options (options, allow_hard, opts, alloc, error) &&
+         hpd_daemon_check_pool_memory (self->daemon, self->pool, pages, error) &&
+         read_counters (self, now, error);
+}
+
+static gboolean
+handle_set_minimum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
+                    guint64 pages, GVariant *options)
+{
+  HpdPageSize *self = HPD_PAGE_SIZE (object);
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_autoptr(GError) error = NULL;
+  HpdAllocOptions alloc;
+  HpdPoolTarget target;
+  PoolOptions opts;
+
+  if (!prepare (self, options, TRUE, pages, &opts, &alloc, &now, &error))
+    {
+      return_error (invocation, error);
+      return TRUE;
+    }
+
+  target = hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, pages);
+  if (opts.dry_run)
+    return_pages (invocation, target.minimum);
+  else if (target.minimum == hpd_pool_counters_held (&now) &&
+           target.minimum == hpd_pool_counters_minimum (&now) &&
+           target.maximum == hpd_pool_counters_maximum (&now))
+    return_pages (invocation, target.minimum);
+  else
+    authorize_and_apply (self, invocation, CHANGE_MINIMUM, 0, pages, &alloc);
+  return TRUE;
+}
+
+static gboolean
+handle_set_maximum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
+                    guint64 pages, GVariant *options)
+{
+  HpdPageSize *self = HPD_PAGE_SIZE (object);
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_autoptr(GError) error = NULL;
+  HpdAllocOptions alloc;
+  HpdPoolTarget target;
+  PoolOptions opts;
+
+  if (!prepare (self, options, FALSE, pages, &opts, &alloc, &now, &error))
+    {
+      return_error (invocation, error);
+      return TRUE;
+    }
+
+  target = hpd_pool_target_for_maximum (&now, pages);
+  if (!self->pool->can_overcommit && target.maximum != target.minimum)
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                                             "The kernel does not allow overcommitting %s pages, "
+                                             "so their maximum is their minimum (%" G_GUINT64_FORMAT
+                                             "); use SetMinimum", self->pool->name,
+                                             hpd_pool_counters_minimum (&now));
+      return TRUE;
+    }
+
+  if (opts.dry_run)
+    return_pages (invocation, target.maximum);
+  else if (target.maximum == hpd_pool_counters_maximum (&now) &&
+           target.minimum == hpd_pool_counters_minimum (&now))
+    return_pages (invocation, target.maximum);
+  else
+    authorize_and_apply (self, invocation, CHANGE_MAXIMUM, 0, pages, &alloc);
+  return TRUE;
+}
+
+static gboolean
+handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
+                       guint node, guint64 pages, GVariant *options)
+{
+  HpdPageSize *self = HPD_PAGE_SIZE (object);
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_autoptr(GError) error = NULL;
+  const HpdNodeCounters *n;
+  guint64 node_minimum, elsewhere;
+  HpdAllocOptions alloc;
+  PoolOptions opts;
+
+  if (!parse_pool_options (options, TRUE, &opts, &alloc, &error))
+    {
+      return_error (invocation, error);
+      return TRUE;
+    }
+  if (!hpd_pool_has_node (self->pool, node))
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                             "NUMA node %u has no %s pool", node,
+                                             self->pool->name);
+      return TRUE;
+    }
+  if (!read_counters (self, &now, &error))
+    {
+      return_error (invocation, error);
+      return TRUE;
+    }
+
+  n = hpd_pool_counters_node (&now, node);
+  g_assert (n != NULL);
+  node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
+  /* the pool's size afterwards: this node's new pages plus the others' */
+  elsewhere = hpd_pool_counters_minimum (&now) > node_minimum
+    ? hpd_pool_counters_minimum (&now) - node_minimum : 0;
+  if (pages > G_MAXUINT64 - elsewhere)
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                             "%" G_GUINT64_FORMAT " pages is too many", pages);
+      return TRUE;
+    }
+  if (!hpd_daemon_check_pool_memory (self->daemon, self->pool, pages + elsewhere, &error))
+    {
+      return_error (invocation, error);
+      return TRUE;
+    }
+
+  if (opts.dry_run || pages == node_minimum)
+    return_pages (invocation, pages);
+  else
+    authorize_and_apply (self, invocation, CHANGE_NODE, node, pages, &alloc);
+  return TRUE;
+}
+
+static gboolean
+handle_demote (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
+               guint64 pages, GVariant *options)
+{
+  HpdPageSize *self = HPD_PAGE_SIZE (object);
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_autoptr(GError) error = NULL;
+  HpdAllocOptions alloc;
+  PoolOptions opts;
+  guint64 available;
+
+  if (!parse_pool_options (options, FALSE, &opts, &alloc, &error) ||
+      !read_counters (self, &now, &error))
+    {
+      return_error (invocation, error);
+      return TRUE;
+    }
+  if (self->pool->demote_size == 0)
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                                             "The kernel cannot demote %s pages",
+                                             self->pool->name);
+      return TRUE;
+    }
+
+  /* the kernel only demotes free pages nobody has reserved */
+  available = now.free > now.reserved ? now.free - now.reserved : 0;
+  if (opts.dry_run)
+    return_pages (invocation, MIN (pages, available));
+  else if (pages == 0)
+    return_pages (invocation, 0);
+  else
+    authorize_and_apply (self, invocation, CHANGE_DEMOTE, 0, pages, &alloc);
+  return TRUE;
+}
+
+static void
+hpd_page_size_iface_init (HpDBusManagerPageSizeIface *iface)
+{
+  iface->handle_set_minimum = handle_set_minimum;
+  iface->handle_set_maximum = handle_set_maximum;
+  iface->handle_set_node_pages = handle_set_node_pages;
+  iface->handle_demote = handle_demote;
+}
+
+static void
+hpd_page_size_class_init (HpdPageSizeClass *klass)
+{
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh);
+}
+
+static void
+hpd_page_size_init (HpdPageSize *self)
+{
+}
+
+HpdPageSize *
+hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool)
+{
+  HpdPageSize *self = g_object_new (HPD_TYPE_PAGE_SIZE, NULL);
+  HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
+
+  self->daemon = daemon;
+  self->pool = pool;
+
+  hp_dbus_manager_page_size_set_size (iface, pool->size);
+  hp_dbus_manager_page_size_set_name (iface, pool->name);
+  hp_dbus_manager_page_size_set_is_default (iface, pool->is_default);
+  hp_dbus_manager_page_size_set_gigantic (iface, pool->gigantic);
+  hp_dbus_manager_page_size_set_can_overcommit (iface, pool->can_overcommit);
+  hp_dbus_manager_page_size_set_demote_size (iface, pool->demote_size);
+  hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
+  return self;
+}

@@ -1,0 +1,18 @@
+/* org.hugepages.Manager.PageSize: one object per huge page size, with the
+ * pool's counters and the methods that resize it. */
+#pragma once
+
+#include "hp-dbus-generated.h"
+#include "hpd-pool.h"
+
+G_BEGIN_DECLS
+
+typedef struct _HpdDaemon HpdDaemon;
+
+#define HPD_TYPE_PAGE_SIZE (hpd_page_size_get_type ())
+G_DECLARE_FINAL_TYPE (HpdPageSize, hpd_page_size, HPD, PAGE_SIZE,
+                      HpDBusManagerPageSizeSkeleton)
+
+HpdPageSize *hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool);
+
+G_END_DECLS

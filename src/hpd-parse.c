@@ -1,0 +1,196 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "hp-error.h"
+#include "hp-units.h"
+#include "hpd-parse.h"
+
+gboolean
+hpd_parse_counter (const char *text, guint64 *value, GError **error)
+{
+  g_autofree char *copy = NULL;
+  gsize len;
+
+  if (text == NULL)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED, "no counter value");
+      return FALSE;
+    }
+
+  len = strlen (text);
+  if (len > 0 && text[len - 1] == '\n')
+    len--;
+  if (len == 0 || len > 20)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED,
+                           "malformed counter value from the kernel");
+      return FALSE;
+    }
+
+  copy = g_strndup (text, len);
+  return hp_parse_u64 (copy, value, error);
+}
+
+gboolean
+hpd_parse_meminfo (const char *text, const char *key, guint64 *value)
+{
+  gsize key_len = strlen (key);
+  const char *line = text;
+
+  while (line != NULL && *line != '\0')
+    {
+      const char *eol = strchr (line, '\n');
+
+      if (strncmp (line, key, key_len) == 0 && line[key_len] == ':')
+        {
+          const char *p = line + key_len + 1;
+          guint64 v = 0;
+          gboolean any = FALSE;
+
+          while (*p == ' ' || *p == '\t')
+            p++;
+          while (g_ascii_isdigit (*p))
+            {
+              if (v > (G_MAXUINT64 - 9) / 10)
+                return FALSE;
+              v = v * 10 + (guint64) (*p - '0');
+              any = TRUE;
+              p++;
+            }
+          if (!any)
+            return FALSE;
+          /* Only " kB" or nothing may follow. */
+          if (*p != '\n' && *p != '\0' && strncmp (p, " kB", 3) != 0)
+            return FALSE;
+          *value = v;
+          return TRUE;
+        }
+
+      line = eol ? eol + 1 : NULL;
+    }
+
+  return FALSE;
+}
+
+static int
+compare_uint (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+GArray *
+hpd_parse_node_list (const char *text, GError **error)
+{
+  g_autoptr(GArray) nodes = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
+  g_auto(GStrv) ranges = NULL;
+
+  if (*trimmed == '\0')
+    return g_steal_pointer (&nodes);
+
+  ranges = g_strsplit (trimmed, ",", -1);
+  for (guint i = 0; ranges[i] != NULL; i++)
+    {
+      g_auto(GStrv) ends = g_strsplit (ranges[i], "-", 3);
+      guint64 first, last;
+
+      if (g_strv_length (ends) > 2 ||
+          !hp_parse_u64 (ends[0], &first, NULL) ||
+          !hp_parse_u64 (ends[1] ? ends[1] : ends[0], &last, NULL) ||
+          first > last || last > 65535)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
+                       "malformed node list '%s'", trimmed);
+          return NULL;
+        }
+
+      for (guint64 n = first; n <= last; n++)
+        {
+          guint node = (guint) n;
+          g_array_append_val (nodes, node);
+        }
+    }
+
+  g_array_sort (nodes, compare_uint);
+  for (guint i = 1; i < nodes->len;)
+    {
+      if (g_array_index (nodes, guint, i) == g_array_index (nodes, guint, i - 1))
+        g_array_remove_index (nodes, i);
+      else
+        i++;
+    }
+
+  return g_steal_pointer (&nodes);
+}
+
+gboolean
+hpd_parse_hugepages_dir (const char *name, guint64 *size_kb)
+{
+  g_autofree char *digits = NULL;
+  gsize len;
+
+  if (!g_str_has_prefix (name, "hugepages-") || !g_str_has_suffix (name, "kB"))
+    return FALSE;
+
+  len = strlen (name) - strlen ("hugepages-") - strlen ("kB");
+  if (len == 0)
+    return FALSE;
+  digits = g_strndup (name + strlen ("hugepages-"), len);
+  if (!hp_parse_u64 (digits, size_kb, NULL) || *size_kb == 0 ||
+      *size_kb > G_MAXUINT64 / 1024)
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+hpd_parse_demote_size (const char *text, guint64 *bytes)
+{
+  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
+  guint64 kb;
+
+  if (!g_str_has_suffix (trimmed, "kB"))
+    return FALSE;
+  trimmed[strlen (trimmed) - 2] = '\0';
+  if (!hp_parse_u64 (trimmed, &kb, NULL) || kb == 0 || kb > G_MAXUINT64 / 1024)
+    return FALSE;
+  *bytes = kb * 1024;
+  return TRUE;
+}
+
+int
+hpd_parse_buddyinfo_max_order (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+
+  /* "Node 0, zone   Normal   c0 c1 ... cN": the counts follow the zone name. */
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = NULL;
+      guint n, counts = 0;
+
+      if (!g_str_has_prefix (lines[i], "Node "))
+        continue;
+      fields = g_strsplit_set (lines[i], " \t", -1);
+      n = g_strv_length (fields);
+      for (guint j = 0; j < n; j++)
+        {
+          if (g_strcmp0 (fields[j], "zone") != 0)
+            continue;
+          /* skip empty fields and the zone name */
+          j++;
+          while (j < n && fields[j][0] == '\0')
+            j++;
+          for (j++; j < n; j++)
+            if (fields[j][0] != '\0')
+              counts++;
+          break;
+        }
+      if (counts > 0 && counts < 64)
+        return (int) counts - 1;
+    }
+
+  return -1;
+}

@@ -1,0 +1,31 @@
+/* Parsers for the text the kernel hands us. Pure functions: no I/O, so the
+ * unit tests and fuzzers can feed them anything. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A sysfs/procfs counter: decimal digits, optionally followed by one
+ * newline. Anything else is an error. */
+gboolean hpd_parse_counter (const char *text, guint64 *value, GError **error);
+
+/* The value of @key in /proc/meminfo-style text ("Key:   123 kB"), in the
+ * file's unit (kB, or pages for HugePages_*). */
+gboolean hpd_parse_meminfo (const char *text, const char *key, guint64 *value);
+
+/* A kernel list such as "0-3,8,10-11\n" (sysfs node/online). Returns a
+ * sorted array of guint without duplicates, or NULL on malformed input. */
+GArray *hpd_parse_node_list (const char *text, GError **error);
+
+/* "hugepages-2048kB" -> 2048. */
+gboolean hpd_parse_hugepages_dir (const char *name, guint64 *size_kb);
+
+/* demote_size contents such as "2048kB\n" -> bytes. */
+gboolean hpd_parse_demote_size (const char *text, guint64 *bytes);
+
+/* Largest buddy allocator order in /proc/buddyinfo (columns minus one), or
+ * -1 when the text has no zone line. */
+int hpd_parse_buddyinfo_max_order (const char *text);
+
+G_END_DECLS

@@ -1,0 +1,104 @@
+/* One huge page pool: what the kernel offers for a page size, its counters,
+ * the arithmetic of hugeadm's pool-pages-min/max, and the write sequence
+ * that applies a target and reports what the kernel really did. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-kernel.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint node;
+  guint64 total;    /* includes surplus */
+  guint64 free;
+  guint64 surplus;
+} HpdNodeCounters;
+
+typedef struct {
+  guint64 total;    /* nr_hugepages: includes surplus */
+  guint64 free;
+  guint64 reserved;
+  guint64 surplus;
+  guint64 overcommit;
+  GArray *nodes;    /* HpdNodeCounters, ascending node */
+} HpdPoolCounters;
+
+/* Static facts about a page size, probed once at start-up. */
+typedef struct {
+  guint64 size;           /* bytes */
+  char *name;             /* "2MB" */
+  char *dir;              /* "sys/kernel/mm/hugepages/hugepages-2048kB" */
+  char *kb_name;          /* "hugepages-2048kB" */
+  gboolean is_default;
+  gboolean gigantic;
+  gboolean can_overcommit;
+  guint64 demote_size;    /* bytes, 0 if none */
+  GArray *nodes;          /* guint: nodes with a per-node directory */
+} HpdPool;
+
+void hpd_pool_free (HpdPool *pool);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdPool, hpd_pool_free)
+
+void hpd_pool_counters_clear (HpdPoolCounters *counters);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdPoolCounters, hpd_pool_counters_clear)
+
+/* Derived values as hugeadm --pool-list shows them. */
+guint64 hpd_pool_counters_minimum (const HpdPoolCounters *c);
+guint64 hpd_pool_counters_maximum (const HpdPoolCounters *c);
+/* Pages the pool still holds against its minimum: Minimum plus surplus
+ * pages above the overcommit limit (in-use pages a shrink could not free). */
+guint64 hpd_pool_counters_held (const HpdPoolCounters *c);
+const HpdNodeCounters *hpd_pool_counters_node (const HpdPoolCounters *c, guint node);
+
+/* All pools the kernel offers, ascending by size. */
+GPtrArray *hpd_pools_probe (HpdKernel *kernel, GArray *nodes, GError **error);
+
+/* NUMA nodes with memory that the kernel lists as online; empty without NUMA. */
+GArray *hpd_nodes_probe (HpdKernel *kernel);
+
+gboolean hpd_pool_read (HpdKernel *kernel, const HpdPool *pool,
+                        HpdPoolCounters *counters, GError **error);
+gboolean hpd_pool_has_node (const HpdPool *pool, guint node);
+
+/* The targets of a change: the persistent pool and the overall ceiling. */
+typedef struct {
+  guint64 minimum;
+  guint64 maximum;
+} HpdPoolTarget;
+
+/* hugeadm --pool-pages-min: Maximum is kept, raised to @pages if lower. */
+HpdPoolTarget hpd_pool_target_for_minimum (const HpdPoolCounters *now,
+                                           gboolean can_overcommit,
+                                           guint64 pages);
+/* hugeadm --pool-pages-max: a Maximum below Minimum shrinks the pool. */
+HpdPoolTarget hpd_pool_target_for_maximum (const HpdPoolCounters *now,
+                                           guint64 pages);
+
+typedef struct {
+  gboolean hard;
+  guint timeout_ms;
+} HpdAllocOptions;
+
+/* Writes @target (overcommit first when it grows, then the persistent pool,
+ * retrying with compaction if @options->hard, then the overcommit that keeps
+ * the requested Maximum) and returns the pool as re-read afterwards. */
+gboolean hpd_pool_apply (HpdKernel *kernel, const HpdPool *pool,
+                         const HpdPoolTarget *target,
+                         const HpdAllocOptions *options,
+                         GCancellable *cancellable,
+                         HpdPoolCounters *after, GError **error);
+
+/* Sets the persistent pool on one node only; returns the node's minimum. */
+gboolean hpd_pool_apply_node (HpdKernel *kernel, const HpdPool *pool,
+                              guint node, guint64 pages,
+                              const HpdAllocOptions *options,
+                              GCancellable *cancellable,
+                              guint64 *achieved, GError **error);
+
+/* Splits up to @pages free pages into pages of pool->demote_size. */
+gboolean hpd_pool_demote (HpdKernel *kernel, const HpdPool *pool,
+                          guint64 pages, guint64 *demoted, GError **error);
+
+G_END_DECLS

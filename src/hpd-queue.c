@@ -1,0 +1,119 @@
+#include "config.h"
+
+#include "hp-error.h"
+#include "hpd-queue.h"
+
+struct _HpdQueue
+{
+  GObject parent_instance;
+  GThreadPool *pool;
+  GCancellable *cancellable;
+  guint max_pending;
+  gint pending; /* atomic */
+};
+
+G_DEFINE_TYPE (HpdQueue, hpd_queue, G_TYPE_OBJECT)
+
+typedef struct {
+  GTask *task;
+  GTaskThreadFunc func;
+} Job;
+
+static void
+run_job (gpointer data, gpointer user_data)
+{
+  Job *job = data;
+  HpdQueue *self = user_data;
+  GCancellable *cancellable = g_task_get_cancellable (job->task);
+
+  if (g_cancellable_is_cancelled (self->cancellable) ||
+      g_cancellable_is_cancelled (cancellable))
+    g_task_return_new_error (job->task, HP_ERROR, HP_ERROR_FAILED,
+                             "The service is shutting down");
+  else
+    job->func (job->task, g_task_get_source_object (job->task),
+               g_task_get_task_data (job->task),
+               cancellable ? cancellable : self->cancellable);
+
+  g_object_unref (job->task);
+  g_free (job);
+  g_atomic_int_add (&self->pending, -1);
+}
+
+static void
+hpd_queue_dispose (GObject *object)
+{
+  HpdQueue *self = HPD_QUEUE (object);
+
+  if (self->pool != NULL)
+    {
+      g_cancellable_cancel (self->cancellable);
+      /* wait: jobs reference kernel state owned elsewhere */
+      g_thread_pool_free (self->pool, FALSE, TRUE);
+      self->pool = NULL;
+    }
+  g_clear_object (&self->cancellable);
+  G_OBJECT_CLASS (hpd_queue_parent_class)->dispose (object);
+}
+
+static void
+hpd_queue_class_init (HpdQueueClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = hpd_queue_dispose;
+}
+
+static void
+hpd_queue_init (HpdQueue *self)
+{
+  self->cancellable = g_cancellable_new ();
+}
+
+HpdQueue *
+hpd_queue_new (guint max_pending)
+{
+  HpdQueue *self = g_object_new (HPD_TYPE_QUEUE, NULL);
+
+  self->max_pending = max_pending;
+  /* One exclusive thread: jobs never run concurrently. */
+  self->pool = g_thread_pool_new (run_job, self, 1, TRUE, NULL);
+  return self;
+}
+
+gboolean
+hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func, GError **error)
+{
+  Job *job;
+
+  if ((guint) g_atomic_int_get (&self->pending) >= self->max_pending)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_BUSY,
+                   "Too many changes are waiting (%u); try again later",
+                   self->max_pending);
+      return FALSE;
+    }
+
+  job = g_new0 (Job, 1);
+  job->task = g_object_ref (task);
+  job->func = func;
+  g_atomic_int_inc (&self->pending);
+  if (!g_thread_pool_push (self->pool, job, error))
+    {
+      g_atomic_int_add (&self->pending, -1);
+      g_object_unref (job->task);
+      g_free (job);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+hpd_queue_cancel_all (HpdQueue *self)
+{
+  g_cancellable_cancel (self->cancellable);
+}
+
+guint
+hpd_queue_get_pending (HpdQueue *self)
+{
+  return (guint) g_atomic_int_get (&self->pending);
+}

@@ -1,0 +1,26 @@
+/* Kernel changes run one at a time, off the main loop: a slow allocation
+ * (compaction, hard retries) must not stop the service from answering reads,
+ * and two writers of the same pool must not interleave. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define HPD_TYPE_QUEUE (hpd_queue_get_type ())
+G_DECLARE_FINAL_TYPE (HpdQueue, hpd_queue, HPD, QUEUE, GObject)
+
+HpdQueue *hpd_queue_new (guint max_pending);
+
+/* Runs @func(task, source, task_data, cancellable) in the queue's worker
+ * thread after every job pushed before it; the task completes in its own
+ * main context as usual. Fails with Busy when @max_pending jobs wait. */
+gboolean hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func,
+                         GError **error);
+
+/* Cancels the running job and every waiting one (at shutdown). */
+void hpd_queue_cancel_all (HpdQueue *self);
+
+guint hpd_queue_get_pending (HpdQueue *self);
+
+G_END_DECLS

@@ -1,0 +1,107 @@
+/* hugepagesd: administers Linux huge pages on behalf of D-Bus callers. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+#include "hp-error.h"
+#include "hpd-daemon.h"
+
+typedef struct {
+  GMainLoop *loop;
+  int exit_status;
+} Run;
+
+static gboolean
+on_terminate (gpointer user_data)
+{
+  Run *run = user_data;
+
+  g_message ("Terminating");
+  g_main_loop_quit (run->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_lost (HpdDaemon *daemon, const char *reason, gpointer user_data)
+{
+  Run *run = user_data;
+
+  g_warning ("%s; exiting", reason);
+  run->exit_status = EXIT_FAILURE;
+  g_main_loop_quit (run->loop);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *kernel_root = NULL;
+  gboolean replace = FALSE, verbose = FALSE, version = FALSE;
+  const GOptionEntry entries[] = {
+    { "kernel-root", 0, 0, G_OPTION_ARG_FILENAME, &kernel_root,
+      "Use the kernel files under DIR instead of / (for tests and simulations)", "DIR" },
+    { "replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
+      "Replace a running instance", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+      "Log debug messages", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version,
+      "Print the version and exit", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) connection = NULL;
+  g_autoptr(HpdDaemon) daemon = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  Run run = { NULL, EXIT_SUCCESS };
+
+  setlocale (LC_ALL, "");
+
+  context = g_option_context_new (NULL);
+  g_option_context_set_summary (context, "Huge page administration service");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("hugepagesd: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+  if (version)
+    {
+      g_print ("hugepagesd %s\n", VERSION);
+      return EXIT_SUCCESS;
+    }
+  if (verbose)
+    g_log_set_debug_enabled (TRUE);
+
+  /* register the error domain before anything can cross the bus */
+  (void) HP_ERROR;
+
+  daemon = hpd_daemon_new (kernel_root ? kernel_root : "/", &error);
+  if (daemon == NULL)
+    {
+      g_printerr ("hugepagesd: cannot read the kernel's huge page state: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+
+  connection = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  if (connection == NULL)
+    {
+      g_printerr ("hugepagesd: cannot connect to the system bus: %s\n", error->message);
+      return EXIT_FAILURE;
+    }
+
+  loop = g_main_loop_new (NULL, FALSE);
+  run.loop = loop;
+  g_unix_signal_add (SIGTERM, on_terminate, &run);
+  g_unix_signal_add (SIGINT, on_terminate, &run);
+  g_signal_connect (daemon, "lost", G_CALLBACK (on_lost), &run);
+
+  hpd_daemon_start (daemon, connection, replace);
+  g_main_loop_run (loop);
+
+  hpd_daemon_stop (daemon);
+  return run.exit_status;
+}
