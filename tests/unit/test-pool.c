@@ -1,0 +1,295 @@
+/* Pool arithmetic (hugeadm's min/max semantics, the held count after a
+ * shrink) and the write sequence against a small tree in a temp dir. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "hpd-pool.h"
+
+static HpdPoolCounters
+counters (guint64 total, guint64 surplus, guint64 overcommit)
+{
+  HpdPoolCounters c = { 0, };
+
+  c.total = total;
+  c.surplus = surplus;
+  c.overcommit = overcommit;
+  return c;
+}
+
+static void
+test_derived (void)
+{
+  HpdPoolCounters c = counters (6, 2, 3);
+
+  g_assert_cmpuint (hpd_pool_counters_minimum (&c), ==, 4);
+  g_assert_cmpuint (hpd_pool_counters_maximum (&c), ==, 7);
+  g_assert_cmpuint (hpd_pool_counters_held (&c), ==, 4);
+
+  /* a racing read may see more surplus than total: never negative */
+  c = counters (1, 3, 0);
+  g_assert_cmpuint (hpd_pool_counters_minimum (&c), ==, 0);
+
+  /* shrunk to 0 while 5 pages are in use and no overcommit: all 5 held */
+  c = counters (5, 5, 0);
+  g_assert_cmpuint (hpd_pool_counters_minimum (&c), ==, 0);
+  g_assert_cmpuint (hpd_pool_counters_held (&c), ==, 5);
+  /* the same pages within the overcommit limit are ordinary surplus */
+  c = counters (5, 5, 8);
+  g_assert_cmpuint (hpd_pool_counters_held (&c), ==, 0);
+  c = counters (5, 5, 3);
+  g_assert_cmpuint (hpd_pool_counters_held (&c), ==, 2);
+
+  c = counters (1, 0, G_MAXUINT64);
+  g_assert_cmpuint (hpd_pool_counters_maximum (&c), ==, G_MAXUINT64);
+}
+
+/* The sequence observed with hugeadm (reference/hugeadm.md 4.4), starting
+ * from nr=0, OC=5. */
+static void
+test_hugeadm_sequence (void)
+{
+  HpdPoolCounters c = counters (0, 0, 5);
+  HpdPoolTarget t;
+
+  t = hpd_pool_target_for_minimum (&c, TRUE, 2);        /* min 2M:2 */
+  g_assert_cmpuint (t.minimum, ==, 2);
+  g_assert_cmpuint (t.maximum - t.minimum, ==, 3);
+  c = counters (t.minimum, 0, t.maximum - t.minimum);
+
+  t = hpd_pool_target_for_minimum (&c, TRUE, 6);        /* min 2M:+4 */
+  g_assert_cmpuint (t.minimum, ==, 6);
+  g_assert_cmpuint (t.maximum - t.minimum, ==, 0);
+  c = counters (t.minimum, 0, t.maximum - t.minimum);
+
+  t = hpd_pool_target_for_maximum (&c, 9);              /* max 2M:+3 */
+  g_assert_cmpuint (t.minimum, ==, 6);
+  g_assert_cmpuint (t.maximum - t.minimum, ==, 3);
+  c = counters (t.minimum, 0, t.maximum - t.minimum);
+
+  t = hpd_pool_target_for_minimum (&c, TRUE, 0);        /* min 2M:-6 */
+  g_assert_cmpuint (t.minimum, ==, 0);
+  g_assert_cmpuint (t.maximum - t.minimum, ==, 9);
+
+  c = counters (2, 0, 0);
+  t = hpd_pool_target_for_maximum (&c, 1);              /* max 2M:1 with nr=2 */
+  g_assert_cmpuint (t.minimum, ==, 1);
+  g_assert_cmpuint (t.maximum - t.minimum, ==, 0);
+
+  /* without overcommit the maximum follows the minimum */
+  c = counters (4, 0, 0);
+  t = hpd_pool_target_for_minimum (&c, FALSE, 2);
+  g_assert_cmpuint (t.minimum, ==, 2);
+  g_assert_cmpuint (t.maximum, ==, 2);
+}
+
+/* A minimal tree: one 2 MiB pool on one node and a gigantic 1 GiB pool
+ * without an overcommit file. */
+typedef struct {
+  char *root;
+  HpdKernel *kernel;
+  GPtrArray *pools;
+  GArray *nodes;
+} Tree;
+
+static void
+put (Tree *tree, const char *relative, const char *contents)
+{
+  g_autofree char *path = g_build_filename (tree->root, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+static char *
+get (Tree *tree, const char *relative)
+{
+  g_autofree char *path = g_build_filename (tree->root, relative, NULL);
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+#define H2 "sys/kernel/mm/hugepages/hugepages-2048kB/"
+#define H1G "sys/kernel/mm/hugepages/hugepages-1048576kB/"
+#define N0 "sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
+
+static void
+tree_setup (Tree *tree, gconstpointer data)
+{
+  const char *pool_files[] = { "nr_hugepages", "free_hugepages", "resv_hugepages",
+                               "surplus_hugepages" };
+
+  tree->root = g_dir_make_tmp ("hpd-pool-XXXXXX", NULL);
+  g_assert_nonnull (tree->root);
+  put (tree, "proc/meminfo", "MemTotal:       8388608 kB\nHugepagesize:       2048 kB\n");
+  put (tree, "proc/buddyinfo", "Node 0, zone   Normal 1 1 1 1 1 1 1 1 1 1 1\n");
+  put (tree, "proc/sys/vm/compact_memory", "");
+  put (tree, "sys/devices/system/node/online", "0\n");
+  put (tree, "sys/devices/system/node/node0/compact", "");
+  for (gsize i = 0; i < G_N_ELEMENTS (pool_files); i++)
+    {
+      g_autofree char *a = g_strconcat (H2, pool_files[i], NULL);
+      g_autofree char *b = g_strconcat (H1G, pool_files[i], NULL);
+      put (tree, a, "0\n");
+      put (tree, b, "0\n");
+    }
+  put (tree, H2 "nr_overcommit_hugepages", "0\n");
+  put (tree, H1G "demote", "");
+  put (tree, H1G "demote_size", "2048kB\n");
+  put (tree, N0 "nr_hugepages", "0\n");
+  put (tree, N0 "free_hugepages", "0\n");
+  put (tree, N0 "surplus_hugepages", "0\n");
+
+  tree->kernel = hpd_kernel_new (tree->root);
+  tree->nodes = hpd_nodes_probe (tree->kernel);
+  tree->pools = hpd_pools_probe (tree->kernel, tree->nodes, NULL);
+  g_assert_nonnull (tree->pools);
+}
+
+static void
+tree_teardown (Tree *tree, gconstpointer data)
+{
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tree->root);
+
+  g_assert_cmpint (system (cmd), ==, 0);
+  g_ptr_array_unref (tree->pools);
+  g_array_unref (tree->nodes);
+  g_object_unref (tree->kernel);
+  g_free (tree->root);
+}
+
+static void
+test_probe (Tree *tree, gconstpointer data)
+{
+  const HpdPool *small, *giant;
+
+  g_assert_cmpuint (tree->nodes->len, ==, 1);
+  g_assert_cmpuint (tree->pools->len, ==, 2);
+  small = g_ptr_array_index (tree->pools, 0);
+  giant = g_ptr_array_index (tree->pools, 1);
+
+  g_assert_cmpuint (small->size, ==, 2 * 1024 * 1024);
+  g_assert_cmpstr (small->name, ==, "2MB");
+  g_assert_true (small->is_default);
+  g_assert_false (small->gigantic);
+  g_assert_true (small->can_overcommit);
+  g_assert_cmpuint (small->demote_size, ==, 0);
+  g_assert_true (hpd_pool_has_node (small, 0));
+
+  g_assert_cmpuint (giant->size, ==, 1024 * 1024 * 1024);
+  g_assert_false (giant->is_default);
+  g_assert_true (giant->gigantic);
+  g_assert_false (giant->can_overcommit);
+  g_assert_cmpuint (giant->demote_size, ==, 2 * 1024 * 1024);
+  g_assert_false (hpd_pool_has_node (giant, 0));
+}
+
+static void
+test_apply (Tree *tree, gconstpointer data)
+{
+  const HpdPool *small = g_ptr_array_index (tree->pools, 0);
+  HpdAllocOptions options = { FALSE, 1000 };
+  HpdPoolTarget target = { 4, 10 };
+  g_auto(HpdPoolCounters) after = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *nr = NULL;
+  g_autofree char *oc = NULL;
+
+  g_assert_true (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, &error));
+  g_assert_no_error (error);
+  nr = get (tree, H2 "nr_hugepages");
+  oc = get (tree, H2 "nr_overcommit_hugepages");
+  g_assert_cmpstr (nr, ==, "4\n");
+  g_assert_cmpstr (oc, ==, "6\n");
+  g_assert_cmpuint (hpd_pool_counters_minimum (&after), ==, 4);
+  g_assert_cmpuint (hpd_pool_counters_maximum (&after), ==, 10);
+  g_assert_cmpuint (after.nodes->len, ==, 1);
+}
+
+/* A pool file the kernel refuses to take: an error, not a success. */
+static void
+test_apply_error (Tree *tree, gconstpointer data)
+{
+  const HpdPool *small = g_ptr_array_index (tree->pools, 0);
+  HpdAllocOptions options = { FALSE, 1000 };
+  HpdPoolTarget target = { 8, 8 };
+  g_auto(HpdPoolCounters) after = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (tree->root, H2 "nr_hugepages", NULL);
+
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  g_assert_false (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, &error));
+  g_assert_nonnull (error);
+}
+
+/* The pool already holds what is asked: only the overcommit is written so
+ * that the requested maximum holds. */
+static void
+test_apply_keeps_maximum (Tree *tree, gconstpointer data)
+{
+  const HpdPool *small = g_ptr_array_index (tree->pools, 0);
+  HpdAllocOptions options = { FALSE, 1000 };
+  HpdPoolTarget target = { 3, 8 };
+  g_auto(HpdPoolCounters) after = { 0, };
+  g_autofree char *oc = NULL;
+
+  put (tree, H2 "nr_hugepages", "3\n");
+  g_assert_true (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, NULL));
+  oc = get (tree, H2 "nr_overcommit_hugepages");
+  g_assert_cmpstr (oc, ==, "5\n");
+  g_assert_cmpuint (hpd_pool_counters_minimum (&after), ==, 3);
+  g_assert_cmpuint (hpd_pool_counters_maximum (&after), ==, 8);
+}
+
+static void
+test_apply_node (Tree *tree, gconstpointer data)
+{
+  const HpdPool *small = g_ptr_array_index (tree->pools, 0);
+  HpdAllocOptions options = { TRUE, 300 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *nr = NULL;
+  g_autofree char *global = NULL;
+  guint64 achieved = 0;
+
+  g_assert_true (hpd_pool_apply_node (tree->kernel, small, 0, 7, &options, NULL, &achieved, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (achieved, ==, 7);
+  nr = get (tree, N0 "nr_hugepages");
+  global = get (tree, H2 "nr_hugepages");
+  g_assert_cmpstr (nr, ==, "7\n");
+  g_assert_cmpstr (global, ==, "0\n");
+}
+
+static void
+test_demote (Tree *tree, gconstpointer data)
+{
+  const HpdPool *giant = g_ptr_array_index (tree->pools, 1);
+  g_autofree char *written = NULL;
+  guint64 demoted = 99;
+
+  put (tree, H1G "nr_hugepages", "2\n");
+  g_assert_true (hpd_pool_demote (tree->kernel, giant, 1, &demoted, NULL));
+  written = get (tree, H1G "demote");
+  g_assert_cmpstr (written, ==, "1\n");
+  /* the fake kernel did not demote anything, and we must not claim it did */
+  g_assert_cmpuint (demoted, ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pool/derived", test_derived);
+  g_test_add_func ("/pool/hugeadm-sequence", test_hugeadm_sequence);
+  g_test_add ("/pool/probe", Tree, NULL, tree_setup, test_probe, tree_teardown);
+  g_test_add ("/pool/apply", Tree, NULL, tree_setup, test_apply, tree_teardown);
+  g_test_add ("/pool/apply-error", Tree, NULL, tree_setup, test_apply_error, tree_teardown);
+  g_test_add ("/pool/apply-keeps-maximum", Tree, NULL, tree_setup, test_apply_keeps_maximum, tree_teardown);
+  g_test_add ("/pool/apply-node", Tree, NULL, tree_setup, test_apply_node, tree_teardown);
+  g_test_add ("/pool/demote", Tree, NULL, tree_setup, test_demote, tree_teardown);
+  return g_test_run ();
+}

@@ -1,0 +1,154 @@
+/* Strict parsing of sizes and amounts: what hugeadm got wrong must fail here. */
+#include "config.h"
+
+#include "hp-error.h"
+#include "hp-units.h"
+
+#define MiB (G_GUINT64_CONSTANT (1) << 20)
+#define GiB (G_GUINT64_CONSTANT (1) << 30)
+
+static void
+test_u64 (void)
+{
+  const char *bad[] = { "", "-1", "+1", " 1", "1 ", "0x10", "1.5", "18446744073709551616",
+                        "99999999999999999999", "1e3", "abc" };
+  guint64 v;
+
+  g_assert_true (hp_parse_u64 ("0", &v, NULL));
+  g_assert_cmpuint (v, ==, 0);
+  /* no octal: a leading zero is still decimal */
+  g_assert_true (hp_parse_u64 ("010", &v, NULL));
+  g_assert_cmpuint (v, ==, 10);
+  g_assert_true (hp_parse_u64 ("18446744073709551615", &v, NULL));
+  g_assert_cmpuint (v, ==, G_MAXUINT64);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_false (hp_parse_u64 (bad[i], &v, &error));
+      g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+    }
+}
+
+static void
+test_size (void)
+{
+  const struct { const char *text; guint64 bytes; } good[] = {
+    { "2097152", 2 * MiB }, { "2M", 2 * MiB }, { "2MB", 2 * MiB }, { "2MiB", 2 * MiB },
+    { "2048kB", 2 * MiB }, { "2048K", 2 * MiB }, { "1G", GiB }, { "1GB", GiB },
+    { "1GiB", GiB }, { "64K", 64 * 1024 }, { "16G", 16 * GiB }, { "1T", 1024 * GiB },
+  };
+  const char *bad[] = { "", "0", "0M", "M", "2 M", "2MBX", "2Mb", "-2M", "+2M", "0x200000",
+                        "2.5M", "17179869184G", "2m2", "2P" };
+  guint64 v;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_true (hp_parse_size (good[i].text, &v, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (v, ==, good[i].bytes);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_false (hp_parse_size (bad[i], &v, &error));
+      g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+    }
+}
+
+static void
+test_amount (void)
+{
+  const struct { const char *text; HpAmountKind kind; guint64 pages; } good[] = {
+    { "5", HP_AMOUNT_SET, 5 }, { "010", HP_AMOUNT_SET, 10 }, { "+4", HP_AMOUNT_ADD, 4 },
+    { "-6", HP_AMOUNT_REMOVE, 6 }, { "512M", HP_AMOUNT_SET, 256 }, { "1G", HP_AMOUNT_SET, 512 },
+    { "+2M", HP_AMOUNT_ADD, 1 }, { "-4MB", HP_AMOUNT_REMOVE, 2 }, { "0", HP_AMOUNT_SET, 0 },
+  };
+  /* hugeadm: 1M -> 0 pages (emptied the pool), 3M -> 1 page, 10T of
+   * pages, trailing junk, wrapped overflow. All of them are errors here. */
+  const char *bad[] = { "", "+", "-", "1M", "3M", "10.5", "5x", "2M:5", "++1", "+-1",
+                        " 5", "0x10", "99999999999999999999",
+                        "9999999999999999999G" };
+  HpAmount a;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_true (hp_parse_amount (good[i].text, 2 * MiB, &a, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (a.kind, ==, good[i].kind);
+      g_assert_cmpuint (a.pages, ==, good[i].pages);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_false (hp_parse_amount (bad[i], 2 * MiB, &a, &error));
+      g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+    }
+
+  /* a gigantic page: memory must be whole pages of it */
+  g_assert_true (hp_parse_amount ("2G", GiB, &a, NULL));
+  g_assert_cmpuint (a.pages, ==, 2);
+  g_assert_false (hp_parse_amount ("512M", GiB, &a, NULL));
+}
+
+static void
+test_resolve (void)
+{
+  HpAmount set = { HP_AMOUNT_SET, 7 }, add = { HP_AMOUNT_ADD, 3 }, rm = { HP_AMOUNT_REMOVE, 3 };
+  HpAmount huge = { HP_AMOUNT_ADD, G_MAXUINT64 };
+  guint64 v;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (hp_amount_resolve (&set, 100, &v, NULL));
+  g_assert_cmpuint (v, ==, 7);
+  g_assert_true (hp_amount_resolve (&add, 100, &v, NULL));
+  g_assert_cmpuint (v, ==, 103);
+  g_assert_true (hp_amount_resolve (&rm, 3, &v, NULL));
+  g_assert_cmpuint (v, ==, 0);
+  g_assert_false (hp_amount_resolve (&rm, 2, &v, &error));
+  g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+  g_clear_error (&error);
+  g_assert_false (hp_amount_resolve (&huge, 1, &v, &error));
+  g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+}
+
+static void
+test_names (void)
+{
+  const struct { guint64 bytes; const char *name; } cases[] = {
+    { 2 * MiB, "2MB" }, { GiB, "1GB" }, { 64 * 1024, "64KB" }, { 32 * MiB, "32MB" },
+    { 16 * GiB, "16GB" }, { 512 * MiB, "512MB" }, { 1536 * MiB, "1536MB" }, { 100, "100B" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = hp_size_name (cases[i].bytes);
+      g_assert_cmpstr (name, ==, cases[i].name);
+    }
+}
+
+static void
+test_pages_to_bytes (void)
+{
+  guint64 b;
+
+  g_assert_true (hp_pages_to_bytes (512, 2 * MiB, &b));
+  g_assert_cmpuint (b, ==, GiB);
+  g_assert_false (hp_pages_to_bytes (G_MAXUINT64, 2 * MiB, &b));
+  g_assert_false (hp_pages_to_bytes (G_GUINT64_CONSTANT (1) << 34, GiB, &b));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/units/u64", test_u64);
+  g_test_add_func ("/units/size", test_size);
+  g_test_add_func ("/units/amount", test_amount);
+  g_test_add_func ("/units/resolve", test_resolve);
+  g_test_add_func ("/units/names", test_names);
+  g_test_add_func ("/units/pages-to-bytes", test_pages_to_bytes);
+  return g_test_run ();
+}
