@@ -1,0 +1,56 @@
+/* Making and removing hugetlbfs mounts without trusting any path: every
+ * directory is opened component by component without following links and
+ * checked to be root's and not writable by others, the mount is built with
+ * the new mount API from values the service formats itself, and attached to
+ * the opened directory, never to a path. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Where hugeadm puts its mounts, below the service's root. */
+#define HPD_MOUNT_BASE "var/lib/hugetlbfs"
+
+typedef enum {
+  HPD_MOUNT_SCOPE_SYSTEM,
+  HPD_MOUNT_SCOPE_USER,
+  HPD_MOUNT_SCOPE_GROUP,
+  HPD_MOUNT_SCOPE_GLOBAL,
+} HpdMountScope;
+
+gboolean hpd_mount_scope_parse (const char *text, HpdMountScope *scope, GError **error);
+
+typedef struct {
+  HpdMountScope scope;
+  char *owner_name;     /* user or group name in the path; NULL for system/global */
+  guint64 page_size;    /* bytes */
+  guint32 uid;
+  guint32 gid;
+  guint32 mode;         /* permission bits and sticky bit only */
+  char *size;           /* kernel value ("4194304" or "50%"), NULL: no limit */
+  char *min_size;       /* same */
+  guint64 nr_inodes;    /* 0: no limit */
+} HpdMountSpec;
+
+void hpd_mount_spec_free (HpdMountSpec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdMountSpec, hpd_mount_spec_free)
+
+/* "pagesize-2MB", "user/alice/pagesize-2MB", ... below HPD_MOUNT_BASE. */
+char *hpd_mount_spec_relative_path (const HpdMountSpec *spec);
+
+/* A user or group name that may stand in a path and a log line. */
+gboolean hpd_mount_name_is_valid (const char *name);
+
+/* Creates the directories (root's, 0755) and mounts; on failure removes
+ * what it created. @root is the service's root ("/" in production). */
+gboolean hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec,
+                              GError **error);
+
+/* Unmounts the hugetlbfs mount at @path (an absolute path as mountinfo
+ * shows it) and, when it is one of the service's mount points below the
+ * base, removes the directory. */
+gboolean hpd_hugetlbfs_unmount (const char *root, const char *path,
+                                GError **error);
+
+G_END_DECLS

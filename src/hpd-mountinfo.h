@@ -1,0 +1,43 @@
+/* hugetlbfs mounts as /proc/self/mountinfo lists them. Written by hand
+ * rather than with libmount or g_unix_mounts_get() because the service
+ * reads mountinfo under --kernel-root and needs the superblock options
+ * (size, min_size, nr_inodes, pagesize) apart from the per-mount flags. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  guint mount_id;
+  guint parent_id;
+  char *path;             /* unescaped */
+  char *flags;            /* per-mount options: "rw,nosuid,nodev,relatime" */
+  char *source;
+  guint64 page_size;      /* bytes; 0 if the line does not say */
+  gboolean has_size;
+  guint64 size;           /* bytes */
+  gboolean has_min_size;
+  guint64 min_size;       /* bytes */
+  gboolean has_nr_inodes;
+  guint64 nr_inodes;
+  guint32 uid;
+  guint32 gid;
+  guint32 mode;
+} HpdMountInfo;
+
+void hpd_mount_info_free (HpdMountInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdMountInfo, hpd_mount_info_free)
+
+/* Every hugetlbfs mount in @text, in file order. Lines that are not
+ * hugetlbfs or cannot be parsed are skipped. */
+GPtrArray *hpd_mountinfo_parse_hugetlbfs (const char *text);
+
+/* One mountinfo line; NULL if it is malformed or not hugetlbfs. */
+HpdMountInfo *hpd_mountinfo_parse_line (const char *line);
+
+/* Undoes the kernel's octal escapes (\040 and friends); NULL on a broken
+ * escape. */
+char *hpd_mountinfo_unescape (const char *field);
+
+G_END_DECLS
