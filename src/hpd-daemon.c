@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <gio/gunixmounts.h>
+
 #include "hp-error.h"
 #include "hp-names.h"
 #include "hp-units.h"
@@ -24,6 +26,8 @@ struct _HpdDaemon
   GDBusConnection *connection;
   GDBusObjectManagerServer *object_manager;
   HpdManager *manager;
+  GPtrArray *page_sizes;      /* HpdPageSize */
+  GUnixMountMonitor *mount_monitor;
   guint owner_id;
   gulong closed_id;
 };
@@ -39,6 +43,10 @@ hpd_daemon_dispose (GObject *object)
   HpdDaemon *self = HPD_DAEMON (object);
 
   g_clear_handle_id (&self->owner_id, g_bus_unown_name);
+  if (self->mount_monitor != NULL)
+    g_signal_handlers_disconnect_by_data (self->mount_monitor, self);
+  g_clear_object (&self->mount_monitor);
+  g_clear_pointer (&self->page_sizes, g_ptr_array_unref);
   if (self->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
   g_clear_object (&self->manager);
@@ -142,6 +150,7 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
                                       G_CALLBACK (connection_closed), self);
 
   self->object_manager = g_dbus_object_manager_server_new (HP_MANAGER_PATH);
+  self->page_sizes = g_ptr_array_new_with_free_func (g_object_unref);
   for (guint i = 0; i < self->pools->len; i++)
     {
       HpdPool *pool = g_ptr_array_index (self->pools, i);
@@ -151,6 +160,7 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
       g_autoptr(HpdPageSize) page_size = hpd_page_size_new (self, pool);
 
       hp_dbus_object_skeleton_set_manager_page_size (object, HP_DBUS_MANAGER_PAGE_SIZE (page_size));
+      g_ptr_array_add (self->page_sizes, g_object_ref (page_size));
       g_dbus_object_manager_server_export (self->object_manager, G_DBUS_OBJECT_SKELETON (object));
     }
   g_dbus_object_manager_server_set_connection (self->object_manager, connection);
@@ -162,6 +172,11 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
       g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message);
       return;
     }
+
+  /* the kernel tells about mount changes; our own and everybody else's */
+  self->mount_monitor = g_unix_mount_monitor_get ();
+  g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
+                            G_CALLBACK (hpd_daemon_refresh_mounts), self);
 
   if (replace)
     flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE;
@@ -204,6 +219,27 @@ GArray *
 hpd_daemon_get_nodes (HpdDaemon *self)
 {
   return self->nodes;
+}
+
+guint64
+hpd_daemon_get_default_page_size (HpdDaemon *self)
+{
+  for (guint i = 0; i < self->pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (self->pools, i);
+      if (pool->is_default)
+        return pool->size;
+    }
+  return 0;
+}
+
+void
+hpd_daemon_refresh_mounts (HpdDaemon *self)
+{
+  if (self->manager != NULL)
+    hpd_manager_refresh_mounts (self->manager);
+  for (guint i = 0; self->page_sizes != NULL && i < self->page_sizes->len; i++)
+    hpd_page_size_refresh_mounts (g_ptr_array_index (self->page_sizes, i));
 }
 
 guint64

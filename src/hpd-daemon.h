@@ -31,6 +31,12 @@ HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
 GPtrArray *hpd_daemon_get_pools (HpdDaemon *self);
 GArray *hpd_daemon_get_nodes (HpdDaemon *self);
 
+/* The default huge page size in bytes, 0 without huge pages. */
+guint64 hpd_daemon_get_default_page_size (HpdDaemon *self);
+
+/* Re-reads the mounts into the Mounts properties (PropertiesChanged). */
+void hpd_daemon_refresh_mounts (HpdDaemon *self);
+
 /* 90% of MemTotal: the most memory all persistent pools together, and any
  * pool's maximum, may be set to. */
 guint64 hpd_daemon_get_pool_memory_limit (HpdDaemon *self);

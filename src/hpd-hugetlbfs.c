@@ -434,47 +434,53 @@ gboolean
 hpd_hugetlbfs_unmount (const char *root, const char *path, GError **error)
 {
   g_autofree char *relative = NULL;
-  g_autofree char *proc_path = NULL;
+  g_autofree char *target = NULL;
   g_autofree char *parent = g_path_get_dirname (path);
+  g_autofree char *leaf = g_path_get_basename (path);
   struct statfs sfs;
-  int fd, parent_fd;
-  gboolean mount_root;
+  int fd, parent_fd, saved_errno;
+  gboolean mount_root, hugetlbfs;
 
-  fd = open_beneath_no_links (path, error);
-  if (fd < 0)
-    return FALSE;
   parent_fd = open_beneath_no_links (parent, error);
   if (parent_fd < 0)
+    return FALSE;
+  fd = openat (parent_fd, leaf, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
     {
-      close (fd);
+      saved_errno = errno;
+      close (parent_fd);
+      g_set_error (error, HP_ERROR, HP_ERROR_NOT_MOUNTED, "Cannot open %s without following links: %s",
+                   path, g_strerror (saved_errno));
       return FALSE;
     }
 
   mount_root = mount_id_of (fd) != mount_id_of (parent_fd);
-  close (parent_fd);
-  if (fstatfs (fd, &sfs) < 0 || sfs.f_type != HUGETLBFS_MAGIC || !mount_root)
+  hugetlbfs = fstatfs (fd, &sfs) == 0 && sfs.f_type == HUGETLBFS_MAGIC;
+  /* an fd on the mount would keep it busy */
+  close (fd);
+  if (!hugetlbfs || !mount_root)
     {
-      close (fd);
+      close (parent_fd);
       g_set_error (error, HP_ERROR, HP_ERROR_NOT_MOUNTED, "%s is not a hugetlbfs mount", path);
       return FALSE;
     }
 
-  /* unmount what the fd holds, not whatever the path names by now */
-  proc_path = g_strdup_printf ("/proc/self/fd/%d", fd);
-  if (umount2 (proc_path, 0) < 0)
+  /* Reach the mount point through the directory we opened, not through the
+   * path, which could have changed by now; a mount point cannot be renamed. */
+  target = g_strdup_printf ("/proc/self/fd/%d/%s", parent_fd, leaf);
+  if (umount2 (target, UMOUNT_NOFOLLOW) < 0)
     {
-      int saved_errno = errno;
-      close (fd);
+      saved_errno = errno;
+      close (parent_fd);
       g_set_error (error, HP_ERROR, saved_errno == EBUSY ? HP_ERROR_BUSY : HP_ERROR_FAILED,
                    "Cannot unmount %s: %s", path, g_strerror (saved_errno));
       return FALSE;
     }
-  close (fd);
+  close (parent_fd);
 
   if (is_service_mount_point (root, path, &relative))
     {
       g_auto(Walk) walk = { NULL, };
-      g_autofree char *leaf = g_path_get_basename (relative);
       g_autofree char *dir = g_path_get_dirname (relative);
       g_autoptr(GError) local_error = NULL;
 

@@ -5,6 +5,8 @@
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
 #include "hpd-manager.h"
+#include "hpd-mount-calls.h"
+#include "hpd-mounts.h"
 #include "hpd-parse.h"
 
 struct _HpdManager
@@ -13,7 +15,20 @@ struct _HpdManager
   HpdDaemon *daemon; /* owns us */
 };
 
-G_DEFINE_TYPE (HpdManager, hpd_manager, HP_DBUS_TYPE_MANAGER_SKELETON)
+static void hpd_manager_iface_init (HpDBusManagerIface *iface);
+
+G_DEFINE_TYPE_WITH_CODE (HpdManager, hpd_manager, HP_DBUS_TYPE_MANAGER_SKELETON,
+                         G_IMPLEMENT_INTERFACE (HP_DBUS_TYPE_MANAGER, hpd_manager_iface_init))
+
+void
+hpd_manager_refresh_mounts (HpdManager *self)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
+  g_autoptr(GPtrArray) mounts = hpd_mounts_read (kernel, hpd_daemon_get_default_page_size (self->daemon));
+
+  hp_dbus_manager_set_mounts (HP_DBUS_MANAGER (self),
+                              hpd_mounts_to_variant (mounts, hpd_kernel_get_root (kernel)));
+}
 
 static void
 hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
@@ -32,6 +47,34 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   hp_dbus_manager_set_default_page_size (iface,
                                          hpd_parse_meminfo (meminfo, "Hugepagesize", &kb) ? kb * 1024 : 0);
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
+  hpd_manager_refresh_mounts (self);
+}
+
+static gboolean
+handle_create_mounts (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                      const char *scope, const char *owner, GVariant *options)
+{
+  HpdManager *self = HPD_MANAGER (object);
+
+  hpd_mount_calls_create (self->daemon, invocation, scope, owner, options, NULL);
+  return TRUE;
+}
+
+static gboolean
+handle_unmount (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                const char *path, GVariant *options)
+{
+  HpdManager *self = HPD_MANAGER (object);
+
+  hpd_mount_calls_unmount (self->daemon, invocation, path, options);
+  return TRUE;
+}
+
+static void
+hpd_manager_iface_init (HpDBusManagerIface *iface)
+{
+  iface->handle_create_mounts = handle_create_mounts;
+  iface->handle_unmount = handle_unmount;
 }
 
 static void

@@ -11,5 +11,6 @@ typedef struct _HpdDaemon HpdDaemon;
 G_DECLARE_FINAL_TYPE (HpdManager, hpd_manager, HPD, MANAGER, HpDBusManagerSkeleton)
 
 HpdManager *hpd_manager_new (HpdDaemon *daemon);
+void hpd_manager_refresh_mounts (HpdManager *self);
 
 G_END_DECLS

@@ -51,7 +51,8 @@ hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
                        "Option '%s' given twice", key);
           return FALSE;
         }
-      if (!g_variant_is_of_type (value, G_VARIANT_TYPE (known[k].type)))
+      if (strcmp (known[k].type, "v") != 0 &&
+          !g_variant_is_of_type (value, G_VARIANT_TYPE (known[k].type)))
         {
           g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
                        "Option '%s' must be of type '%s', not '%s'",
@@ -64,6 +65,10 @@ hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
         *(gboolean *) known[k].value = g_variant_get_boolean (value);
       else if (strcmp (known[k].type, "u") == 0)
         *(guint32 *) known[k].value = g_variant_get_uint32 (value);
+      else if (strcmp (known[k].type, "t") == 0)
+        *(guint64 *) known[k].value = g_variant_get_uint64 (value);
+      else if (strcmp (known[k].type, "v") == 0)
+        *(GVariant **) known[k].value = g_steal_pointer (&value);
       else
         g_assert_not_reached ();
     }

@@ -8,7 +8,9 @@ G_BEGIN_DECLS
 
 typedef struct {
   const char *key;
-  const char *type;   /* "b" (gboolean *) or "u" (guint32 *) */
+  /* "b" (gboolean *), "u" (guint32 *), "t" (guint64 *), or "v" (GVariant **:
+   * any type, a new reference the caller owns) */
+  const char *type;
   gpointer value;
 } HpdOption;
 

@@ -3,6 +3,9 @@
 #include "hp-error.h"
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
+#include "hpd-job.h"
+#include "hpd-mount-calls.h"
+#include "hpd-mounts.h"
 #include "hpd-options.h"
 #include "hpd-page-size.h"
 
@@ -52,6 +55,17 @@ read_counters (HpdPageSize *self, HpdPoolCounters *c, GError **error)
   return hpd_pool_read (hpd_daemon_get_kernel (self->daemon), self->pool, c, error);
 }
 
+void
+hpd_page_size_refresh_mounts (HpdPageSize *self)
+{
+  g_autoptr(GPtrArray) mounts = hpd_mounts_read (hpd_daemon_get_kernel (self->daemon),
+                                                 hpd_daemon_get_default_page_size (self->daemon));
+  g_auto(GStrv) paths = hpd_mounts_paths_of_size (mounts, self->pool->size);
+
+  hp_dbus_manager_page_size_set_mounts (HP_DBUS_MANAGER_PAGE_SIZE (self),
+                                        (const char *const *) paths);
+}
+
 static void
 hpd_page_size_refresh (GDBusInterfaceSkeleton *skeleton)
 {
@@ -65,6 +79,7 @@ hpd_page_size_refresh (GDBusInterfaceSkeleton *skeleton)
       return;
     }
   publish_counters (self, &c);
+  hpd_page_size_refresh_mounts (self);
 }
 
 /* One pool change on its way from the bus to the kernel and back. */
@@ -78,25 +93,17 @@ typedef enum {
 typedef struct {
   ChangeKind kind;
   HpdPageSize *self;
-  GDBusMethodInvocation *invocation;
   guint node;
   guint64 pages;
   HpdAllocOptions alloc;
-  HpdCaller *caller;
-  HpdPoolCounters after;   /* written by the worker */
-  guint64 result;          /* written by the worker */
 } Change;
 
 static void
 change_free (Change *change)
 {
   g_clear_object (&change->self);
-  g_clear_object (&change->invocation);
-  g_clear_pointer (&change->caller, hpd_caller_free);
-  hpd_pool_counters_clear (&change->after);
   g_free (change);
 }
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Change, change_free)
 
 static const char *
 change_description (ChangeKind kind)
@@ -112,31 +119,23 @@ change_description (ChangeKind kind)
 }
 
 static void
-return_error (GDBusMethodInvocation *invocation, const GError *error)
-{
-  g_autoptr(GError) bus_error = hp_error_to_bus (error);
-
-  g_dbus_method_invocation_return_gerror (invocation, bus_error);
-}
-
-static void
 return_pages (GDBusMethodInvocation *invocation, guint64 pages)
 {
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(t)", pages));
 }
 
 /* Runs in the queue's worker thread: the only place pools are written. */
-static void
-apply_change (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+static GVariant *
+apply_change (gpointer data, GCancellable *cancellable, GError **error)
 {
-  Change *change = task_data;
+  Change *change = data;
   HpdPageSize *self = change->self;
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
   const HpdPool *pool = self->pool;
   g_auto(HpdPoolCounters) now = { 0, };
-  g_autoptr(GError) error = NULL;
+  g_auto(HpdPoolCounters) after = { 0, };
   HpdPoolTarget target;
-  gboolean ok = FALSE;
+  guint64 result = 0;
 
   switch (change->kind)
     {
@@ -144,95 +143,63 @@ apply_change (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
     case CHANGE_MAXIMUM:
       /* Plan against the pool as it is now, not as it was when the call
        * arrived: another change may have run in between. */
-      if (!hpd_pool_read (kernel, pool, &now, &error))
-        break;
+      if (!hpd_pool_read (kernel, pool, &now, error))
+        return NULL;
       target = change->kind == CHANGE_MINIMUM
         ? hpd_pool_target_for_minimum (&now, pool->can_overcommit, change->pages)
         : hpd_pool_target_for_maximum (&now, change->pages);
-      ok = hpd_pool_apply (kernel, pool, &target, &change->alloc, cancellable,
-                           &change->after, &error);
-      if (ok)
-        change->result = change->kind == CHANGE_MINIMUM
-          ? hpd_pool_counters_held (&change->after)
-          : hpd_pool_counters_maximum (&change->after);
+      if (!hpd_pool_apply (kernel, pool, &target, &change->alloc, cancellable, &after, error))
+        return NULL;
+      result = change->kind == CHANGE_MINIMUM
+        ? hpd_pool_counters_held (&after)
+        : hpd_pool_counters_maximum (&after);
       break;
 
     case CHANGE_NODE:
-      ok = hpd_pool_apply_node (kernel, pool, change->node, change->pages,
-                                &change->alloc, cancellable, &change->result, &error);
+      if (!hpd_pool_apply_node (kernel, pool, change->node, change->pages,
+                                &change->alloc, cancellable, &result, error))
+        return NULL;
       break;
 
     case CHANGE_DEMOTE:
-      ok = hpd_pool_demote (kernel, pool, change->pages, &change->result, &error);
+      if (!hpd_pool_demote (kernel, pool, change->pages, &result, error))
+        return NULL;
       break;
 
     default:
       g_assert_not_reached ();
     }
 
-  if (ok)
-    g_task_return_boolean (task, TRUE);
-  else
-    g_task_return_error (task, g_steal_pointer (&error));
+  return g_variant_new ("(t)", result);
 }
 
 static void
-change_applied (GObject *source, GAsyncResult *result, gpointer user_data)
+change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
 {
-  g_autoptr(Change) change = user_data;
+  Change *change = data;
   HpdPageSize *self = change->self;
-  g_autoptr(GError) error = NULL;
   const char *what = change_description (change->kind);
+  g_autofree char *where = change->kind == CHANGE_NODE
+    ? g_strdup_printf (" on node %u", change->node) : g_strdup ("");
+  guint64 result;
 
   /* Whatever happened, show the kernel's state as it is now. */
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
-
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
-    {
-      g_warning ("uid %u (pid %u): changing the %s %s to %" G_GUINT64_FORMAT " failed: %s",
-                 change->caller->uid, change->caller->pid, self->pool->name, what,
-                 change->pages, error->message);
-      return_error (change->invocation, error);
-      return;
-    }
-
-  if (change->kind == CHANGE_NODE)
-    g_message ("uid %u (pid %u) set the %s pool on node %u to %" G_GUINT64_FORMAT
-               " pages; the kernel gave %" G_GUINT64_FORMAT "%s",
-               change->caller->uid, change->caller->pid, self->pool->name, change->node,
-               change->pages, change->result,
-               change->result < change->pages ? " (short)" : "");
-  else
-    g_message ("uid %u (pid %u) set the %s %s to %" G_GUINT64_FORMAT
-               " pages; the kernel gave %" G_GUINT64_FORMAT "%s",
-               change->caller->uid, change->caller->pid, self->pool->name, what,
-               change->pages, change->result,
-               change->result != change->pages ? " (short)" : "");
-
   g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
-  return_pages (change->invocation, change->result);
-}
 
-static void
-change_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr(Change) change = user_data;
-  HpdPageSize *self = change->self;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GTask) task = NULL;
-
-  change->caller = hpd_auth_check_finish (HPD_AUTH (source), result, &error);
-  if (change->caller == NULL)
+  if (reply == NULL)
     {
-      return_error (change->invocation, error);
+      g_warning ("uid %u (pid %u): changing the %s %s%s to %" G_GUINT64_FORMAT " failed: %s",
+                 caller->uid, caller->pid, self->pool->name, what, where,
+                 change->pages, error->message);
       return;
     }
 
-  /* From here on change_applied owns the change and sends the reply. */
-  task = g_task_new (self, NULL, change_applied, change);
-  g_task_set_task_data (task, g_steal_pointer (&change), NULL);
-  if (!hpd_queue_push (hpd_daemon_get_queue (self->daemon), task, apply_change, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
+  g_variant_get (reply, "(t)", &result);
+  g_message ("uid %u (pid %u) set the %s %s%s to %" G_GUINT64_FORMAT
+             " pages; the kernel gave %" G_GUINT64_FORMAT "%s",
+             caller->uid, caller->pid, self->pool->name, what, where,
+             change->pages, result, result != change->pages ? " (short)" : "");
 }
 
 static void
@@ -247,7 +214,6 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
 
   change->kind = kind;
   change->self = g_object_ref (self);
-  change->invocation = g_object_ref (invocation);
   change->node = node;
   change->pages = pages;
   change->alloc = *alloc;
@@ -260,8 +226,8 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
       polkit_details_insert (details, "node", node_text);
     }
 
-  hpd_auth_check_async (hpd_daemon_get_auth (self->daemon), invocation, details,
-                        NULL, change_authorized, change);
+  hpd_job_run (self->daemon, invocation, details, apply_change, change_done,
+               change, (GDestroyNotify) change_free);
 }
 
 /* Options of the pool methods. Which ones a method accepts is its own. */
@@ -324,7 +290,7 @@ handle_set_minimum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invoca
 
   if (!prepare (self, options, TRUE, pages, &opts, &alloc, &now, &error))
     {
-      return_error (invocation, error);
+      hpd_job_return_error (invocation, error);
       return TRUE;
     }
 
@@ -353,7 +319,7 @@ handle_set_maximum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invoca
 
   if (!prepare (self, options, FALSE, pages, &opts, &alloc, &now, &error))
     {
-      return_error (invocation, error);
+      hpd_job_return_error (invocation, error);
       return TRUE;
     }
 
@@ -392,7 +358,7 @@ handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *inv
 
   if (!parse_pool_options (options, TRUE, &opts, &alloc, &error))
     {
-      return_error (invocation, error);
+      hpd_job_return_error (invocation, error);
       return TRUE;
     }
   if (!hpd_pool_has_node (self->pool, node))
@@ -404,7 +370,7 @@ handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *inv
     }
   if (!read_counters (self, &now, &error))
     {
-      return_error (invocation, error);
+      hpd_job_return_error (invocation, error);
       return TRUE;
     }
 
@@ -422,7 +388,7 @@ handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *inv
     }
   if (!hpd_daemon_check_pool_memory (self->daemon, self->pool, pages + elsewhere, &error))
     {
-      return_error (invocation, error);
+      hpd_job_return_error (invocation, error);
       return TRUE;
     }
 
@@ -447,7 +413,7 @@ handle_demote (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
   if (!parse_pool_options (options, FALSE, &opts, &alloc, &error) ||
       !read_counters (self, &now, &error))
     {
-      return_error (invocation, error);
+      hpd_job_return_error (invocation, error);
       return TRUE;
     }
   if (self->pool->demote_size == 0)
@@ -469,9 +435,20 @@ handle_demote (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
   return TRUE;
 }
 
+static gboolean
+handle_create_mount (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
+                     const char *scope, const char *owner, GVariant *options)
+{
+  HpdPageSize *self = HPD_PAGE_SIZE (object);
+
+  hpd_mount_calls_create (self->daemon, invocation, scope, owner, options, self->pool);
+  return TRUE;
+}
+
 static void
 hpd_page_size_iface_init (HpDBusManagerPageSizeIface *iface)
 {
+  iface->handle_create_mount = handle_create_mount;
   iface->handle_set_minimum = handle_set_minimum;
   iface->handle_set_maximum = handle_set_maximum;
   iface->handle_set_node_pages = handle_set_node_pages;

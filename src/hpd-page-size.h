@@ -14,5 +14,6 @@ G_DECLARE_FINAL_TYPE (HpdPageSize, hpd_page_size, HPD, PAGE_SIZE,
                       HpDBusManagerPageSizeSkeleton)
 
 HpdPageSize *hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool);
+void hpd_page_size_refresh_mounts (HpdPageSize *self);
 
 G_END_DECLS

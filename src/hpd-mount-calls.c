@@ -1,0 +1,251 @@
+#include "config.h"
+
+#include "hp-error.h"
+#include "hpd-daemon.h"
+#include "hpd-job.h"
+#include "hpd-mount-calls.h"
+#include "hpd-mounts.h"
+#include "hpd-options.h"
+
+typedef struct {
+  HpdDaemon *daemon;
+  char *root;
+  GPtrArray *specs;     /* HpdMountSpec, ascending page size */
+  GPtrArray *paths;     /* char *, same order */
+  GArray *exists;       /* gboolean: already mounted as asked */
+  gboolean single;
+  char *unmount_path;   /* for Unmount */
+} MountCall;
+
+static void
+mount_call_free (MountCall *call)
+{
+  g_clear_object (&call->daemon);
+  g_free (call->root);
+  g_clear_pointer (&call->specs, g_ptr_array_unref);
+  g_clear_pointer (&call->paths, g_ptr_array_unref);
+  g_clear_pointer (&call->exists, g_array_unref);
+  g_free (call->unmount_path);
+  g_free (call);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MountCall, mount_call_free)
+
+static MountCall *
+mount_call_new (HpdDaemon *daemon)
+{
+  MountCall *call = g_new0 (MountCall, 1);
+
+  call->daemon = g_object_ref (daemon);
+  call->root = g_strdup (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)));
+  call->specs = g_ptr_array_new_with_free_func ((GDestroyNotify) hpd_mount_spec_free);
+  call->paths = g_ptr_array_new_null_terminated (0, g_free, TRUE);
+  call->exists = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  return call;
+}
+
+static GVariant *
+created_reply (MountCall *call)
+{
+  if (call->single)
+    return g_variant_new ("(s)", g_ptr_array_index (call->paths, 0));
+  return g_variant_new ("(^as)", (char **) call->paths->pdata);
+}
+
+/* Worker thread. */
+static GVariant *
+create_work (gpointer data, GCancellable *cancellable, GError **error)
+{
+  MountCall *call = data;
+
+  for (guint i = 0; i < call->specs->len; i++)
+    {
+      if (g_array_index (call->exists, gboolean, i))
+        continue;
+      if (!hpd_hugetlbfs_mount (call->root, g_ptr_array_index (call->specs, i), error))
+        {
+          /* take back what this call made: all or nothing */
+          for (guint j = 0; j < i; j++)
+            {
+              g_autoptr(GError) undo_error = NULL;
+
+              if (!g_array_index (call->exists, gboolean, j) &&
+                  !hpd_hugetlbfs_unmount (call->root, g_ptr_array_index (call->paths, j), &undo_error))
+                g_warning ("Could not take back %s: %s",
+                           (char *) g_ptr_array_index (call->paths, j), undo_error->message);
+            }
+          return NULL;
+        }
+    }
+  return created_reply (call);
+}
+
+static void
+create_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  MountCall *call = data;
+
+  hpd_daemon_refresh_mounts (call->daemon);
+  for (guint i = 0; i < call->specs->len; i++)
+    {
+      const HpdMountSpec *spec = g_ptr_array_index (call->specs, i);
+      const char *path = g_ptr_array_index (call->paths, i);
+
+      if (g_array_index (call->exists, gboolean, i))
+        continue;
+      if (reply != NULL)
+        g_message ("uid %u (pid %u) mounted hugetlbfs at %s (uid %u, gid %u, mode %04o)",
+                   caller->uid, caller->pid, path, spec->uid, spec->gid, spec->mode);
+    }
+  if (reply == NULL)
+    g_warning ("uid %u (pid %u): creating hugetlbfs mounts failed: %s",
+               caller->uid, caller->pid, error->message);
+}
+
+void
+hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                        const char *scope, const char *owner, GVariant *options,
+                        const HpdPool *only)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  GPtrArray *pools = hpd_daemon_get_pools (daemon);
+  g_autoptr(MountCall) call = mount_call_new (daemon);
+  g_autoptr(HpdMountRequest) request = NULL;
+  g_autoptr(GPtrArray) mounts = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PolkitDetails) details = NULL;
+  g_autofree char *uid = NULL;
+  g_autofree char *gid = NULL;
+  g_autofree char *mode = NULL;
+  g_autofree char *joined = NULL;
+  gboolean all_exist = TRUE;
+
+  request = hpd_mount_request_new (scope, owner, options, &error);
+  if (request == NULL)
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+
+  call->single = only != NULL;
+  mounts = hpd_mounts_read (kernel, hpd_daemon_get_default_page_size (daemon));
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      g_auto(HpdPoolCounters) c = { 0, };
+      g_autoptr(HpdMountSpec) spec = NULL;
+      g_autofree char *path = NULL;
+      const HpdMountInfo *existing;
+      gboolean exists = FALSE;
+
+      if (only != NULL && pool != only)
+        continue;
+      if (!hpd_pool_read (kernel, pool, &c, &error) ||
+          !(spec = hpd_mount_request_spec (request, pool->size, hpd_pool_counters_minimum (&c), &error)))
+        {
+          hpd_job_return_error (invocation, error);
+          return;
+        }
+
+      path = hpd_mount_spec_path (spec, call->root);
+      existing = hpd_mounts_find (mounts, path);
+      if (existing != NULL)
+        {
+          if (!hpd_mount_spec_matches (spec, existing))
+            {
+              g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_FAILED,
+                                                     "%s is already mounted with other options; "
+                                                     "unmount it first", path);
+              return;
+            }
+          exists = TRUE;
+        }
+      all_exist = all_exist && exists;
+
+      g_ptr_array_add (call->specs, g_steal_pointer (&spec));
+      g_ptr_array_add (call->paths, g_steal_pointer (&path));
+      g_array_append_val (call->exists, exists);
+    }
+
+  if (all_exist)
+    {
+      g_dbus_method_invocation_return_value (invocation, created_reply (call));
+      return;
+    }
+
+  /* the owner goes to polkit: rules can tell a user's own mount from others' */
+  details = polkit_details_new ();
+  uid = g_strdup_printf ("%u", request->uid);
+  gid = g_strdup_printf ("%u", request->gid);
+  mode = g_strdup_printf ("%04o", request->mode);
+  joined = g_strjoinv (",", (char **) call->paths->pdata);
+  polkit_details_insert (details, "scope", scope);
+  polkit_details_insert (details, "owner-uid", uid);
+  polkit_details_insert (details, "owner-gid", gid);
+  polkit_details_insert (details, "mode", mode);
+  polkit_details_insert (details, "paths", joined);
+
+  hpd_job_run (daemon, invocation, details, create_work, create_done,
+               g_steal_pointer (&call), (GDestroyNotify) mount_call_free);
+}
+
+static GVariant *
+unmount_work (gpointer data, GCancellable *cancellable, GError **error)
+{
+  MountCall *call = data;
+
+  if (!hpd_hugetlbfs_unmount (call->root, call->unmount_path, error))
+    return NULL;
+  return g_variant_new ("()");
+}
+
+static void
+unmount_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  MountCall *call = data;
+
+  hpd_daemon_refresh_mounts (call->daemon);
+  if (reply != NULL)
+    g_message ("uid %u (pid %u) unmounted %s", caller->uid, caller->pid, call->unmount_path);
+  else
+    g_warning ("uid %u (pid %u): unmounting %s failed: %s", caller->uid, caller->pid,
+               call->unmount_path, error->message);
+}
+
+void
+hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                         const char *path, GVariant *options)
+{
+  g_autoptr(MountCall) call = mount_call_new (daemon);
+  g_autoptr(GPtrArray) mounts = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(PolkitDetails) details = NULL;
+
+  if (!hpd_options_parse (options, NULL, 0, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+  if (!hpd_mount_path_is_valid (path))
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                     "The path must be absolute and normalized, "
+                                                     "without control characters");
+      return;
+    }
+
+  mounts = hpd_mounts_read (hpd_daemon_get_kernel (daemon),
+                            hpd_daemon_get_default_page_size (daemon));
+  if (hpd_mounts_find (mounts, path) == NULL)
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_MOUNTED,
+                                             "%s is not a hugetlbfs mount", path);
+      return;
+    }
+
+  call->unmount_path = g_strdup (path);
+  details = polkit_details_new ();
+  polkit_details_insert (details, "path", path);
+  hpd_job_run (daemon, invocation, details, unmount_work, unmount_done,
+               g_steal_pointer (&call), (GDestroyNotify) mount_call_free);
+}

@@ -1,0 +1,22 @@
+/* The bus methods that make and remove hugetlbfs mounts, shared by the
+ * Manager (CreateMounts, Unmount) and the PageSize objects (CreateMount). */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-pool.h"
+
+G_BEGIN_DECLS
+
+typedef struct _HpdDaemon HpdDaemon;
+
+/* One mount for @pool, replying "(s)", or, with @pool NULL, one per page
+ * size, replying "(as)". */
+void hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                             const char *scope, const char *owner,
+                             GVariant *options, const HpdPool *pool);
+
+void hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                              const char *path, GVariant *options);
+
+G_END_DECLS

@@ -1,0 +1,59 @@
+/* What CreateMount(s), Unmount and the Mounts properties share: reading the
+ * hugetlbfs mounts, turning them into bus values, and turning bus arguments
+ * into a checked mount specification. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-hugetlbfs.h"
+#include "hpd-kernel.h"
+#include "hpd-mountinfo.h"
+#include "hpd-pool.h"
+
+G_BEGIN_DECLS
+
+/* The hugetlbfs mounts in <root>/proc/self/mountinfo; a mount that does not
+ * name its page size has the default one. */
+GPtrArray *hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size);
+
+/* a(sa{sv}) for Manager.Mounts */
+GVariant *hpd_mounts_to_variant (GPtrArray *mounts, const char *root);
+/* as for PageSize.Mounts */
+GStrv hpd_mounts_paths_of_size (GPtrArray *mounts, guint64 page_size);
+/* The mount on top at @path, or NULL. */
+const HpdMountInfo *hpd_mounts_find (GPtrArray *mounts, const char *path);
+
+/* The arguments of CreateMount(s), checked, with the owner resolved. */
+typedef struct {
+  HpdMountScope scope;
+  char *owner_name;     /* resolved name, for the path */
+  guint32 uid;
+  guint32 gid;
+  guint32 mode;
+  GVariant *max_size;   /* t or s, NULL if not given */
+  GVariant *min_size;
+  guint64 max_inodes;
+} HpdMountRequest;
+
+void hpd_mount_request_free (HpdMountRequest *request);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdMountRequest, hpd_mount_request_free)
+
+HpdMountRequest *hpd_mount_request_new (const char *scope, const char *owner,
+                                        GVariant *options, GError **error);
+
+/* The mount for one page size; @persistent_pages is the pool's Minimum, which
+ * percentages are taken of. Refuses limits that round to zero pages. */
+HpdMountSpec *hpd_mount_request_spec (const HpdMountRequest *request,
+                                      guint64 page_size, guint64 persistent_pages,
+                                      GError **error);
+
+char *hpd_mount_spec_path (const HpdMountSpec *spec, const char *root);
+
+/* Whether an existing mount is what @spec would make. A percentage limit
+ * matches any size limit: its value depends on the pool at mount time. */
+gboolean hpd_mount_spec_matches (const HpdMountSpec *spec, const HpdMountInfo *info);
+
+/* A path as a caller may name it: absolute, normalized, printable. */
+gboolean hpd_mount_path_is_valid (const char *path);
+
+G_END_DECLS
