@@ -1,1 +1,213 @@
-int main(void){return 0;}
+/* hugepagesctl: administers huge page pools through hugepagesd. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "hp-error.h"
+#include "hpctl.h"
+
+typedef struct {
+  const char *name;
+  const char *arguments;
+  int (*run) (HpctlContext *ctx, GStrv args);
+  const char *summary;
+} HpctlCommand;
+
+static const HpctlCommand commands[] = {
+  { "status", "", hpctl_status, "Show the service, the machine and every pool" },
+  { "page-sizes", "[--all]", hpctl_page_sizes, "List huge page sizes in bytes (pagesize -H, -a)" },
+  { "pools", "[--long|--nodes]", hpctl_pools, "List the pools (hugeadm --pool-list)" },
+  { "set-min", "SIZE AMOUNT", hpctl_set_min, "Set the persistent pool of a size" },
+  { "set-max", "SIZE AMOUNT", hpctl_set_max, "Set how far a pool may grow on demand" },
+  { "set-node", "NODE SIZE AMOUNT", hpctl_set_node, "Set the persistent pool on one NUMA node" },
+  { "demote", "SIZE COUNT", hpctl_demote, "Split free pages into pages of the demote size" },
+};
+
+int
+hpctl_usage_error (const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_printerr ("%s: %s\n", g_get_prgname (), message);
+  return HPCTL_EXIT_USAGE;
+}
+
+int
+hpctl_fail (const GError *error)
+{
+  g_autoptr(GError) copy = g_error_copy (error);
+
+  /* The D-Bus error name is for programs, the message is for people. */
+  g_dbus_error_strip_remote_error (copy);
+  g_printerr ("%s: %s\n", g_get_prgname (), copy->message);
+  return HPCTL_EXIT_ERROR;
+}
+
+void
+hpctl_context_clear (HpctlContext *ctx)
+{
+  g_clear_pointer (&ctx->agent, hpctl_agent_stop);
+  g_clear_object (&ctx->manager);
+  g_clear_object (&ctx->bus);
+}
+
+/* GOption takes any argument that starts with '-' for an option, but
+ * "-4" and "-1G" are relative amounts. Such arguments get a leading space
+ * while the options are parsed; so that this can be undone exactly,
+ * arguments that already start with a space get one more. */
+static gboolean
+needs_hiding (const char *arg)
+{
+  return (arg[0] == '-' && g_ascii_isdigit (arg[1])) || arg[0] == ' ';
+}
+
+gboolean
+hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args)
+{
+  gboolean no_ask_password = FALSE;
+  const GOptionEntry common[] = {
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask_password,
+      "Do not ask for a password; fail if authorization needs one", NULL },
+    { NULL }
+  };
+  g_autoptr(GError) error = NULL;
+  /* not owned: GOption keeps the strings it leaves in place */
+  g_autoptr(GPtrArray) hidden = g_ptr_array_new ();
+  GStrv argv = *args;
+
+  g_option_context_add_main_entries (options, common, NULL);
+
+  for (gsize i = 1; argv[i] != NULL && strcmp (argv[i], "--") != 0; i++)
+    if (needs_hiding (argv[i]))
+      {
+        char *marked = g_strconcat (" ", argv[i], NULL);
+        g_free (argv[i]);
+        argv[i] = marked;
+        g_ptr_array_add (hidden, marked);
+      }
+
+  if (!g_option_context_parse_strv (options, args, &error))
+    {
+      hpctl_usage_error ("%s", error->message);
+      return FALSE;
+    }
+
+  /* GOption leaves the "--" that ended the options among the arguments. */
+  argv = *args;
+  for (gsize i = 1; argv[i] != NULL; i++)
+    if (strcmp (argv[i], "--") == 0)
+      {
+        g_free (argv[i]);
+        memmove (&argv[i], &argv[i + 1], (g_strv_length (&argv[i + 1]) + 1) * sizeof (char *));
+        break;
+      }
+
+  for (gsize i = 1; argv[i] != NULL; i++)
+    if (g_ptr_array_find (hidden, argv[i], NULL))
+      memmove (argv[i], argv[i] + 1, strlen (argv[i]));
+
+  if (no_ask_password)
+    ctx->ask_password = FALSE;
+  return TRUE;
+}
+
+static char *
+describe_commands (void)
+{
+  GString *text = g_string_new ("Commands:\n");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *usage = g_strdup_printf ("%s %s", commands[i].name, commands[i].arguments);
+      g_string_append_printf (text, "  %-28s %s\n", usage, commands[i].summary);
+    }
+
+  g_string_append (text,
+    "\n"
+    "SIZE is a huge page size: 2M, 1G, 2097152 (bytes) or DEFAULT.\n"
+    "AMOUNT is a number of pages (512) or of bytes (1G, 512M) that is a whole\n"
+    "number of pages; a leading + or - changes the current value by that much.\n"
+    "Numbers are decimal; anything else is an error.\n"
+    "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
+    "polkit agent is running.\n"
+    "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"
+    "\n"
+    "Exit status:\n"
+    "  0  success\n"
+    "  1  error (including not authorized)\n"
+    "  2  usage error: bad command, option, SIZE or AMOUNT\n"
+    "  3  the kernel did not give the requested number of pages");
+  return g_string_free (text, FALSE);
+}
+
+static const HpctlCommand *
+find_command (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (commands[i].name, name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_auto(HpctlContext) ctx = { .ask_password = TRUE };
+  gboolean no_ask_password = FALSE, version = FALSE;
+  const GOptionEntry entries[] = {
+    { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask_password,
+      "Do not ask for a password; fail if authorization needs one", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version,
+      "Print the version and exit", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) options = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *description = describe_commands ();
+  g_auto(GStrv) args = g_strdupv (argv);
+  g_auto(GStrv) command_args = NULL;
+  const HpctlCommand *command;
+
+  setlocale (LC_ALL, "");
+  g_set_prgname ("hugepagesctl");
+
+  /* Remote errors must come back as HP_ERROR codes. */
+  (void) HP_ERROR;
+
+  options = g_option_context_new ("COMMAND [ARGUMENT…]");
+  /* Stop at the command: what follows is the command's to parse. */
+  g_option_context_set_strict_posix (options, TRUE);
+  g_option_context_set_summary (options, "Administer huge page pools through hugepagesd.");
+  g_option_context_set_description (options, description);
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!g_option_context_parse_strv (options, &args, &error))
+    return hpctl_usage_error ("%s", error->message);
+
+  if (version)
+    {
+      g_print ("hugepagesctl %s\n", VERSION);
+      return HPCTL_EXIT_OK;
+    }
+  if (no_ask_password)
+    ctx.ask_password = FALSE;
+
+  if (args[1] == NULL)
+    {
+      g_autofree char *help = g_option_context_get_help (options, TRUE, NULL);
+      g_printerr ("%s", help);
+      return HPCTL_EXIT_USAGE;
+    }
+
+  command = find_command (args[1]);
+  if (command == NULL)
+    return hpctl_usage_error ("unknown command '%s'; see 'hugepagesctl --help'", args[1]);
+
+  command_args = g_strdupv (args + 1);
+  return command->run (&ctx, command_args);
+}

@@ -9,6 +9,18 @@
 #define CHECK_TIMEOUT_S 25
 #define INTERACTIVE_CHECK_TIMEOUT_S 300
 
+/* What a refusal tells the caller it was not allowed to do. */
+static const struct {
+  const char *action;
+  const char *refused;
+} action_refusals[] = {
+  { HP_ACTION_CONFIGURE_POOLS,    "Not authorized to configure huge page pools" },
+  { HP_ACTION_MANAGE_MOUNTS,      "Not authorized to manage hugetlbfs mounts" },
+  { HP_ACTION_CONFIGURE_TUNABLES, "Not authorized to change memory tunables" },
+  { HP_ACTION_CONFIGURE_BOOT,     "Not authorized to change the boot configuration" },
+  { HP_ACTION_INSPECT_USAGE,      "Not authorized to see other users' huge page usage" },
+};
+
 static const struct {
   const char *interface_name;
   const char *method_name;
@@ -31,6 +43,15 @@ hpd_auth_action_for_method (const char *interface_name, const char *method_name)
         g_strcmp0 (method_actions[i].method_name, method_name) == 0)
       return method_actions[i].action;
   return NULL;
+}
+
+static const char *
+refusal_for (const char *action)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (action_refusals); i++)
+    if (g_strcmp0 (action_refusals[i].action, action) == 0)
+      return action_refusals[i].refused;
+  return "Not authorized";
 }
 
 void
@@ -187,10 +208,14 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
   if (!polkit_authorization_result_get_is_authorized (auth))
     {
       if (polkit_authorization_result_get_is_challenge (auth) && !check->interactive)
-        deny (task, "Not authorized: authentication is required, "
-                    "but the caller did not allow interactive authorization");
+        {
+          g_autofree char *message = g_strdup_printf ("%s: authentication is required, but the "
+                                                      "caller did not allow interactive authorization",
+                                                      refusal_for (check->action));
+          deny (task, message);
+        }
       else
-        deny (task, "Not authorized");
+        deny (task, refusal_for (check->action));
       return;
     }
 

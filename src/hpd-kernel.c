@@ -106,7 +106,10 @@ hpd_kernel_write_counter (HpdKernel *self, const char *relative, guint64 value,
   ssize_t written;
   int fd, saved_errno;
 
-  fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  /* O_TRUNC changes nothing on sysfs and procfs (a shell's `echo N >` uses
+   * it too), but under --kernel-root the files are plain files, where a
+   * shorter number must not leave the tail of a longer one behind. */
+  fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     {
       saved_errno = errno;

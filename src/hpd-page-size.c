@@ -256,7 +256,7 @@ parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
   if (out->timeout_ms > MAX_HARD_TIMEOUT_MS)
     {
       g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "timeout-ms must be at most %u", MAX_HARD_TIMEOUT_MS);
+                   "timeout-ms must be at most %u (10 minutes)", MAX_HARD_TIMEOUT_MS);
       return FALSE;
     }
 
@@ -329,7 +329,7 @@ handle_set_maximum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invoca
       g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
                                              "The kernel does not allow overcommitting %s pages, "
                                              "so their maximum is their minimum (%" G_GUINT64_FORMAT
-                                             "); use SetMinimum", self->pool->name,
+                                             "); change the minimum instead", self->pool->name,
                                              hpd_pool_counters_minimum (&now));
       return TRUE;
     }

@@ -115,6 +115,8 @@ hp_parse_amount (const char *text, guint64 page_size, HpAmount *amount,
                  GError **error)
 {
   HpAmountKind kind = HP_AMOUNT_SET;
+  const char *original = text;
+  g_autoptr(GError) local_error = NULL;
   gboolean has_unit;
   guint64 value;
 
@@ -132,8 +134,13 @@ hp_parse_amount (const char *text, guint64 page_size, HpAmount *amount,
       text++;
     }
 
-  if (!parse_number_with_unit (text, &value, &has_unit, error))
-    return FALSE;
+  /* messages quote the amount as written, sign included */
+  if (!parse_number_with_unit (text, &value, &has_unit, &local_error))
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "'%s' is not a number of pages or an amount of memory", original);
+      return FALSE;
+    }
 
   if (has_unit)
     {
@@ -141,7 +148,7 @@ hp_parse_amount (const char *text, guint64 page_size, HpAmount *amount,
         {
           g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
                        "%s is not a whole number of %" G_GUINT64_FORMAT "-byte pages",
-                       text, page_size);
+                       original, page_size);
           return FALSE;
         }
       value /= page_size;

@@ -1,0 +1,205 @@
+/* The connection to hugepagesd and the objects a command works on. */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "hp-error.h"
+#include "hp-names.h"
+#include "hp-units.h"
+#include "hpctl.h"
+
+/* Reading needs no authorization and the service answers from sysfs. */
+#define READ_TIMEOUT_MS 25000
+
+static gboolean
+cannot_reach (const char *reason)
+{
+  g_printerr ("%s: cannot reach hugepagesd on the system bus: %s\n", g_get_prgname (), reason);
+  return FALSE;
+}
+
+gboolean
+hpctl_connect (HpctlContext *ctx)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *version = NULL;
+
+  g_return_val_if_fail (ctx->bus == NULL, FALSE);
+
+  ctx->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  if (ctx->bus == NULL)
+    return cannot_reach (error->message);
+
+  /* A proxy for a missing name is created without complaint and just has
+   * no properties; a ping starts the service if needed and says why not. */
+  reply = g_dbus_connection_call_sync (ctx->bus, HP_BUS_NAME, HP_MANAGER_PATH,
+                                       "org.freedesktop.DBus.Peer", "Ping", NULL, NULL,
+                                       G_DBUS_CALL_FLAGS_NONE, READ_TIMEOUT_MS, NULL, &error);
+  if (reply == NULL)
+    {
+      g_dbus_error_strip_remote_error (error);
+      return cannot_reach (error->message);
+    }
+
+  ctx->manager = hp_dbus_manager_proxy_new_sync (ctx->bus,
+                                                 G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
+                                                 G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
+                                                 HP_BUS_NAME, HP_MANAGER_PATH, NULL, &error);
+  if (ctx->manager == NULL)
+    {
+      g_dbus_error_strip_remote_error (error);
+      return cannot_reach (error->message);
+    }
+  g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (ctx->manager), READ_TIMEOUT_MS);
+
+  version = hp_dbus_manager_dup_version (ctx->manager);
+  if (version == NULL)
+    return cannot_reach ("it did not return its properties");
+  return TRUE;
+}
+
+gboolean
+hpctl_check_size_syntax (const char *text, GError **error)
+{
+  guint64 bytes;
+
+  if (strcmp (text, "DEFAULT") == 0)
+    return TRUE;
+  if (g_ascii_strcasecmp (text, "DEFAULT") == 0)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "'%s' is not a size; the default size is spelt DEFAULT", text);
+      return FALSE;
+    }
+  return hp_parse_size (text, &bytes, error);
+}
+
+static char *
+list_sizes (GVariant *sizes)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (gsize i = 0; i < g_variant_n_children (sizes); i++)
+    {
+      g_autofree char *name = NULL;
+      guint64 size;
+
+      g_variant_get_child (sizes, i, "t", &size);
+      name = hp_size_name (size);
+      g_string_append_printf (text, "%s%s", i > 0 ? ", " : "", name);
+    }
+  return g_strdup (text->len > 0 ? text->str : "none");
+}
+
+gboolean
+hpctl_resolve_size (HpctlContext *ctx, const char *text, guint64 *size, GError **error)
+{
+  GVariant *sizes = hp_dbus_manager_get_page_sizes (ctx->manager);
+  g_autofree char *available = NULL;
+  guint64 wanted;
+
+  /* Exactly as hugeadm spells it, so scripts carry over. */
+  if (strcmp (text, "DEFAULT") == 0)
+    {
+      wanted = hp_dbus_manager_get_default_page_size (ctx->manager);
+      if (wanted == 0)
+        {
+          g_set_error_literal (error, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                               "the kernel has no default huge page size");
+          return FALSE;
+        }
+    }
+  else if (!hp_parse_size (text, &wanted, error))
+    return FALSE;
+
+  for (gsize i = 0; sizes != NULL && i < g_variant_n_children (sizes); i++)
+    {
+      guint64 offered;
+
+      g_variant_get_child (sizes, i, "t", &offered);
+      if (offered == wanted)
+        {
+          *size = wanted;
+          return TRUE;
+        }
+    }
+
+  available = sizes != NULL ? list_sizes (sizes) : g_strdup ("none");
+  g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+               "'%s' is not a huge page size of this machine (available: %s)",
+               text, available);
+  return FALSE;
+}
+
+HpDBusManagerPageSize *
+hpctl_get_page_size (HpctlContext *ctx, guint64 size, GError **error)
+{
+  g_autofree char *path = g_strdup_printf (HP_PAGE_SIZE_PATH_PREFIX "%" G_GUINT64_FORMAT "kB",
+                                           size / 1024);
+  g_autoptr(HpDBusManagerPageSize) page_size = NULL;
+  g_autofree char *name = NULL;
+
+  page_size = hp_dbus_manager_page_size_proxy_new_sync (ctx->bus,
+                                                        G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
+                                                        G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
+                                                        HP_BUS_NAME, path, NULL, error);
+  if (page_size == NULL)
+    return NULL;
+  g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (page_size), READ_TIMEOUT_MS);
+
+  /* The proxy swallows a failed GetAll; an object without properties is
+   * one the service does not have. */
+  name = hp_dbus_manager_page_size_dup_name (page_size);
+  if (name == NULL || hp_dbus_manager_page_size_get_size (page_size) != size)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
+                   "hugepagesd has no pool object at %s", path);
+      return NULL;
+    }
+  return g_steal_pointer (&page_size);
+}
+
+static gint
+compare_size (gconstpointer a, gconstpointer b)
+{
+  guint64 x = hp_dbus_manager_page_size_get_size (*(HpDBusManagerPageSize * const *) a);
+  guint64 y = hp_dbus_manager_page_size_get_size (*(HpDBusManagerPageSize * const *) b);
+
+  return x < y ? -1 : x > y;
+}
+
+GPtrArray *
+hpctl_get_page_sizes (HpctlContext *ctx, GError **error)
+{
+  GVariant *sizes = hp_dbus_manager_get_page_sizes (ctx->manager);
+  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (gsize i = 0; sizes != NULL && i < g_variant_n_children (sizes); i++)
+    {
+      HpDBusManagerPageSize *page_size;
+      guint64 size;
+
+      g_variant_get_child (sizes, i, "t", &size);
+      page_size = hpctl_get_page_size (ctx, size, error);
+      if (page_size == NULL)
+        return NULL;
+      g_ptr_array_add (result, page_size);
+    }
+
+  /* The API promises ascending order; the output formats depend on it. */
+  g_ptr_array_sort (result, compare_size);
+  return g_steal_pointer (&result);
+}
+
+GDBusCallFlags
+hpctl_prepare_interactive (HpctlContext *ctx)
+{
+  if (!ctx->ask_password)
+    return G_DBUS_CALL_FLAGS_NONE;
+
+  if (ctx->agent == NULL && isatty (STDIN_FILENO))
+    ctx->agent = hpctl_agent_start ();
+  return G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+}

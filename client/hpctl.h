@@ -1,0 +1,75 @@
+/* hugepagesctl: shared pieces of the command-line client. Every command is
+ * one function taking the context and its own arguments (command name
+ * first) and returning the exit status. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hp-dbus-generated.h"
+
+G_BEGIN_DECLS
+
+/* Documented in --help; scripts rely on them. */
+typedef enum {
+  HPCTL_EXIT_OK = 0,
+  HPCTL_EXIT_ERROR = 1,
+  HPCTL_EXIT_USAGE = 2,
+  HPCTL_EXIT_SHORTFALL = 3,
+} HpctlExit;
+
+/* A pkttyagent we started, if any. */
+typedef struct _HpctlAgent HpctlAgent;
+
+HpctlAgent *hpctl_agent_start (void);
+void hpctl_agent_stop (HpctlAgent *agent);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpctlAgent, hpctl_agent_stop)
+
+typedef struct {
+  gboolean ask_password;
+  GDBusConnection *bus;       /* set by hpctl_connect () */
+  HpDBusManager *manager;     /* set by hpctl_connect () */
+  HpctlAgent *agent;
+} HpctlContext;
+
+void hpctl_context_clear (HpctlContext *ctx);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpctlContext, hpctl_context_clear)
+
+/* Messages: one line on stderr, prefixed with the program name. */
+int hpctl_usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+int hpctl_fail (const GError *error);
+
+/* Parses a command's options. @args holds the command name and its
+ * arguments; afterwards it holds the command name and the positional
+ * arguments. Adds --no-ask-password. Prints the error itself. */
+gboolean hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args);
+
+/* Connects to hugepagesd; prints why not itself. */
+gboolean hpctl_connect (HpctlContext *ctx);
+
+/* Syntax of a SIZE, checked without the service. */
+gboolean hpctl_check_size_syntax (const char *text, GError **error);
+
+/* A SIZE argument: "DEFAULT" or hp_parse_size (), and one of PageSizes. */
+gboolean hpctl_resolve_size (HpctlContext *ctx, const char *text, guint64 *size,
+                             GError **error);
+
+HpDBusManagerPageSize *hpctl_get_page_size (HpctlContext *ctx, guint64 size,
+                                            GError **error);
+
+/* Every PageSize proxy, ascending by size. */
+GPtrArray *hpctl_get_page_sizes (HpctlContext *ctx, GError **error);
+
+/* Flags for a call that may need authorization; starts an agent first if
+ * one may be needed. */
+GDBusCallFlags hpctl_prepare_interactive (HpctlContext *ctx);
+
+/* The commands. */
+int hpctl_status (HpctlContext *ctx, GStrv args);
+int hpctl_page_sizes (HpctlContext *ctx, GStrv args);
+int hpctl_pools (HpctlContext *ctx, GStrv args);
+int hpctl_set_min (HpctlContext *ctx, GStrv args);
+int hpctl_set_max (HpctlContext *ctx, GStrv args);
+int hpctl_set_node (HpctlContext *ctx, GStrv args);
+int hpctl_demote (HpctlContext *ctx, GStrv args);
+
+G_END_DECLS
