@@ -245,7 +245,8 @@ hpd_daemon_check_pool_memory (HpdDaemon *self, const HpdPool *pool,
 
       if (other == pool || !hpd_pool_read (self->kernel, other, &c, NULL))
         continue;
-      if (!hp_pages_to_bytes (hpd_pool_counters_held (&c), other->size, &held) ||
+      /* what the other pool holds right now, surplus included */
+      if (!hp_pages_to_bytes (c.total, other->size, &held) ||
           held > G_MAXUINT64 - others)
         others = G_MAXUINT64;
       else

@@ -151,10 +151,12 @@ apply_change (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
         : hpd_pool_target_for_maximum (&now, change->pages);
       ok = hpd_pool_apply (kernel, pool, &target, &change->alloc, cancellable,
                            &change->after, &error);
+      /* In-use pages a shrink could not free stay allocated as surplus:
+       * report them, a shrink to 0 that left 2 pages is not 0. */
       if (ok)
         change->result = change->kind == CHANGE_MINIMUM
-          ? hpd_pool_counters_held (&change->after)
-          : hpd_pool_counters_maximum (&change->after);
+          ? hpd_pool_counters_kept (&now, &change->after)
+          : MAX (hpd_pool_counters_maximum (&change->after), change->after.total);
       break;
 
     case CHANGE_NODE:
@@ -331,8 +333,7 @@ handle_set_minimum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invoca
   target = hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, pages);
   if (opts.dry_run)
     return_pages (invocation, target.minimum);
-  else if (target.minimum == hpd_pool_counters_held (&now) &&
-           target.minimum == hpd_pool_counters_minimum (&now) &&
+  else if (target.minimum == hpd_pool_counters_minimum (&now) &&
            target.maximum == hpd_pool_counters_maximum (&now))
     return_pages (invocation, target.minimum);
   else
