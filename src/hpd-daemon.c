@@ -25,6 +25,7 @@ struct _HpdDaemon
   GDBusObjectManagerServer *object_manager;
   HpdManager *manager;
   guint owner_id;
+  gboolean name_owned;
   gulong closed_id;
 };
 
@@ -64,9 +65,11 @@ hpd_daemon_class_init (HpdDaemonClass *klass)
 
   object_class->dispose = hpd_daemon_dispose;
 
+  /* (reason, failed): failed is FALSE only when another instance took
+   * over the name, which is no reason for a service manager to restart us */
   signals[SIGNAL_LOST] = g_signal_new ("lost", G_TYPE_FROM_CLASS (klass),
                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                       G_TYPE_NONE, 1, G_TYPE_STRING);
+                                       G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
 }
 
 static void
@@ -105,6 +108,9 @@ hpd_daemon_new (const char *kernel_root, GError **error)
 static void
 name_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
 {
+  HpdDaemon *self = user_data;
+
+  self->name_owned = TRUE;
   g_message ("Acquired the name %s", name);
 }
 
@@ -113,8 +119,13 @@ name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
 {
   HpdDaemon *self = user_data;
 
-  g_signal_emit (self, signals[SIGNAL_LOST], 0,
-                 connection ? "Lost the bus name" : "Could not connect to the bus");
+  if (connection == NULL)
+    g_signal_emit (self, signals[SIGNAL_LOST], 0, "Could not connect to the bus", TRUE);
+  else if (self->name_owned)
+    g_signal_emit (self, signals[SIGNAL_LOST], 0, "Another instance replaced this one", FALSE);
+  else
+    g_signal_emit (self, signals[SIGNAL_LOST], 0,
+                   "Could not own the bus name (another instance runs; see --replace)", TRUE);
 }
 
 static void
@@ -123,7 +134,7 @@ connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
 {
   HpdDaemon *self = user_data;
 
-  g_signal_emit (self, signals[SIGNAL_LOST], 0, "The bus connection closed");
+  g_signal_emit (self, signals[SIGNAL_LOST], 0, "The bus connection closed", TRUE);
 }
 
 void
@@ -159,7 +170,7 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->manager),
                                          connection, HP_MANAGER_PATH, &error))
     {
-      g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message);
+      g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
       return;
     }
 
