@@ -176,6 +176,14 @@ lookup_credentials (GTask *task)
                           NULL, got_credentials, task);
 }
 
+static gboolean
+polkit_has_owner (PolkitAuthority *authority)
+{
+  g_autofree char *owner = polkit_authority_get_owner (authority);
+
+  return owner != NULL;
+}
+
 static void
 checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -192,16 +200,17 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
           deny (task, "Authorization timed out");
           return;
         }
-      if (error->domain == POLKIT_ERROR)
+      /* polkitd is not on the bus: only root may go on. Any other error,
+       * such as a caller that left before polkitd looked it up, denies. */
+      if (error->domain != POLKIT_ERROR && !polkit_has_owner (POLKIT_AUTHORITY (source)))
         {
-          g_warning ("polkit refused to check %s: %s", check->action, error->message);
-          deny (task, "Authorization failed");
+          g_debug ("polkit unavailable: %s", error->message);
+          check->polkit_unavailable = TRUE;
+          lookup_credentials (task);
           return;
         }
-      /* polkitd is not on the bus: only root may go on */
-      g_debug ("polkit unavailable: %s", error->message);
-      check->polkit_unavailable = TRUE;
-      lookup_credentials (task);
+      g_debug ("Checking %s failed: %s", check->action, error->message);
+      deny (task, "Authorization failed");
       return;
     }
 

@@ -29,6 +29,7 @@ struct _HpdDaemon
   GPtrArray *page_sizes;      /* HpdPageSize */
   GUnixMountMonitor *mount_monitor;
   guint owner_id;
+  gboolean name_owned;
   gulong closed_id;
 };
 
@@ -72,9 +73,11 @@ hpd_daemon_class_init (HpdDaemonClass *klass)
 
   object_class->dispose = hpd_daemon_dispose;
 
+  /* (reason, failed): failed is FALSE only when another instance took
+   * over the name, which is no reason for a service manager to restart us */
   signals[SIGNAL_LOST] = g_signal_new ("lost", G_TYPE_FROM_CLASS (klass),
                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                       G_TYPE_NONE, 1, G_TYPE_STRING);
+                                       G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
 }
 
 static void
@@ -113,6 +116,9 @@ hpd_daemon_new (const char *kernel_root, GError **error)
 static void
 name_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
 {
+  HpdDaemon *self = user_data;
+
+  self->name_owned = TRUE;
   g_message ("Acquired the name %s", name);
 }
 
@@ -121,8 +127,13 @@ name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
 {
   HpdDaemon *self = user_data;
 
-  g_signal_emit (self, signals[SIGNAL_LOST], 0,
-                 connection ? "Lost the bus name" : "Could not connect to the bus");
+  if (connection == NULL)
+    g_signal_emit (self, signals[SIGNAL_LOST], 0, "Could not connect to the bus", TRUE);
+  else if (self->name_owned)
+    g_signal_emit (self, signals[SIGNAL_LOST], 0, "Another instance replaced this one", FALSE);
+  else
+    g_signal_emit (self, signals[SIGNAL_LOST], 0,
+                   "Could not own the bus name (another instance runs; see --replace)", TRUE);
 }
 
 static void
@@ -131,7 +142,7 @@ connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
 {
   HpdDaemon *self = user_data;
 
-  g_signal_emit (self, signals[SIGNAL_LOST], 0, "The bus connection closed");
+  g_signal_emit (self, signals[SIGNAL_LOST], 0, "The bus connection closed", TRUE);
 }
 
 void
@@ -169,7 +180,7 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
   if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->manager),
                                          connection, HP_MANAGER_PATH, &error))
     {
-      g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message);
+      g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
       return;
     }
 
@@ -281,7 +292,8 @@ hpd_daemon_check_pool_memory (HpdDaemon *self, const HpdPool *pool,
 
       if (other == pool || !hpd_pool_read (self->kernel, other, &c, NULL))
         continue;
-      if (!hp_pages_to_bytes (hpd_pool_counters_held (&c), other->size, &held) ||
+      /* what the other pool holds right now, surplus included */
+      if (!hp_pages_to_bytes (c.total, other->size, &held) ||
           held > G_MAXUINT64 - others)
         others = G_MAXUINT64;
       else

@@ -43,7 +43,9 @@ hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
     return;
 
   fc->refresh (skeleton);
-  id = g_idle_add (forget_refresh, skeleton);
+  /* High priority: forgotten before the next incoming call is dispatched,
+   * even while calls keep arriving. */
+  id = g_idle_add_full (G_PRIORITY_HIGH, forget_refresh, skeleton, NULL);
   g_object_set_qdata_full (G_OBJECT (skeleton), fresh_pending_quark (),
                            GUINT_TO_POINTER (id), remove_source);
 }

@@ -150,9 +150,11 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
         : hpd_pool_target_for_maximum (&now, change->pages);
       if (!hpd_pool_apply (kernel, pool, &target, &change->alloc, cancellable, &after, error))
         return NULL;
+      /* In-use pages a shrink could not free stay allocated as surplus:
+       * report them, a shrink to 0 that left 2 pages is not 0. */
       result = change->kind == CHANGE_MINIMUM
-        ? hpd_pool_counters_held (&after)
-        : hpd_pool_counters_maximum (&after);
+        ? hpd_pool_counters_kept (&now, &after)
+        : MAX (hpd_pool_counters_maximum (&after), after.total);
       break;
 
     case CHANGE_NODE:
@@ -297,8 +299,7 @@ handle_set_minimum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invoca
   target = hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, pages);
   if (opts.dry_run)
     return_pages (invocation, target.minimum);
-  else if (target.minimum == hpd_pool_counters_held (&now) &&
-           target.minimum == hpd_pool_counters_minimum (&now) &&
+  else if (target.minimum == hpd_pool_counters_minimum (&now) &&
            target.maximum == hpd_pool_counters_maximum (&now))
     return_pages (invocation, target.minimum);
   else

@@ -49,11 +49,11 @@ hpd_pool_counters_maximum (const HpdPoolCounters *c)
 }
 
 guint64
-hpd_pool_counters_held (const HpdPoolCounters *c)
+hpd_pool_counters_kept (const HpdPoolCounters *before, const HpdPoolCounters *after)
 {
-  guint64 stuck = c->surplus > c->overcommit ? c->surplus - c->overcommit : 0;
+  guint64 stuck = after->surplus > before->surplus ? after->surplus - before->surplus : 0;
 
-  return MIN (c->total, hpd_pool_counters_minimum (c) + stuck);
+  return MIN (after->total, hpd_pool_counters_minimum (after) + stuck);
 }
 
 const HpdNodeCounters *

@@ -47,9 +47,11 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdPoolCounters, hpd_pool_counters_clear)
 /* Derived values as hugeadm --pool-list shows them. */
 guint64 hpd_pool_counters_minimum (const HpdPoolCounters *c);
 guint64 hpd_pool_counters_maximum (const HpdPoolCounters *c);
-/* Pages the pool still holds against its minimum: Minimum plus surplus
- * pages above the overcommit limit (in-use pages a shrink could not free). */
-guint64 hpd_pool_counters_held (const HpdPoolCounters *c);
+/* What a change of the minimum achieved: the Minimum read back, plus the
+ * pages a shrink could not free because they are in use (the kernel keeps
+ * them as new surplus pages and frees them when they are released). */
+guint64 hpd_pool_counters_kept (const HpdPoolCounters *before,
+                                const HpdPoolCounters *after);
 const HpdNodeCounters *hpd_pool_counters_node (const HpdPoolCounters *c, guint node);
 
 /* All pools the kernel offers, ascending by size. */

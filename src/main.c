@@ -26,12 +26,17 @@ on_terminate (gpointer user_data)
 }
 
 static void
-on_lost (HpdDaemon *daemon, const char *reason, gpointer user_data)
+on_lost (HpdDaemon *daemon, const char *reason, gboolean failed, gpointer user_data)
 {
   Run *run = user_data;
 
-  g_warning ("%s; exiting", reason);
-  run->exit_status = EXIT_FAILURE;
+  if (failed)
+    {
+      g_warning ("%s; exiting", reason);
+      run->exit_status = EXIT_FAILURE;
+    }
+  else
+    g_message ("%s; exiting", reason);
   g_main_loop_quit (run->loop);
 }
 

@@ -36,7 +36,7 @@ Files written (below ROOT):
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 BASE_PAGE_SIZE = 4096

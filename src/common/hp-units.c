@@ -38,10 +38,11 @@ hp_parse_u64 (const char *text, guint64 *value, GError **error)
 }
 
 /* Splits "123M" into 123 and a multiplier; @has_unit says whether a unit was
- * given at all, so callers can tell pages from memory. */
+ * given at all, so callers can tell pages from memory. Messages quote
+ * @shown, the text as the user wrote it. */
 static gboolean
-parse_number_with_unit (const char *text, guint64 *bytes, gboolean *has_unit,
-                        GError **error)
+parse_number_with_unit (const char *text, const char *shown, guint64 *bytes,
+                        gboolean *has_unit, GError **error)
 {
   static const struct { const char *suffix; guint shift; } units[] = {
     { "", 0 }, { "B", 0 },
@@ -59,13 +60,16 @@ parse_number_with_unit (const char *text, guint64 *bytes, gboolean *has_unit,
   if (suffix == text)
     {
       g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "'%s' does not start with a decimal number", text);
+                   "'%s' does not start with a decimal number", shown);
       return FALSE;
     }
 
   digits = g_strndup (text, (gsize) (suffix - text));
-  if (!hp_parse_u64 (digits, &number, error))
-    return FALSE;
+  if (!hp_parse_u64 (digits, &number, NULL))
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "'%s' is too large", shown);
+      return FALSE;
+    }
 
   for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
     {
@@ -74,7 +78,7 @@ parse_number_with_unit (const char *text, guint64 *bytes, gboolean *has_unit,
       if (units[i].shift > 0 && number > (G_MAXUINT64 >> units[i].shift))
         {
           g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                       "'%s' is too large", text);
+                       "'%s' is too large", shown);
           return FALSE;
         }
       *bytes = number << units[i].shift;
@@ -83,7 +87,7 @@ parse_number_with_unit (const char *text, guint64 *bytes, gboolean *has_unit,
     }
 
   g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-               "'%s' has an unknown unit '%s' (use K, M, G or T)", text, suffix);
+               "'%s' has an unknown unit '%s' (use K, M, G or T)", shown, suffix);
   return FALSE;
 }
 
@@ -98,7 +102,7 @@ hp_parse_size (const char *text, guint64 *bytes, GError **error)
       g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "empty size");
       return FALSE;
     }
-  if (!parse_number_with_unit (text, &value, &has_unit, error))
+  if (!parse_number_with_unit (text, text, &value, &has_unit, error))
     return FALSE;
   if (value == 0)
     {
@@ -116,7 +120,6 @@ hp_parse_amount (const char *text, guint64 page_size, HpAmount *amount,
 {
   HpAmountKind kind = HP_AMOUNT_SET;
   const char *original = text;
-  g_autoptr(GError) local_error = NULL;
   gboolean has_unit;
   guint64 value;
 
@@ -135,12 +138,8 @@ hp_parse_amount (const char *text, guint64 page_size, HpAmount *amount,
     }
 
   /* messages quote the amount as written, sign included */
-  if (!parse_number_with_unit (text, &value, &has_unit, &local_error))
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "'%s' is not a number of pages or an amount of memory", original);
-      return FALSE;
-    }
+  if (!parse_number_with_unit (text, original, &value, &has_unit, error))
+    return FALSE;
 
   if (has_unit)
     {

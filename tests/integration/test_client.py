@@ -420,7 +420,7 @@ def test_not_authorized(service, ctl, polkit, fake_kernel, args):
     proc = ctl(*args)
     assert proc.returncode == 1
     assert proc.stdout == ''
-    assert proc.stderr == 'hugepagesctl: Not authorized\n'
+    assert proc.stderr == 'hugepagesctl: Not authorized to configure huge page pools\n'
     assert fake_kernel.snapshot() == before
     assert [c.flags for c in polkit.checks()] == [ALLOW_USER_INTERACTION]
 
@@ -441,7 +441,7 @@ def test_not_authorized_as_nobody(service, hugepagesctl, run_as, NOBODY, polkit,
     before = fake_kernel.snapshot()
     proc = run_as(NOBODY, [hugepagesctl, 'set-min', '2M', '4'], stdin=subprocess.DEVNULL)
     assert proc.returncode == 1
-    assert proc.stderr == 'hugepagesctl: Not authorized\n'
+    assert proc.stderr == 'hugepagesctl: Not authorized to configure huge page pools\n'
     # a dry run needs no authorization
     proc = run_as(NOBODY, [hugepagesctl, 'set-min', '--dry-run', '2M', '4'])
     assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,516 @@
+"""Fixtures of the integration tier: a private system-type dbus-daemon with the
+project's real bus policy, python-dbusmock's polkitd, and hugepagesd running
+on a fake kernel tree. Run as root with Debian's interpreter:
+
+    HUGEPAGESD_BUILDDIR=build /usr/bin/python3 -m pytest tests/integration
+
+Fixture names are stable (test_client.py and others rely on them):
+
+  builddir        the meson build dir: $HUGEPAGESD_BUILDDIR, else <repo>/build.
+  hugepagesd      path of the built daemon.
+  bus             session-wide private bus (Bus: .address, .pid, .proc,
+                  .connect()). Its config is <type>system</type>, the stock
+                  system default policy (deny own, deny method calls), an
+                  <includedir> of the repo's data/dbus (so the REAL
+                  org.hugepages.Manager.conf applies), and a test-only policy
+                  letting root own org.freedesktop.PolicyKit1 for the mock.
+                  DBUS_SYSTEM_BUS_ADDRESS points at it for the whole session
+                  (also for every child process).
+  make_bus        factory: make_bus() -> a further private Bus with the same
+                  config, stopped at teardown (for tests that kill a bus).
+  polkit          the mock polkitd on `bus`, reset for every test to: deny
+                  everything, no delay, no hang, empty call log. Methods:
+                  allow(*actions), allow_unknown(bool), set_delay(seconds),
+                  hang(bool), hang_actions(list), release(), have_hanging(),
+                  checks() -> [Check(subject, action, details, flags,
+                  cancellation_id)] of the CheckAuthorization calls so far.
+  fake_kernel     a tests/fakekernel.FakeKernel in a fresh directory. Default
+                  layout: 2 NUMA nodes, sizes 2048 kB (default) and 1048576 kB
+                  (gigantic, no overcommit file), 16 GiB MemTotal, empty pools.
+                  Change it per test with the marker
+                  @pytest.mark.fake_kernel(**FakeKernel keyword arguments).
+  service         hugepagesd on `bus` and `fake_kernel` (Service: .proc, .pid,
+                  .log_path, .log(), .args). After the test it must still be
+                  alive with the same pid, then SIGTERM must make it exit 0.
+                  Its log is attached to the report of a failing test.
+  start_service   factory: start_service(kernel_root, bus=None, args=(),
+                  wait=True, check=False) -> Service. check=True adds the
+                  alive-and-same-pid check at teardown; every service left
+                  running is stopped at teardown.
+  conn            a root Gio.DBusConnection to `bus`.
+  run_as          run_as(uid, argv, gid=None, env=None, **subprocess_kw) ->
+                  CompletedProcess: runs argv via `setpriv --reuid --regid
+                  --clear-groups` with DBUS_SYSTEM_BUS_ADDRESS of `bus` (pass
+                  env to add variables or override it); text mode, output
+                  captured, timeout 30 s.
+  run_python_as   run_python_as(uid, ops) -> results of hpdtest.CLIENT_SCRIPT
+                  (reads and calls as that user; see hpdtest.py).
+  NOBODY          the uid/gid used for unprivileged callers (65534).
+
+The service is always started with --kernel-root pointing at a temporary
+fake tree; nothing here touches the real kernel.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hpdtest  # noqa: E402
+
+sys.path.insert(0, hpdtest.TESTS_DIR)
+from fakekernel import FakeKernel  # noqa: E402
+
+from gi.repository import GLib  # noqa: E402
+
+NOBODY = 65534
+START_TIMEOUT = 10.0
+
+BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+
+  <!-- the stock system bus default policy (/usr/share/dbus-1/system.conf) -->
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus"
+           send_interface="org.freedesktop.DBus" />
+    <allow send_destination="org.freedesktop.DBus"
+           send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus"
+           send_interface="org.freedesktop.DBus.Properties"/>
+    <deny send_destination="org.freedesktop.DBus"
+          send_interface="org.freedesktop.DBus"
+          send_member="UpdateActivationEnvironment"/>
+    <deny send_destination="org.freedesktop.DBus"
+          send_interface="org.freedesktop.DBus.Debug.Stats"/>
+    <deny send_destination="org.freedesktop.DBus"
+          send_interface="org.freedesktop.systemd1.Activator"/>
+  </policy>
+
+  <!-- test only: the polkitd mock, as polkit's own policy allows it -->
+  <policy user="root">
+    <allow own="org.freedesktop.PolicyKit1"/>
+    <allow send_destination="org.freedesktop.PolicyKit1"/>
+  </policy>
+  <policy context="default">
+    <allow send_destination="org.freedesktop.PolicyKit1"
+           send_interface="org.freedesktop.PolicyKit1.Authority"/>
+    <allow send_destination="org.freedesktop.PolicyKit1"
+           send_interface="org.freedesktop.DBus.Properties"/>
+    <allow send_destination="org.freedesktop.PolicyKit1"
+           send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+
+  <!-- the project's real policy -->
+  <includedir>{policy_dir}</includedir>
+</busconfig>
+'''
+
+
+def pytest_configure(config):
+    config.addinivalue_line('markers', 'fake_kernel(**kwargs): FakeKernel arguments for the fake_kernel fixture')
+
+
+NOT_ROOT = 'hugepagesd integration tests need root (bus policy as root, setpriv clients)'
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.geteuid() != 0:
+        skip = pytest.mark.skip(reason=NOT_ROOT)
+        for item in items:
+            item.add_marker(skip)
+
+
+def pytest_report_header(config):
+    if os.geteuid() != 0:
+        return f'!!! {NOT_ROOT}: ALL SKIPPED !!!'
+    return None
+
+
+def pytest_terminal_summary(terminalreporter):
+    if os.geteuid() != 0:
+        terminalreporter.write_sep('!', f'SKIPPED: {NOT_ROOT}', red=True, bold=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        for title, path in getattr(item, '_hpd_logs', []):
+            try:
+                with open(path, errors='replace') as f:
+                    text = f.read()
+            except OSError as e:
+                text = f'(cannot read {path}: {e})'
+            report.sections.append((title, text[-20000:]))
+
+
+def attach_log(request, title, path):
+    if not hasattr(request.node, '_hpd_logs'):
+        request.node._hpd_logs = []
+    request.node._hpd_logs.append((title, path))
+
+
+@pytest.fixture(scope='session')
+def builddir():
+    path = os.environ.get('HUGEPAGESD_BUILDDIR') or os.path.join(hpdtest.REPO, 'build')
+    return os.path.abspath(path)
+
+
+@pytest.fixture(scope='session')
+def hugepagesd(builddir):
+    path = os.path.join(builddir, 'src', 'hugepagesd')
+    if not os.access(path, os.X_OK):
+        pytest.fail(f'{path} is not built (set HUGEPAGESD_BUILDDIR or build {builddir})')
+    return path
+
+
+def wait_for(predicate, timeout, what, interval=0.01):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f'timed out after {timeout}s waiting for {what}')
+        time.sleep(interval)
+
+
+class Bus:
+    """A private dbus-daemon of type system with the project's policy."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        os.chmod(directory, 0o755)  # unprivileged clients must reach the socket
+        self.socket = os.path.join(directory, 'system_bus_socket')
+        self.config = os.path.join(directory, 'bus.conf')
+        self.log_path = os.path.join(directory, 'dbus-daemon.log')
+        with open(self.config, 'w') as f:
+            f.write(BUS_CONFIG.format(socket=self.socket, policy_dir=hpdtest.POLICY_DIR))
+        with open(self.log_path, 'w') as log:
+            self.proc = subprocess.Popen(
+                ['dbus-daemon', '--config-file=' + self.config, '--nofork', '--nopidfile',
+                 '--print-address=1'],
+                stdout=subprocess.PIPE, stderr=log, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line:
+            raise RuntimeError(f'dbus-daemon did not start; see {self.log_path}')
+        self.address = line
+        self.pid = self.proc.pid
+
+    def connect(self):
+        return hpdtest.connect(self.address)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc.stdout.close()
+
+
+@pytest.fixture(scope='session')
+def _session_dir():
+    d = tempfile.mkdtemp(prefix='hpd-it-')
+    os.chmod(d, 0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope='session')
+def bus(_session_dir):
+    d = os.path.join(_session_dir, 'bus')
+    os.mkdir(d)
+    b = Bus(d)
+    old = os.environ.get('DBUS_SYSTEM_BUS_ADDRESS')
+    os.environ['DBUS_SYSTEM_BUS_ADDRESS'] = b.address
+    yield b
+    if old is None:
+        os.environ.pop('DBUS_SYSTEM_BUS_ADDRESS', None)
+    else:
+        os.environ['DBUS_SYSTEM_BUS_ADDRESS'] = old
+    b.stop()
+
+
+@pytest.fixture
+def make_bus(_session_dir, request):
+    buses = []
+
+    def make():
+        d = tempfile.mkdtemp(prefix='bus-', dir=_session_dir)
+        b = Bus(d)
+        attach_log(request, f'dbus-daemon log ({d})', b.log_path)
+        buses.append(b)
+        return b
+
+    yield make
+    for b in buses:
+        b.stop()
+
+
+@pytest.fixture(scope='session')
+def conn(bus):
+    c = bus.connect()
+    yield c
+    c.close_sync(None)
+
+
+@dataclass
+class Check:
+    subject: tuple
+    action: str
+    details: dict
+    flags: int
+    cancellation_id: str
+
+
+class Polkit:
+    """Controls python-dbusmock's polkitd template on a bus."""
+
+    NAME = 'org.freedesktop.PolicyKit1'
+    PATH = '/org/freedesktop/PolicyKit1/Authority'
+    MOCK = 'org.freedesktop.DBus.Mock'
+
+    def __init__(self, bus, log_path):
+        self.bus = bus
+        self.log_path = log_path
+        self.conn = bus.connect()
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+        with open(log_path, 'w') as log:
+            self.proc = subprocess.Popen(
+                ['/usr/bin/python3', '-m', 'dbusmock', '--system', '--template', 'polkitd'],
+                stdout=log, stderr=subprocess.STDOUT, env=env)
+        wait_for(lambda: self.proc.poll() is not None or hpdtest.has_owner(self.conn, self.NAME),
+                 START_TIMEOUT, 'the polkitd mock')
+        if self.proc.poll() is not None:
+            raise RuntimeError(f'the polkitd mock exited; see {log_path}')
+
+    def _mock(self, method, sig=None, args=None, reply=None):
+        return hpdtest.call(self.conn, self.PATH, self.MOCK, method,
+                            GLib.Variant(sig, args) if sig else None, reply, dest=self.NAME)
+
+    def reset(self):
+        assert self.proc.poll() is None, 'the polkitd mock died'
+        self._mock('SetAllowed', '(as)', ([],))
+        self._mock('AllowUnknown', '(b)', (False,))
+        self._mock('SetDelay', '(d)', (0.0,))
+        self._mock('SimulateHang', '(b)', (False,))
+        self._mock('SimulateHangActions', '(as)', ([],))
+        self.release()
+        self._mock('ClearCalls')
+
+    def allow(self, *actions):
+        self._mock('SetAllowed', '(as)', (list(actions),))
+
+    def allow_unknown(self, value=True):
+        self._mock('AllowUnknown', '(b)', (value,))
+
+    def set_delay(self, seconds):
+        self._mock('SetDelay', '(d)', (float(seconds),))
+
+    def hang(self, value=True):
+        self._mock('SimulateHang', '(b)', (value,))
+
+    def hang_actions(self, actions):
+        self._mock('SimulateHangActions', '(as)', (list(actions),))
+
+    def release(self):
+        self._mock('ReleaseHangingCalls')
+
+    def have_hanging(self):
+        return bool(self._mock('HaveHangingCalls', reply='(b)')[0])
+
+    def checks(self):
+        calls = self._mock('GetMethodCalls', '(s)', ('CheckAuthorization',), '(a(tav))')[0]
+        result = []
+        for _timestamp, args in calls:
+            subject, action, details, flags, cancellation_id = args
+            result.append(Check(tuple(subject), action, dict(details), flags, cancellation_id))
+        return result
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(5)
+        self.conn.close_sync(None)
+
+
+@pytest.fixture(scope='session')
+def _polkit_mock(bus, _session_dir):
+    p = Polkit(bus, os.path.join(_session_dir, 'polkitd-mock.log'))
+    yield p
+    p.stop()
+
+
+@pytest.fixture
+def polkit(_polkit_mock, request):
+    _polkit_mock.reset()
+    attach_log(request, 'polkitd mock log', _polkit_mock.log_path)
+    return _polkit_mock
+
+
+DEFAULT_FAKE_KERNEL = dict(nodes=2, sizes=(2048, 1048576), default_size=2048)
+
+
+@pytest.fixture
+def fake_kernel(_session_dir, request):
+    kwargs = dict(DEFAULT_FAKE_KERNEL)
+    marker = request.node.get_closest_marker('fake_kernel')
+    if marker is not None:
+        kwargs.update(marker.kwargs)
+    d = tempfile.mkdtemp(prefix='kernel-', dir=_session_dir)
+    yield FakeKernel(d, **kwargs)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+class Service:
+    """One hugepagesd process."""
+
+    def __init__(self, binary, kernel_root, bus, args, log_path):
+        real_root = os.path.realpath(kernel_root)
+        if real_root == '/' or not os.path.isdir(real_root):
+            raise ValueError(f'refusing to run hugepagesd on kernel root {kernel_root!r}')
+        self.bus = bus
+        self.log_path = log_path
+        self.args = [binary, '--kernel-root', kernel_root, '-v', *args]
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address,
+                   G_DEBUG='fatal-criticals', G_MESSAGES_DEBUG='all')
+        with open(log_path, 'a') as log:
+            self.proc = subprocess.Popen(self.args, stdout=log, stderr=subprocess.STDOUT, env=env)
+        self.pid = self.proc.pid
+
+    def log(self):
+        with open(self.log_path, errors='replace') as f:
+            return f.read()
+
+    def owns_name(self, conn):
+        return hpdtest.owner_pid(conn) == self.pid
+
+    def wait_ready(self, conn, timeout=START_TIMEOUT):
+        wait_for(lambda: self.proc.poll() is not None or self.owns_name(conn),
+                 timeout, 'hugepagesd to own ' + hpdtest.BUS_NAME)
+        if self.proc.poll() is not None:
+            raise AssertionError(f'hugepagesd exited with {self.proc.returncode}:\n{self.log()}')
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def wait_exit(self, timeout):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def terminate(self, timeout=5):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.wait_exit(timeout)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def start_service(hugepagesd, bus, _session_dir, request):
+    started = []
+
+    def start(kernel_root, bus=bus, args=(), wait=True, check=False):
+        log = tempfile.NamedTemporaryFile(prefix='hugepagesd-', suffix='.log', dir=_session_dir,
+                                          delete=False).name
+        svc = Service(hugepagesd, kernel_root, bus, list(args), log)
+        attach_log(request, f'hugepagesd log (pid {svc.pid}: {" ".join(svc.args[1:])})', log)
+        started.append((svc, check))
+        if wait:
+            c = bus.connect()
+            try:
+                svc.wait_ready(c)
+            finally:
+                c.close_sync(None)
+        return svc
+
+    yield start
+
+    problems = []
+    for svc, check in started:
+        if check:
+            if not svc.alive():
+                problems.append(f'hugepagesd (pid {svc.pid}) died during the test: '
+                                f'exit status {svc.proc.returncode}')
+            else:
+                c = svc.bus.connect()
+                try:
+                    pid = hpdtest.owner_pid(c)
+                finally:
+                    c.close_sync(None)
+                if pid != svc.pid:
+                    problems.append(f'{hpdtest.BUS_NAME} is owned by pid {pid}, not by '
+                                    f'hugepagesd (pid {svc.pid})')
+                status = svc.terminate()
+                if status != 0:
+                    problems.append(f'hugepagesd did not exit 0 on SIGTERM: {status}')
+        svc.kill()
+    if problems:
+        pytest.fail('\n'.join(problems), pytrace=False)
+
+
+@pytest.fixture
+def service(start_service, fake_kernel, polkit):
+    """hugepagesd on the session bus and a fresh fake kernel (the polkit
+    fixture is pulled in so every test starts from a denying mock)."""
+    return start_service(fake_kernel.root, check=True)
+
+
+@pytest.fixture(scope='session')
+def run_as(bus):
+    def run(uid, argv, gid=None, env=None, **kwargs):
+        gid = uid if gid is None else gid
+        full_env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+        full_env.update(env or {})
+        kwargs.setdefault('capture_output', True)
+        kwargs.setdefault('text', True)
+        kwargs.setdefault('timeout', 30)
+        kwargs.setdefault('cwd', '/')
+        return subprocess.run(['setpriv', f'--reuid={uid}', f'--regid={gid}', '--clear-groups',
+                               *argv], env=full_env, **kwargs)
+    return run
+
+
+@pytest.fixture(scope='session')
+def run_python_as(run_as):
+    def run(uid, ops, **kwargs):
+        return hpdtest.parse_client_output(run_as(uid, hpdtest.client_command(ops), **kwargs))
+    return run
+
+
+@pytest.fixture(scope='session')
+def NOBODY():  # noqa: N802 (a constant as a fixture)
+    return 65534

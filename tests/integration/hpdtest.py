@@ -1,0 +1,250 @@
+"""Helpers for the integration tests: bus names, a tiny GDBus client, typed
+bus errors. Plain functions on a Gio.DBusConnection, so they work for any
+connection a test opens (root, a second client, a client on another bus)."""
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import gi
+
+gi.require_version('Gio', '2.0')
+from gi.repository import Gio, GLib  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TESTS_DIR = os.path.join(REPO, 'tests')
+INTERFACE_XML = os.path.join(REPO, 'data', 'dbus', 'org.hugepages.Manager.xml')
+POLICY_DIR = os.path.join(REPO, 'data', 'dbus')
+
+BUS_NAME = 'org.hugepages.Manager'
+MANAGER_PATH = '/org/hugepages/Manager'
+PAGE_SIZE_PREFIX = MANAGER_PATH + '/PageSize/'
+MANAGER_IFACE = 'org.hugepages.Manager'
+PAGE_SIZE_IFACE = 'org.hugepages.Manager.PageSize'
+PROPS_IFACE = 'org.freedesktop.DBus.Properties'
+OM_IFACE = 'org.freedesktop.DBus.ObjectManager'
+
+ACTION_POOLS = 'org.hugepages.manager.configure-pools'
+ALL_ACTIONS = [
+    'org.hugepages.manager.configure-pools',
+    'org.hugepages.manager.manage-mounts',
+    'org.hugepages.manager.configure-tunables',
+    'org.hugepages.manager.configure-boot',
+    'org.hugepages.manager.inspect-usage',
+]
+
+ERR = 'org.hugepages.Manager.Error.'
+ERR_NOT_AUTHORIZED = ERR + 'NotAuthorized'
+ERR_INVALID_ARGS = ERR + 'InvalidArgs'
+ERR_NOT_SUPPORTED = ERR + 'NotSupported'
+ERR_LIMIT_EXCEEDED = ERR + 'LimitExceeded'
+ERR_FAILED = ERR + 'Failed'
+DBUS_INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
+DBUS_UNKNOWN_METHOD = 'org.freedesktop.DBus.Error.UnknownMethod'
+DBUS_UNKNOWN_OBJECT = 'org.freedesktop.DBus.Error.UnknownObject'
+DBUS_UNKNOWN_INTERFACE = 'org.freedesktop.DBus.Error.UnknownInterface'
+DBUS_ACCESS_DENIED = 'org.freedesktop.DBus.Error.AccessDenied'
+DBUS_PROPERTY_READ_ONLY = 'org.freedesktop.DBus.Error.PropertyReadOnly'
+
+# The pool methods: name -> input signature (the trailing a{sv} included).
+POOL_METHODS = {
+    'SetMinimum': '(ta{sv})',
+    'SetMaximum': '(ta{sv})',
+    'SetNodePages': '(uta{sv})',
+    'Demote': '(ta{sv})',
+}
+
+UINT64_MAX = 2**64 - 1
+
+
+class BusError(Exception):
+    """A D-Bus error reply: .name is the remote error name."""
+
+    def __init__(self, name, message):
+        super().__init__(f'{name}: {message}')
+        self.name = name
+        self.message = message
+
+
+def page_size_path(size_kb):
+    return f'{PAGE_SIZE_PREFIX}{size_kb}kB'
+
+
+def connect(address):
+    """A new private connection to the bus at address."""
+    return Gio.DBusConnection.new_for_address_sync(
+        address,
+        Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+        Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+        None, None)
+
+
+def _bus_error(error):
+    name = Gio.DBusError.get_remote_error(error)
+    if name is None:
+        raise error
+    message = error.message
+    prefix = f'GDBus.Error:{name}: '
+    if message.startswith(prefix):
+        message = message[len(prefix):]
+    return BusError(name, message)
+
+
+def call(conn, path, iface, method, params=None, reply_type=None, interactive=False,
+         timeout_ms=10000, dest=BUS_NAME):
+    """Calls and returns the unpacked reply tuple; raises BusError."""
+    flags = Gio.DBusCallFlags.NONE
+    if interactive:
+        flags |= Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION
+    try:
+        reply = conn.call_sync(dest, path, iface, method, params,
+                               GLib.VariantType(reply_type) if reply_type else None,
+                               flags, timeout_ms, None)
+    except GLib.Error as e:
+        raise _bus_error(e) from None
+    return reply.unpack() if reply is not None else None
+
+
+def options(**kwargs):
+    """options(dry_run=True, timeout_ms=5) -> a{sv} with 'dry-run' and
+    'timeout-ms'; values must already be GLib.Variant or bool (-> b)."""
+    result = {}
+    for key, value in kwargs.items():
+        if isinstance(value, bool):
+            value = GLib.Variant('b', value)
+        result[key.replace('_', '-')] = value
+    return result
+
+
+def pool_call(conn, size_kb, method, *args, options=None, interactive=False, timeout_ms=10000):
+    """Calls a PageSize method; returns its single 't' result."""
+    sig = POOL_METHODS[method]
+    params = GLib.Variant(sig, (*args, options or {}))
+    return call(conn, page_size_path(size_kb), PAGE_SIZE_IFACE, method, params, '(t)',
+                interactive=interactive, timeout_ms=timeout_ms)[0]
+
+
+def raw_pool_call(conn, size_kb, method, params, **kwargs):
+    """Calls a PageSize method with a prebuilt GLib.Variant (any signature)."""
+    return call(conn, page_size_path(size_kb), PAGE_SIZE_IFACE, method, params, **kwargs)
+
+
+def get(conn, path, iface, name):
+    return call(conn, path, PROPS_IFACE, 'Get', GLib.Variant('(ss)', (iface, name)), '(v)')[0]
+
+
+def get_all(conn, path, iface):
+    return call(conn, path, PROPS_IFACE, 'GetAll', GLib.Variant('(s)', (iface,)), '(a{sv})')[0]
+
+
+def manager_props(conn):
+    return get_all(conn, MANAGER_PATH, MANAGER_IFACE)
+
+
+def page_size_props(conn, size_kb):
+    return get_all(conn, page_size_path(size_kb), PAGE_SIZE_IFACE)
+
+
+def managed_objects(conn):
+    return call(conn, MANAGER_PATH, OM_IFACE, 'GetManagedObjects', None, '(a{oa{sa{sv}}})')[0]
+
+
+def introspect(conn, path):
+    xml = call(conn, path, 'org.freedesktop.DBus.Introspectable', 'Introspect', None, '(s)')[0]
+    return ET.fromstring(xml)
+
+
+def introspected_properties(conn, path, iface):
+    """{name: (type, access)} of iface at path, from the live service."""
+    node = introspect(conn, path)
+    for i in node.findall('interface'):
+        if i.get('name') == iface:
+            return {p.get('name'): (p.get('type'), p.get('access')) for p in i.findall('property')}
+    return {}
+
+
+def xml_properties(iface):
+    """{name: (type, access)} of iface from the project's interface XML."""
+    root = ET.parse(INTERFACE_XML).getroot()
+    for i in root.findall('interface'):
+        if i.get('name') == iface:
+            return {p.get('name'): (p.get('type'), p.get('access')) for p in i.findall('property')}
+    raise KeyError(iface)
+
+
+def name_owner(conn, name=BUS_NAME):
+    try:
+        return call(conn, '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'GetNameOwner',
+                    GLib.Variant('(s)', (name,)), '(s)', dest='org.freedesktop.DBus')[0]
+    except BusError:
+        return None
+
+
+def owner_pid(conn, name=BUS_NAME):
+    try:
+        return call(conn, '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                    'GetConnectionUnixProcessID', GLib.Variant('(s)', (name,)), '(u)',
+                    dest='org.freedesktop.DBus')[0]
+    except BusError:
+        return None
+
+
+def has_owner(conn, name):
+    return call(conn, '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'NameHasOwner',
+                GLib.Variant('(s)', (name,)), '(b)', dest='org.freedesktop.DBus')[0]
+
+
+# A client for running as another user (see the run_python_as fixture): it
+# reads one JSON request from argv[1], runs the listed operations on the
+# system bus ($DBUS_SYSTEM_BUS_ADDRESS), and prints one JSON result per
+# operation: {"ok": value} or {"error": name}.
+CLIENT_SCRIPT = r'''
+import json, os, sys
+sys.path.insert(0, %(here)r)
+import hpdtest
+from gi.repository import GLib
+
+conn = hpdtest.connect(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
+results = []
+for op in json.loads(sys.argv[1]):
+    kind = op[0]
+    try:
+        if kind == "unique_name":
+            value = conn.get_unique_name()
+        elif kind == "get":
+            _, path, iface, name = op
+            value = hpdtest.get(conn, path, iface, name)
+        elif kind == "get_all":
+            _, path, iface = op
+            value = hpdtest.get_all(conn, path, iface)
+        elif kind == "set":
+            _, path, iface, name, text = op  # the value in GVariant text format
+            hpdtest.call(conn, path, hpdtest.PROPS_IFACE, "Set",
+                         GLib.Variant("(ssv)", (iface, name, GLib.Variant.parse(None, text, None, None))))
+            value = None
+        elif kind == "pool":
+            _, size_kb, method, args, interactive = op
+            value = hpdtest.pool_call(conn, size_kb, method, *args, interactive=interactive)
+        elif kind == "request_name":
+            _, name = op
+            value = hpdtest.call(conn, "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                 "RequestName", GLib.Variant("(su)", (name, 4)), "(u)",
+                                 dest="org.freedesktop.DBus")[0]
+        else:
+            raise ValueError(kind)
+        results.append({"ok": value})
+    except hpdtest.BusError as e:
+        results.append({"error": e.name, "message": e.message})
+print(json.dumps(results))
+''' % {'here': os.path.dirname(os.path.abspath(__file__))}
+
+
+def client_command(ops):
+    """argv running CLIENT_SCRIPT for ops under Debian's python."""
+    return ['/usr/bin/python3', '-c', CLIENT_SCRIPT, json.dumps(ops)]
+
+
+def parse_client_output(proc):
+    if proc.returncode != 0:
+        raise AssertionError(f'client failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}')
+    return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -1,0 +1,193 @@
+"""polkit: every mutating method asks with the caller's bus name, the right
+action, details and interactive flag; a denial changes nothing; an
+allowance lets the call through; a caller that left is not served."""
+
+import time
+
+import pytest
+
+import hpdtest
+from hpdtest import (ACTION_POOLS, ALL_ACTIONS, ERR_NOT_AUTHORIZED, PAGE_SIZE_IFACE, BusError,
+                     page_size_path, pool_call)
+from fakekernel import NodePool, Pool
+from gi.repository import Gio, GLib
+
+SMALL = 2048
+GIANT = 1048576
+POOLS = {SMALL: Pool(total=4, free=4, overcommit=2, nodes={0: NodePool(3, 3, 0), 1: NodePool(1, 1, 0)}),
+         GIANT: Pool(total=3, free=3)}
+
+# (size, method, args, polkit details, files the call writes when allowed)
+MUTATIONS = [
+    (SMALL, 'SetMinimum', (6,), {'pages': '6'},
+     {'sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages',
+      'sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages'}),
+    (SMALL, 'SetMaximum', (9,), {'pages': '9'},
+     {'sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages'}),
+    (SMALL, 'SetNodePages', (1, 3), {'pages': '3', 'node': '1'},
+     {'sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages'}),
+    (GIANT, 'Demote', (2,), {'pages': '2'},
+     {'sys/kernel/mm/hugepages/hugepages-1048576kB/demote'}),
+]
+IDS = [m[1] for m in MUTATIONS]
+
+
+def expected_details(size_kb, details):
+    return {'page-size': str(size_kb * 1024), **details}
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('interactive', [False, True], ids=['plain', 'interactive'])
+@pytest.mark.parametrize('size_kb,method,args,details,writes', MUTATIONS, ids=IDS)
+def test_denied_changes_nothing_and_asks_correctly(service, bus, fake_kernel, polkit, size_kb,
+                                                   method, args, details, writes, interactive):
+    caller = bus.connect()  # a fresh caller, so its unique name is its own
+    try:
+        before = fake_kernel.snapshot()
+        with pytest.raises(BusError) as e:
+            pool_call(caller, size_kb, method, *args, interactive=interactive)
+        assert e.value.name == ERR_NOT_AUTHORIZED
+        assert fake_kernel.snapshot() == before
+        checks = polkit.checks()
+        assert len(checks) == 1
+        check = checks[0]
+        assert check.subject == ('system-bus-name', {'name': caller.get_unique_name()})
+        assert check.action == ACTION_POOLS
+        assert check.details == expected_details(size_kb, details)
+        assert check.flags == (1 if interactive else 0)
+    finally:
+        caller.close_sync(None)
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('size_kb,method,args,details,writes', MUTATIONS, ids=IDS)
+def test_allowed_succeeds(service, conn, fake_kernel, polkit, size_kb, method, args, details, writes):
+    polkit.allow(ACTION_POOLS)
+    before = fake_kernel.snapshot()
+    pool_call(conn, size_kb, method, *args)
+    assert set(fake_kernel.changes_since(before)) == writes
+    assert [c.action for c in polkit.checks()] == [ACTION_POOLS]
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('size_kb,method,args,details,writes', MUTATIONS, ids=IDS)
+def test_every_other_action_allowed_is_not_enough(service, conn, fake_kernel, polkit, size_kb,
+                                                  method, args, details, writes):
+    polkit.allow(*[a for a in ALL_ACTIONS if a != ACTION_POOLS],
+                 'org.hugepages.manager', 'org.hugepages.manager.configure-pools.extra')
+    before = fake_kernel.snapshot()
+    with pytest.raises(BusError) as e:
+        pool_call(conn, size_kb, method, *args)
+    assert e.value.name == ERR_NOT_AUTHORIZED
+    assert fake_kernel.snapshot() == before
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_each_call_is_checked_again(service, conn, fake_kernel, polkit):
+    polkit.allow(ACTION_POOLS)
+    assert pool_call(conn, SMALL, 'SetMinimum', 6) == 6
+    polkit.allow()
+    with pytest.raises(BusError) as e:
+        pool_call(conn, SMALL, 'SetMinimum', 7)
+    assert e.value.name == ERR_NOT_AUTHORIZED
+    assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 6
+    assert len(polkit.checks()) == 2
+
+
+def call_async(conn, size_kb, method, args):
+    """Sends a pool call without waiting; returns a list that receives
+    ('ok', value) or ('error', name)."""
+    out = []
+    sig = hpdtest.POOL_METHODS[method]
+
+    def done(c, result):
+        try:
+            out.append(('ok', c.call_finish(result).unpack()[0]))
+        except GLib.Error as e:
+            out.append(('error', Gio.DBusError.get_remote_error(e)))
+
+    conn.call(hpdtest.BUS_NAME, page_size_path(size_kb), PAGE_SIZE_IFACE, method,
+              GLib.Variant(sig, (*args, {})), GLib.VariantType('(t)'),
+              Gio.DBusCallFlags.NONE, 30000, None, done)
+    return out
+
+
+def iterate_until(predicate, timeout=5.0):
+    ctx = GLib.MainContext.default()
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError('timed out')
+        if not ctx.iteration(False):
+            time.sleep(0.005)
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_reads_are_served_while_a_check_is_pending(service, bus, conn, fake_kernel, polkit):
+    polkit.allow(ACTION_POOLS)
+    polkit.hang(True)
+    caller = bus.connect()
+    try:
+        reply = call_async(caller, SMALL, 'SetMinimum', (6,))
+        iterate_until(polkit.have_hanging)
+        # the service is not blocked on polkit
+        assert hpdtest.get(conn, page_size_path(SMALL), PAGE_SIZE_IFACE, 'Total') == 4
+        assert reply == []
+        polkit.release()
+        iterate_until(lambda: reply)
+        assert reply == [('ok', 6)]
+        assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 6
+    finally:
+        caller.close_sync(None)
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_caller_gone_before_the_answer_is_not_served(service, bus, conn, fake_kernel, polkit):
+    polkit.allow(ACTION_POOLS)
+    polkit.hang(True)
+    caller = bus.connect()
+    name = caller.get_unique_name()
+    before = fake_kernel.snapshot()
+    call_async(caller, SMALL, 'SetMinimum', (6,))
+    iterate_until(polkit.have_hanging)
+    caller.close_sync(None)
+    iterate_until(lambda: not hpdtest.has_owner(conn, name))
+    polkit.release()
+    # give the service time to act on the (allowing) answer, then check it did not
+    deadline = time.monotonic() + 0.5
+    while time.monotonic() < deadline:
+        assert fake_kernel.snapshot() == before
+        time.sleep(0.05)
+    assert polkit.checks()[0].subject == ('system-bus-name', {'name': name})
+    # and it still serves others
+    polkit.hang(False)
+    assert pool_call(conn, SMALL, 'SetMinimum', 5) == 5
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_slow_polkit_still_answers(service, conn, fake_kernel, polkit):
+    polkit.allow(ACTION_POOLS)
+    polkit.set_delay(0.3)
+    start = time.monotonic()
+    assert pool_call(conn, SMALL, 'SetMinimum', 7) == 7
+    assert time.monotonic() - start >= 0.3
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_without_polkit_only_root_may_change(make_bus, start_service, fake_kernel, run_python_as,
+                                             NOBODY):
+    lonely = make_bus()  # no polkitd on this bus
+    start_service(fake_kernel.root, bus=lonely, check=True)
+    c = lonely.connect()
+    try:
+        assert not hpdtest.has_owner(c, 'org.freedesktop.PolicyKit1')
+        start = time.monotonic()
+        [result] = run_python_as(NOBODY, [['pool', SMALL, 'SetMinimum', [6], False]],
+                                 env={'DBUS_SYSTEM_BUS_ADDRESS': lonely.address})
+        assert result.get('error') == ERR_NOT_AUTHORIZED, result
+        assert time.monotonic() - start < 5
+        assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 4
+        # root falls back to being allowed (documented in src/hpd-auth.c)
+        assert pool_call(c, SMALL, 'SetMinimum', 6) == 6
+    finally:
+        c.close_sync(None)

@@ -1,0 +1,84 @@
+"""Properties.Set on every property is refused, for root and for an
+unprivileged caller, and changes nothing (a codegen skeleton's Set would
+bypass polkit). The property list comes from the interface XML and is
+checked against the live service's introspection."""
+
+import pytest
+
+import hpdtest
+from hpdtest import (MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, PROPS_IFACE, BusError,
+                     page_size_path)
+from fakekernel import Pool
+from gi.repository import GLib
+
+POOLS = {2048: Pool(total=4, free=3, resv=1, overcommit=2), 1048576: Pool(total=1, free=1)}
+OBJECTS = [(MANAGER_PATH, MANAGER_IFACE), (page_size_path(2048), PAGE_SIZE_IFACE),
+           (page_size_path(1048576), PAGE_SIZE_IFACE)]
+PROPERTIES = [(path, iface, name, sig)
+              for path, iface in OBJECTS
+              for name, (sig, _access) in sorted(hpdtest.xml_properties(iface).items())]
+REFUSALS = {hpdtest.DBUS_INVALID_ARGS, hpdtest.DBUS_PROPERTY_READ_ONLY, hpdtest.DBUS_ACCESS_DENIED,
+            hpdtest.ERR_NOT_AUTHORIZED}
+
+
+def different_value(sig, current):
+    """A value of type sig that differs from current."""
+    if sig == 't':
+        return current + 1 if current < hpdtest.UINT64_MAX else 0
+    if sig == 'u':
+        return current + 1
+    if sig == 'b':
+        return not current
+    if sig == 's':
+        return current + 'x'
+    if sig in ('at', 'au'):
+        return list(current) + [7]
+    if sig == 'a(utttt)':
+        return [tuple(n) for n in current] + [(99, 1, 1, 0, 1)]
+    raise AssertionError(f'no test value for type {sig}')
+
+
+def state(conn, fk):
+    return ({(p, i): hpdtest.get_all(conn, p, i) for p, i in OBJECTS}, fk.snapshot())
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('path,iface', OBJECTS)
+def test_introspection_matches_the_xml_and_is_read_only(service, conn, path, iface):
+    live = hpdtest.introspected_properties(conn, path, iface)
+    assert live == hpdtest.xml_properties(iface)
+    assert live, f'no properties on {path}'
+    assert {access for _sig, access in live.values()} == {'read'}
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('path,iface,name,sig', PROPERTIES,
+                         ids=[f'{p.rsplit("/", 1)[-1]}.{n}' for p, _i, n, _s in PROPERTIES])
+def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, name, sig):
+    polkit.allow_unknown(True)  # even "allowed by polkit" must not make Set work
+    polkit.allow(*hpdtest.ALL_ACTIONS)
+    before = state(conn, fake_kernel)
+    current = hpdtest.get(conn, path, iface, name)
+    for value in (GLib.Variant(sig, different_value(sig, current)), GLib.Variant(sig, current),
+                  GLib.Variant('s', 'wrong type')):
+        with pytest.raises(BusError) as e:
+            hpdtest.call(conn, path, PROPS_IFACE, 'Set', GLib.Variant('(ssv)', (iface, name, value)))
+        assert e.value.name in REFUSALS, e.value
+    assert state(conn, fake_kernel) == before
+    assert polkit.checks() == []
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_set_refused_for_unprivileged_caller(service, conn, fake_kernel, run_python_as, NOBODY):
+    before = state(conn, fake_kernel)
+    ops = []
+    for path, iface, name, sig in PROPERTIES:
+        current = hpdtest.get(conn, path, iface, name)
+        value = GLib.Variant(sig, different_value(sig, current))
+        ops.append(['set', path, iface, name, value.print_(True)])
+    ops.append(['set', MANAGER_PATH, MANAGER_IFACE, 'NoSuchProperty', 'uint32 1'])
+    results = run_python_as(NOBODY, ops)
+    assert len(results) == len(ops)
+    for op, result in zip(ops, results):
+        assert result.get('error') in REFUSALS, f'Set {op[3]} as nobody: {result}'
+    assert state(conn, fake_kernel) == before

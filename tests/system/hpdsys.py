@@ -1,0 +1,576 @@
+"""Shared helpers of the hugepagesd system tests (see conftest.py).
+
+A module of its own, with a name no other tier uses, so that the test files
+can import it even when several tiers run in one pytest session.
+"""
+
+import json
+import os
+import pwd
+import subprocess
+import time
+from pathlib import Path
+
+import gi
+
+gi.require_version("Gio", "2.0")
+from gi.repository import Gio, GLib  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+HUGEPAGES = Path("/sys/kernel/mm/hugepages")
+NODES = Path("/sys/devices/system/node")
+KB_2M = 2048
+KB_1G = 1048576
+MAX_2M_PAGES = 64          # the most 2 MiB pages a test may add
+MAX_1G_PAGES = 1           # the most 1 GiB pages a test may add
+
+BUS_NAME = "org.hugepages.Manager"
+MANAGER_PATH = "/org/hugepages/Manager"
+MANAGER_IFACE = "org.hugepages.Manager"
+PAGE_SIZE_IFACE = "org.hugepages.Manager.PageSize"
+ERROR_PREFIX = "org.hugepages.Manager.Error."
+POLKIT_NAME = "org.freedesktop.PolicyKit1"
+
+ALLOWED_USER = "hpd-test-allowed"
+DENIED_USER = "hpd-test-denied"
+
+POLKITD = "/usr/lib/polkit-1/polkitd"
+PYTHON = "/usr/bin/python3"   # Debian's: it has python3-gi
+
+
+def builddir():
+    value = os.environ.get("HUGEPAGESD_BUILDDIR")
+    return Path(os.path.abspath(value)) if value else REPO / "build"
+
+
+def page_size_path(kb):
+    return "%s/PageSize/%dkB" % (MANAGER_PATH, kb)
+
+
+# --------------------------------------------------------------------------
+# Where the tests may run
+
+def _root_mount_id(pid):
+    """The mount ID of / as seen by @pid. Mount IDs are unique machine-wide,
+    and unshare(CLONE_NEWNS) copies every mount with a new ID."""
+    for line in Path("/proc/%s/mountinfo" % pid).read_text().splitlines():
+        fields = line.split()
+        if fields[4] == "/":
+            return fields[0]
+    raise OSError("no / in /proc/%s/mountinfo" % pid)
+
+
+def _same_mount_namespace_as_init():
+    try:
+        return os.readlink("/proc/self/ns/mnt") == os.readlink("/proc/1/ns/mnt")
+    except PermissionError:
+        # Some VMs' init is out of ptrace reach even for root (here: PID 1
+        # holds CAP_SYS_RESOURCE, which we lack); its mountinfo is readable.
+        return _root_mount_id("self") == _root_mount_id(1)
+
+
+def _skip_reason():
+    if os.geteuid() != 0:
+        return "the system tests need root (they drive the real kernel and start polkitd)"
+    try:
+        same = _same_mount_namespace_as_init()
+    except OSError as e:
+        return "cannot compare mount namespaces with PID 1: %s" % e
+    if same:
+        return ("not in a private mount namespace (same as PID 1's); run: "
+                "unshare -m --propagation private /usr/bin/python3 -m pytest tests/system")
+    return None
+
+
+SKIP_REASON = _skip_reason()
+
+
+
+# --------------------------------------------------------------------------
+# The kernel, read and written directly
+
+def read_counter(path):
+    return int(Path(path).read_text().strip())
+
+
+def write_counter(path, value):
+    """One "%d\\n" write, as the service does; raises OSError."""
+    data = b"%d\n" % value
+    fd = os.open(str(path), os.O_WRONLY)
+    try:
+        if os.write(fd, data) != len(data):
+            raise OSError("short write to %s" % path)
+    finally:
+        os.close(fd)
+
+
+def pool_dir(kb):
+    return HUGEPAGES / ("hugepages-%dkB" % kb)
+
+
+def has_pool(kb):
+    return pool_dir(kb).is_dir()
+
+
+def pool_sizes_kb():
+    sizes = []
+    if not HUGEPAGES.is_dir():
+        return sizes
+    for d in HUGEPAGES.iterdir():
+        name = d.name
+        if name.startswith("hugepages-") and name.endswith("kB"):
+            sizes.append(int(name[len("hugepages-"):-2]))
+    return sorted(sizes)
+
+
+def node_counters(kb):
+    """[(node, total, free, surplus, minimum)] from the per-node files."""
+    out = []
+    for d in NODES.glob("node[0-9]*"):
+        p = d / "hugepages" / ("hugepages-%dkB" % kb)
+        if not (p / "nr_hugepages").exists():
+            continue
+        total = read_counter(p / "nr_hugepages")
+        free = read_counter(p / "free_hugepages")
+        surplus = read_counter(p / "surplus_hugepages")
+        out.append((int(d.name[4:]), total, free, surplus, max(total - surplus, 0)))
+    return sorted(out)
+
+
+def counters(kb):
+    """The pool as the kernel shows it, with the service's derived values."""
+    d = pool_dir(kb)
+    c = {
+        "Total": read_counter(d / "nr_hugepages"),
+        "Free": read_counter(d / "free_hugepages"),
+        "Reserved": read_counter(d / "resv_hugepages"),
+        "Surplus": read_counter(d / "surplus_hugepages"),
+    }
+    try:
+        c["Overcommit"] = read_counter(d / "nr_overcommit_hugepages")
+    except OSError:
+        c["Overcommit"] = 0
+    c["Minimum"] = max(c["Total"] - c["Surplus"], 0)
+    c["Maximum"] = c["Minimum"] + c["Overcommit"]
+    c["Nodes"] = node_counters(kb)
+    return c
+
+
+def stable_counters(kb, tries=20):
+    """Counters read twice in a row with the same result."""
+    last = counters(kb)
+    for _ in range(tries):
+        now = counters(kb)
+        if now == last:
+            return now
+        last = now
+        time.sleep(0.05)
+    return last
+
+
+def tree_snapshot():
+    """Every readable file under /sys/kernel/mm/hugepages and the node pools."""
+    snap = {}
+    roots = [HUGEPAGES] + [d / "hugepages" for d in NODES.glob("node[0-9]*")]
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for f in sorted(root.rglob("*")):
+            if f.is_file():
+                try:
+                    snap[str(f)] = f.read_text()
+                except OSError:
+                    pass   # demote is write-only
+    return snap
+
+
+def meminfo_kb(key):
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name == key:
+            return int(rest.split()[0])
+    raise KeyError(key)
+
+
+def can_overcommit_kernel(kb):
+    """Writes back the current overcommit value: the kernel's own answer."""
+    path = pool_dir(kb) / "nr_overcommit_hugepages"
+    try:
+        write_counter(path, read_counter(path))
+    except OSError:
+        return False
+    return True
+
+
+def pools_snapshot():
+    """{kb: (minimum, overcommit)}: what a restore puts back."""
+    snap = {}
+    for kb in pool_sizes_kb():
+        c = counters(kb)
+        snap[kb] = (c["Minimum"], c["Overcommit"])
+    return snap
+
+
+def restore_pools(snap):
+    """Puts every pool back to @snap; returns a list of what did not work."""
+    problems = []
+    for kb, (minimum, overcommit) in snap.items():
+        d = pool_dir(kb)
+        try:
+            c = counters(kb)
+            if c["Minimum"] != minimum:
+                write_counter(d / "nr_hugepages", minimum)
+            if read_counter(d / "nr_overcommit_hugepages") != overcommit:
+                write_counter(d / "nr_overcommit_hugepages", overcommit)
+            c = counters(kb)
+            if (c["Minimum"], c["Overcommit"]) != (minimum, overcommit):
+                problems.append("%dkB pool is minimum %d overcommit %d, wanted %d, %d"
+                                % (kb, c["Minimum"], c["Overcommit"], minimum, overcommit))
+        except OSError as e:
+            problems.append("restoring the %dkB pool: %s" % (kb, e))
+    return problems
+
+
+# --------------------------------------------------------------------------
+# Helper processes that hold huge pages
+
+_helpers = []
+
+MAPPER = r"""
+import mmap, sys
+n = int(sys.argv[1])
+size = 2 << 20
+# MAP_HUGETLB | MAP_HUGE_2MB (21 << MAP_HUGE_SHIFT)
+flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | 0x40000 | (21 << 26)
+try:
+    m = mmap.mmap(-1, n * size, flags=flags)
+    for i in range(n):
+        m[i * size] = 1
+except OSError as e:
+    print("error", e, flush=True)
+    sys.exit(1)
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+class Mapper:
+    """A child process that maps and touches @n 2 MiB huge pages until released."""
+
+    def __init__(self, n):
+        self.proc = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", PYTHON, "-c", MAPPER, str(n)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        _helpers.append(self.proc)
+        line = self.proc.stdout.readline().strip()
+        if line != "ready":
+            self.release()
+            raise RuntimeError("could not map %d huge pages: %r" % (n, line))
+
+    def release(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc in _helpers:
+            _helpers.remove(self.proc)
+
+
+def kill_helpers():
+    while _helpers:
+        p = _helpers.pop()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+# --------------------------------------------------------------------------
+# The private bus, polkitd and the service
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"
+          send_member="UpdateActivationEnvironment"/>
+    <deny send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Debug.Stats"/>
+  </policy>
+  <policy user="root">
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/>
+  </policy>
+  <!-- polkit's own policy -->
+  <includedir>/usr/share/dbus-1/system.d</includedir>
+  <!-- the project's real policy -->
+  <includedir>{policy_dir}</includedir>
+</busconfig>
+"""
+
+TEST_RULES = """// hugepagesd system tests: only this user is allowed without a password.
+polkit.addRule(function(action, subject) {
+    if (action.id.indexOf("org.hugepages.manager.") == 0 &&
+        subject.user == "%s")
+        return polkit.Result.YES;
+    return polkit.Result.NOT_HANDLED;
+});
+""" % ALLOWED_USER
+
+
+def run(argv, **kwargs):
+    return subprocess.run(argv, check=True, **kwargs)
+
+
+def connect(address):
+    flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
+             | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+    return Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+
+
+class System:
+    """Everything a test needs from the harness."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.address = None
+        self.bus = None           # root's connection
+        self.procs = {}           # name -> Popen
+        self.logs = {}            # name -> Path
+        self.users = {}           # name -> pwd entry
+        self.session_snapshot = None
+        self.client_source = (HERE / "hpd_client.py").read_text()
+
+    # processes ------------------------------------------------------------
+
+    def spawn(self, name, argv, env=None):
+        log = self.tmp / ("%s.log" % name)
+        out = open(log, "wb")
+        proc = subprocess.Popen(["setpriv", "--pdeathsig", "TERM"] + argv, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, env=env or self.env())
+        out.close()
+        self.procs[name] = proc
+        self.logs[name] = log
+        return proc
+
+    def stop(self, name, timeout=10):
+        proc = self.procs.get(name)
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def log(self, name):
+        try:
+            return self.logs[name].read_text(errors="replace")
+        except (KeyError, OSError):
+            return ""
+
+    def env(self, **extra):
+        env = {
+            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+            "LC_ALL": "C.UTF-8",
+            "HOME": "/",
+        }
+        if self.address:
+            env["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+        env.update(extra)
+        return env
+
+    # the bus --------------------------------------------------------------
+
+    def name_owner(self, name):
+        try:
+            reply = self.bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "GetNameOwner",
+                                       GLib.Variant("(s)", (name,)), None,
+                                       Gio.DBusCallFlags.NONE, 5000, None)
+        except GLib.Error:
+            return None
+        return reply.unpack()[0]
+
+    def name_pid(self, name):
+        reply = self.bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                   "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                                   GLib.Variant("(s)", (name,)), None,
+                                   Gio.DBusCallFlags.NONE, 5000, None)
+        return reply.unpack()[0]
+
+    def wait_for_name(self, name, proc_name, timeout=15):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.name_owner(name):
+                return
+            proc = self.procs[proc_name]
+            if proc.poll() is not None:
+                raise RuntimeError("%s exited with %s before owning %s:\n%s"
+                                   % (proc_name, proc.returncode, name, self.log(proc_name)))
+            time.sleep(0.05)
+        raise RuntimeError("%s did not own %s within %d s:\n%s"
+                           % (proc_name, name, timeout, self.log(proc_name)))
+
+    # root's calls -----------------------------------------------------------
+
+    def call(self, path, interface, method, signature="", args=(), reply_type=None,
+             interactive=False, timeout_ms=60000):
+        """A call as root; returns the unpacked reply or raises GLib.Error."""
+        flags = Gio.DBusCallFlags.NONE
+        if interactive:
+            flags |= Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION
+        params = GLib.Variant("(%s)" % signature, tuple(args)) if signature else None
+        reply = self.bus.call_sync(BUS_NAME, path, interface, method, params,
+                                   GLib.VariantType(reply_type) if reply_type else None,
+                                   flags, timeout_ms, None)
+        return reply.unpack()
+
+    def get_all(self, path, interface):
+        return self.call(path, "org.freedesktop.DBus.Properties", "GetAll", "s", (interface,))[0]
+
+    def get(self, path, interface, name):
+        return self.call(path, "org.freedesktop.DBus.Properties", "Get", "ss", (interface, name))[0]
+
+    def pool_props(self, kb):
+        return self.get_all(page_size_path(kb), PAGE_SIZE_IFACE)
+
+    def pool_call(self, kb, method, *args):
+        """SetMinimum/SetMaximum/Demote(pages) or SetNodePages(node, pages) as root."""
+        signature = "uta{sv}" if method == "SetNodePages" else "ta{sv}"
+        return self.call(page_size_path(kb), PAGE_SIZE_IFACE, method, signature,
+                         tuple(args) + ({},), "(t)")[0]
+
+    # unprivileged clients ---------------------------------------------------
+
+    def as_user(self, user, steps, timeout=120):
+        """Runs hpd_client.py's steps as @user; returns its JSON output."""
+        pw = self.users[user]
+        proc = subprocess.run(
+            ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, "--clear-groups",
+             "--pdeathsig", "KILL", PYTHON, "-c", self.client_source, json.dumps(steps)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env(),
+            cwd="/", timeout=timeout)
+        if proc.returncode != 0:
+            raise RuntimeError("client as %s failed (%d):\n%s" % (user, proc.returncode, proc.stderr))
+        out = json.loads(proc.stdout)
+        assert out["uid"] == pw.pw_uid
+        return out
+
+    def user_call(self, user, kb, method, *args, interactive=False, timeout_ms=60000):
+        """One PageSize method call as @user; returns {"value": ...} or {"error": ...}."""
+        signature = "uta{sv}" if method == "SetNodePages" else "ta{sv}"
+        step = {"op": "call", "path": page_size_path(kb), "interface": PAGE_SIZE_IFACE,
+                "method": method, "signature": signature, "args": list(args) + [{}],
+                "interactive": interactive, "timeout_ms": timeout_ms}
+        return self.as_user(user, [step])["results"][0]
+
+    def ctl(self, user, *args, timeout=60):
+        """Runs <builddir>/client/hugepagesctl as @user (None: root), without a
+        terminal; returns the CompletedProcess."""
+        client = builddir() / "client" / "hugepagesctl"
+        assert client.exists(), "%s is not built" % client
+        argv = [str(client)] + list(args)
+        if user is not None:
+            pw = self.users[user]
+            argv = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                    "--clear-groups", "--pdeathsig", "KILL"] + argv
+        return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=self.env(), cwd="/",
+                              timeout=timeout)
+
+    # the service ------------------------------------------------------------
+
+    @property
+    def service(self):
+        return self.procs["hugepagesd"]
+
+    def assert_service_alive(self):
+        assert self.service.poll() is None, \
+            "hugepagesd exited with %s:\n%s" % (self.service.returncode, self.log("hugepagesd"))
+        assert self.name_pid(BUS_NAME) == self.service.pid, "another process owns " + BUS_NAME
+        version = self.get(MANAGER_PATH, MANAGER_IFACE, "Version")
+        assert isinstance(version, str) and version
+
+
+def ensure_user(name):
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        pass
+    proc = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                           name], stderr=subprocess.PIPE, text=True)
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        raise RuntimeError("useradd %s failed: %s" % (name, proc.stderr))
+
+
+class PolkitMonitor:
+    """Records CheckAuthorization calls and polkitd's answers on the private
+    bus, as a bus monitor."""
+
+    def __init__(self, address):
+        self.calls = []          # {"sender", "serial", "body"}
+        self.replies = {}        # (destination, reply serial) -> body or error name
+        self.conn = connect(address)
+        self.conn.add_filter(self._filter)
+        self.conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                            "org.freedesktop.DBus.Monitoring", "BecomeMonitor",
+                            GLib.Variant("(asu)", ([
+                                "type='method_call',interface='org.freedesktop.PolicyKit1.Authority',"
+                                "member='CheckAuthorization'",
+                                "type='method_return',sender='%s'" % POLKIT_NAME,
+                                "type='error',sender='%s'" % POLKIT_NAME], 0)),
+                            None, Gio.DBusCallFlags.NONE, 5000, None)
+
+    def _filter(self, connection, message, incoming):
+        # A monitor must never send anything: record the copies and drop
+        # them, so that GDBus neither answers nor matches them to its calls.
+        if not incoming or message.get_sender() == "org.freedesktop.DBus":
+            return message
+        kind = message.get_message_type()
+        if kind == Gio.DBusMessageType.METHOD_CALL:
+            self.calls.append({"sender": message.get_sender(), "serial": message.get_serial(),
+                               "body": message.get_body().unpack()})
+        elif kind == Gio.DBusMessageType.METHOD_RETURN:
+            body = message.get_body()
+            self.replies[(message.get_destination(), message.get_reply_serial())] = \
+                body.unpack() if body is not None else ()
+        elif kind == Gio.DBusMessageType.ERROR:
+            self.replies[(message.get_destination(), message.get_reply_serial())] = \
+                message.get_error_name()
+        return None
+
+    def reply_to(self, call, timeout=5):
+        """polkitd's answer to a recorded call: the (bba{ss}) result or an error name."""
+        deadline = time.monotonic() + timeout
+        key = (call["sender"], call["serial"])
+        while key not in self.replies and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.replies.get(key)
+
+    def clear(self):
+        del self.calls[:]
+        self.replies.clear()
+
+    def close(self):
+        self.conn.close_sync(None)
