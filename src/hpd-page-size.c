@@ -267,64 +267,30 @@ parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
   return TRUE;
 }
 
-/* The validation shared by SetMinimum and SetMaximum: options, bytes, the
- * memory limit, and the pool as it is now. */
-static gboolean
-prepare (HpdPageSize *self, GVariant *options, gboolean allow_hard, guint64 pages,
-         PoolOptions *opts, HpdAllocOptions *alloc, HpdPoolCounters *now,
-         GError **error)
+/* SetMinimum and SetMaximum: validate, answer a dry run or a request that
+ * changes nothing at once, authorize and apply the rest. */
+static void
+handle_pool_target (HpdPageSize *self, GDBusMethodInvocation *invocation,
+                    ChangeKind kind, guint64 pages, GVariant *options)
 {
-  return parse_pool_options (options, allow_hard, opts, alloc, error) &&
-         hpd_daemon_check_pool_memory (self->daemon, self->pool, pages, error) &&
-         read_counters (self, now, error);
-}
-
-static gboolean
-handle_set_minimum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
-                    guint64 pages, GVariant *options)
-{
-  HpdPageSize *self = HPD_PAGE_SIZE (object);
   g_auto(HpdPoolCounters) now = { 0, };
   g_autoptr(GError) error = NULL;
   HpdAllocOptions alloc;
   HpdPoolTarget target;
   PoolOptions opts;
 
-  if (!prepare (self, options, TRUE, pages, &opts, &alloc, &now, &error))
+  if (!parse_pool_options (options, kind == CHANGE_MINIMUM, &opts, &alloc, &error) ||
+      !hpd_daemon_check_pool_memory (self->daemon, self->pool, pages, &error) ||
+      !read_counters (self, &now, &error))
     {
       hpd_job_return_error (invocation, error);
-      return TRUE;
+      return;
     }
 
-  target = hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, pages);
-  if (opts.dry_run)
-    return_pages (invocation, target.minimum);
-  else if (target.minimum == hpd_pool_counters_minimum (&now) &&
-           target.maximum == hpd_pool_counters_maximum (&now))
-    return_pages (invocation, target.minimum);
-  else
-    authorize_and_apply (self, invocation, CHANGE_MINIMUM, 0, pages, &alloc);
-  return TRUE;
-}
+  target = kind == CHANGE_MINIMUM
+    ? hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, pages)
+    : hpd_pool_target_for_maximum (&now, pages);
 
-static gboolean
-handle_set_maximum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
-                    guint64 pages, GVariant *options)
-{
-  HpdPageSize *self = HPD_PAGE_SIZE (object);
-  g_auto(HpdPoolCounters) now = { 0, };
-  g_autoptr(GError) error = NULL;
-  HpdAllocOptions alloc;
-  HpdPoolTarget target;
-  PoolOptions opts;
-
-  if (!prepare (self, options, FALSE, pages, &opts, &alloc, &now, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return TRUE;
-    }
-
-  target = hpd_pool_target_for_maximum (&now, pages);
   if (!self->pool->can_overcommit && target.maximum != target.minimum)
     {
       g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
@@ -332,16 +298,30 @@ handle_set_maximum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invoca
                                              "so their maximum is their minimum (%" G_GUINT64_FORMAT
                                              "); change the minimum instead", self->pool->name,
                                              hpd_pool_counters_minimum (&now));
-      return TRUE;
+      return;
     }
 
-  if (opts.dry_run)
-    return_pages (invocation, target.maximum);
-  else if (target.maximum == hpd_pool_counters_maximum (&now) &&
-           target.minimum == hpd_pool_counters_minimum (&now))
-    return_pages (invocation, target.maximum);
+  if (opts.dry_run ||
+      (target.minimum == hpd_pool_counters_minimum (&now) &&
+       target.maximum == hpd_pool_counters_maximum (&now)))
+    return_pages (invocation, kind == CHANGE_MINIMUM ? target.minimum : target.maximum);
   else
-    authorize_and_apply (self, invocation, CHANGE_MAXIMUM, 0, pages, &alloc);
+    authorize_and_apply (self, invocation, kind, 0, pages, &alloc);
+}
+
+static gboolean
+handle_set_minimum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
+                    guint64 pages, GVariant *options)
+{
+  handle_pool_target (HPD_PAGE_SIZE (object), invocation, CHANGE_MINIMUM, pages, options);
+  return TRUE;
+}
+
+static gboolean
+handle_set_maximum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
+                    guint64 pages, GVariant *options)
+{
+  handle_pool_target (HPD_PAGE_SIZE (object), invocation, CHANGE_MAXIMUM, pages, options);
   return TRUE;
 }
 
