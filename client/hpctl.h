@@ -71,5 +71,8 @@ int hpctl_set_min (HpctlContext *ctx, GStrv args);
 int hpctl_set_max (HpctlContext *ctx, GStrv args);
 int hpctl_set_node (HpctlContext *ctx, GStrv args);
 int hpctl_demote (HpctlContext *ctx, GStrv args);
+int hpctl_mounts (HpctlContext *ctx, GStrv args);
+int hpctl_mount_create (HpctlContext *ctx, GStrv args);
+int hpctl_unmount (HpctlContext *ctx, GStrv args);
 
 G_END_DECLS

@@ -23,6 +23,9 @@ static const HpctlCommand commands[] = {
   { "set-max", "SIZE AMOUNT", hpctl_set_max, "Set how far a pool may grow on demand" },
   { "set-node", "NODE SIZE AMOUNT", hpctl_set_node, "Set the persistent pool on one NUMA node" },
   { "demote", "SIZE COUNT", hpctl_demote, "Split free pages into pages of the demote size" },
+  { "mounts", "", hpctl_mounts, "List the hugetlbfs mounts" },
+  { "mount-create", "SCOPE [OWNER]", hpctl_mount_create, "Mount hugetlbfs for system, user, group or global use" },
+  { "unmount", "PATH", hpctl_unmount, "Unmount a hugetlbfs mount" },
 };
 
 int
@@ -133,7 +136,8 @@ describe_commands (void)
     "SIZE is a huge page size: 2M, 1G, 2097152 (bytes) or DEFAULT.\n"
     "AMOUNT is a number of pages (512) or of bytes (1G, 512M) that is a whole\n"
     "number of pages; a leading + or - changes the current value by that much.\n"
-    "Numbers are decimal; anything else is an error.\n"
+    "Numbers are decimal; anything else is an error (except mount-create --mode,\n"
+    "which is octal).\n"
     "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
     "polkit agent is running.\n"
     "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"
@@ -141,7 +145,7 @@ describe_commands (void)
     "Exit status:\n"
     "  0  success\n"
     "  1  error (including not authorized)\n"
-    "  2  usage error: bad command, option, SIZE or AMOUNT\n"
+    "  2  usage error: bad command, option, argument, SIZE or AMOUNT\n"
     "  3  the kernel did not give the requested number of pages");
   return g_string_free (text, FALSE);
 }
