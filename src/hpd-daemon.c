@@ -27,6 +27,7 @@ struct _HpdDaemon
   GDBusObjectManagerServer *object_manager;
   HpdManager *manager;
   GPtrArray *page_sizes;      /* HpdPageSize */
+  GHashTable *requested;      /* HpdPool * -> guint64 * pages last asked for */
   GUnixMountMonitor *mount_monitor;
   guint owner_id;
   gboolean name_owned;
@@ -48,6 +49,7 @@ hpd_daemon_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->mount_monitor, self);
   g_clear_object (&self->mount_monitor);
   g_clear_pointer (&self->page_sizes, g_ptr_array_unref);
+  g_clear_pointer (&self->requested, g_hash_table_unref);
   if (self->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
   g_clear_object (&self->manager);
@@ -83,6 +85,7 @@ hpd_daemon_class_init (HpdDaemonClass *klass)
 static void
 hpd_daemon_init (HpdDaemon *self)
 {
+  self->requested = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
 }
 
 HpdDaemon *
@@ -251,6 +254,27 @@ hpd_daemon_refresh_mounts (HpdDaemon *self)
     hpd_manager_refresh_mounts (self->manager);
   for (guint i = 0; self->page_sizes != NULL && i < self->page_sizes->len; i++)
     hpd_page_size_refresh_mounts (g_ptr_array_index (self->page_sizes, i));
+}
+
+void
+hpd_daemon_refresh_tunables (HpdDaemon *self)
+{
+  if (self->manager != NULL)
+    hpd_manager_refresh_tunables (self->manager);
+}
+
+void
+hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages)
+{
+  g_hash_table_insert (self->requested, (gpointer) pool, g_memdup2 (&pages, sizeof pages));
+}
+
+guint64
+hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool)
+{
+  guint64 *pages = g_hash_table_lookup (self->requested, pool);
+
+  return pages ? *pages : 0;
 }
 
 guint64

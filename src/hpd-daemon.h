@@ -37,6 +37,14 @@ guint64 hpd_daemon_get_default_page_size (HpdDaemon *self);
 /* Re-reads the mounts into the Mounts properties (PropertiesChanged). */
 void hpd_daemon_refresh_mounts (HpdDaemon *self);
 
+/* Re-reads the tunables into the Manager's properties. */
+void hpd_daemon_refresh_tunables (HpdDaemon *self);
+
+/* The persistent pool a caller last asked for (0: none yet), so Explain can
+ * tell a pool that fell short. */
+void hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages);
+guint64 hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool);
+
 /* 90% of MemTotal: the most memory all persistent pools together, and any
  * pool's maximum, may be set to. */
 guint64 hpd_daemon_get_pool_memory_limit (HpdDaemon *self);

@@ -96,19 +96,18 @@ hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
   return TRUE;
 }
 
-gboolean
-hpd_kernel_write_counter (HpdKernel *self, const char *relative, guint64 value,
-                          GError **error)
+static gboolean
+write_once (HpdKernel *self, const char *relative, const char *buf, const char *shown,
+            GError **error)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
-  char buf[32];
-  int len = g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT "\n", value);
+  size_t len = strlen (buf);
   ssize_t written;
   int fd, saved_errno;
 
   /* O_TRUNC changes nothing on sysfs and procfs (a shell's `echo N >` uses
    * it too), but under --kernel-root the files are plain files, where a
-   * shorter number must not leave the tail of a longer one behind. */
+   * shorter value must not leave the tail of a longer one behind. */
   fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     {
@@ -118,26 +117,45 @@ hpd_kernel_write_counter (HpdKernel *self, const char *relative, guint64 value,
       return FALSE;
     }
 
-  written = write (fd, buf, (size_t) len);
+  written = write (fd, buf, len);
   saved_errno = errno;
   close (fd);
 
   if (written < 0)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "The kernel refused %" G_GUINT64_FORMAT " for %s: %s",
-                   value, path, g_strerror (saved_errno));
+                   "The kernel refused %s for %s: %s", shown, path, g_strerror (saved_errno));
       return FALSE;
     }
-  if (written != len)
+  if ((size_t) written != len)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "The kernel took only %zd of %d bytes written to %s",
-                   written, len, path);
+                   "The kernel took only %zd of %zu bytes written to %s", written, len, path);
       return FALSE;
     }
-
   return TRUE;
+}
+
+gboolean
+hpd_kernel_write_counter (HpdKernel *self, const char *relative, guint64 value,
+                          GError **error)
+{
+  char buf[32];
+  char shown[32];
+
+  g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT "\n", value);
+  g_snprintf (shown, sizeof shown, "%" G_GUINT64_FORMAT, value);
+  return write_once (self, relative, buf, shown, error);
+}
+
+gboolean
+hpd_kernel_write_text (HpdKernel *self, const char *relative, const char *text,
+                       GError **error)
+{
+  g_autofree char *buf = g_strconcat (text, "\n", NULL);
+  g_autofree char *shown = g_strdup_printf ("'%s'", text);
+
+  return write_once (self, relative, buf, shown, error);
 }
 
 static int

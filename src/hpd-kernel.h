@@ -27,6 +27,10 @@ gboolean hpd_kernel_read_counter (HpdKernel *self, const char *relative,
 gboolean hpd_kernel_write_counter (HpdKernel *self, const char *relative,
                                    guint64 value, GError **error);
 
+/* Writes "@text\n" in a single write() (THP keywords). */
+gboolean hpd_kernel_write_text (HpdKernel *self, const char *relative,
+                                const char *text, GError **error);
+
 /* Names in a directory below the root (for hugepages-*kB), sorted. */
 GPtrArray *hpd_kernel_list_dir (HpdKernel *self, const char *relative,
                                 GError **error);

@@ -2,11 +2,17 @@
 
 #include <unistd.h>
 
+#include "hp-error.h"
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
 #include "hpd-manager.h"
 #include "hpd-mount-calls.h"
+#include "hpd-explain.h"
+#include "hpd-job.h"
 #include "hpd-mounts.h"
+#include "hpd-options.h"
+#include "hpd-tunable-calls.h"
+#include "hpd-tunables.h"
 #include "hpd-parse.h"
 
 struct _HpdManager
@@ -30,6 +36,58 @@ hpd_manager_refresh_mounts (HpdManager *self)
                               hpd_mounts_to_variant (mounts, hpd_kernel_get_root (kernel)));
 }
 
+void
+hpd_manager_refresh_tunables (HpdManager *self)
+{
+  HpDBusManager *iface = HP_DBUS_MANAGER (self);
+  g_auto(HpdTunables) t = { 0, };
+  GVariantBuilder thp;
+  GHashTableIter iter;
+  gpointer key, value;
+  g_autoptr(GList) names = NULL;
+  guint64 shmmax = hpd_tunables_recommended_shmmax (self->daemon);
+
+  hpd_tunables_read (hpd_daemon_get_kernel (self->daemon), &t);
+  hp_dbus_manager_set_shm_max (iface, t.shmmax);
+  hp_dbus_manager_set_shm_all (iface, t.shmall);
+  hp_dbus_manager_set_shm_group (iface, t.shm_group);
+  hp_dbus_manager_set_min_free_kbytes (iface, t.min_free_kbytes);
+  hp_dbus_manager_set_recommended_shm_max (iface, shmmax);
+  hp_dbus_manager_set_recommended_shm_all (iface,
+                                           hpd_recommend_shmall (shmmax, (guint64) sysconf (_SC_PAGESIZE)));
+  hp_dbus_manager_set_recommended_min_free_kbytes (iface,
+                                                   hpd_tunables_recommended_min_free_kbytes (self->daemon));
+  hp_dbus_manager_set_zone_movable_supported (iface, t.zone_movable_file != NULL);
+  hp_dbus_manager_set_zone_movable (iface, t.zone_movable);
+
+  g_hash_table_iter_init (&iter, t.thp);
+  hp_dbus_manager_set_thp_enabled (iface, "");
+  hp_dbus_manager_set_thp_defrag (iface, "");
+  hp_dbus_manager_set_thp_shmem_enabled (iface, "");
+  g_variant_builder_init (&thp, G_VARIANT_TYPE ("a{s(sas)}"));
+  names = g_hash_table_get_keys (t.thp);
+  names = g_list_sort (names, (GCompareFunc) g_strcmp0);
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      const HpdThpChoice *choice = g_hash_table_lookup (t.thp, l->data);
+
+      g_variant_builder_add (&thp, "{s(s^as)}", (const char *) l->data, choice->current,
+                             choice->choices);
+      if (g_str_equal (l->data, "enabled"))
+        hp_dbus_manager_set_thp_enabled (iface, choice->current);
+      else if (g_str_equal (l->data, "defrag"))
+        hp_dbus_manager_set_thp_defrag (iface, choice->current);
+      else if (g_str_equal (l->data, "shmem_enabled"))
+        hp_dbus_manager_set_thp_shmem_enabled (iface, choice->current);
+    }
+  (void) key;
+  (void) value;
+  hp_dbus_manager_set_thp_settings (iface, g_variant_builder_end (&thp));
+  hp_dbus_manager_set_khugepaged_pages_to_scan (iface, t.khugepaged_pages_to_scan);
+  hp_dbus_manager_set_khugepaged_scan_sleep_millisecs (iface, t.khugepaged_scan_sleep_ms);
+  hp_dbus_manager_set_khugepaged_alloc_sleep_millisecs (iface, t.khugepaged_alloc_sleep_ms);
+}
+
 static void
 hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
 {
@@ -48,6 +106,7 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
                                          hpd_parse_meminfo (meminfo, "Hugepagesize", &kb) ? kb * 1024 : 0);
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
   hpd_manager_refresh_mounts (self);
+  hpd_manager_refresh_tunables (self);
 }
 
 static gboolean
@@ -70,9 +129,131 @@ handle_unmount (HpDBusManager *object, GDBusMethodInvocation *invocation,
   return TRUE;
 }
 
+static gboolean
+handle_set_shm_max (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                    guint64 value, GVariant *options)
+{
+  hpd_tunable_calls_set_shm_max (HPD_MANAGER (object)->daemon, invocation, value, options);
+  return TRUE;
+}
+
+static gboolean
+handle_set_recommended_shm_max (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                                GVariant *options)
+{
+  hpd_tunable_calls_set_recommended_shm_max (HPD_MANAGER (object)->daemon, invocation, options);
+  return TRUE;
+}
+
+static gboolean
+handle_set_shm_group (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                      const char *group, GVariant *options)
+{
+  hpd_tunable_calls_set_shm_group (HPD_MANAGER (object)->daemon, invocation, group, options);
+  return TRUE;
+}
+
+static gboolean
+handle_set_min_free_kbytes (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                            guint64 value, GVariant *options)
+{
+  hpd_tunable_calls_set_min_free_kbytes (HPD_MANAGER (object)->daemon, invocation, value, options);
+  return TRUE;
+}
+
+static gboolean
+handle_set_recommended_min_free_kbytes (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                                        GVariant *options)
+{
+  hpd_tunable_calls_set_recommended_min_free_kbytes (HPD_MANAGER (object)->daemon, invocation,
+                                                     options);
+  return TRUE;
+}
+
+static gboolean
+handle_set_zone_movable (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                         gboolean enabled, GVariant *options)
+{
+  hpd_tunable_calls_set_zone_movable (HPD_MANAGER (object)->daemon, invocation, enabled, options);
+  return TRUE;
+}
+
+static gboolean
+handle_set_thp (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                GVariant *settings, GVariant *options)
+{
+  hpd_tunable_calls_set_thp (HPD_MANAGER (object)->daemon, invocation, settings, options);
+  return TRUE;
+}
+
+typedef struct {
+  HpdManager *self;
+  GDBusMethodInvocation *invocation;
+} ExplainCall;
+
+/* The caller's uid and pid tailor two checks (shm group, memlock); they
+ * come from the bus daemon, as for authorization. */
+static void
+explain_got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ExplainCall *call = user_data;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  g_autoptr(GVariant) creds = NULL;
+  guint32 uid = G_MAXUINT32, pid = 0;
+
+  if (reply != NULL)
+    {
+      creds = g_variant_get_child_value (reply, 0);
+      g_variant_lookup (creds, "UnixUserID", "u", &uid);
+      g_variant_lookup (creds, "ProcessID", "u", &pid);
+    }
+  if (uid == G_MAXUINT32)
+    g_dbus_method_invocation_return_error_literal (call->invocation, HP_ERROR, HP_ERROR_FAILED,
+                                                   "Could not identify the caller");
+  else
+    g_dbus_method_invocation_return_value (call->invocation,
+                                           g_variant_new_tuple ((GVariant *[]) {
+                                             hpd_explain (call->self->daemon, uid, pid) }, 1));
+  g_object_unref (call->self);
+  g_object_unref (call->invocation);
+  g_free (call);
+}
+
+static gboolean
+handle_explain (HpDBusManager *object, GDBusMethodInvocation *invocation, GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  ExplainCall *call;
+
+  if (!hpd_options_parse (options, NULL, 0, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return TRUE;
+    }
+
+  call = g_new0 (ExplainCall, 1);
+  call->self = g_object_ref (HPD_MANAGER (object));
+  call->invocation = g_object_ref (invocation);
+  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
+                          "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionCredentials",
+                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
+                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 5000,
+                          NULL, explain_got_credentials, call);
+  return TRUE;
+}
+
 static void
 hpd_manager_iface_init (HpDBusManagerIface *iface)
 {
+  iface->handle_set_shm_max = handle_set_shm_max;
+  iface->handle_set_recommended_shm_max = handle_set_recommended_shm_max;
+  iface->handle_set_shm_group = handle_set_shm_group;
+  iface->handle_set_min_free_kbytes = handle_set_min_free_kbytes;
+  iface->handle_set_recommended_min_free_kbytes = handle_set_recommended_min_free_kbytes;
+  iface->handle_set_zone_movable = handle_set_zone_movable;
+  iface->handle_set_thp = handle_set_thp;
+  iface->handle_explain = handle_explain;
   iface->handle_create_mounts = handle_create_mounts;
   iface->handle_unmount = handle_unmount;
 }

@@ -198,6 +198,8 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
     }
 
   g_variant_get (reply, "(t)", &result);
+  if (change->kind == CHANGE_MINIMUM)
+    hpd_daemon_note_requested (self->daemon, self->pool, change->pages);
   g_message ("uid %u (pid %u) set the %s %s%s to %" G_GUINT64_FORMAT
              " pages; the kernel gave %" G_GUINT64_FORMAT "%s",
              caller->uid, caller->pid, self->pool->name, what, where,

@@ -194,3 +194,135 @@ hpd_parse_buddyinfo_max_order (const char *text)
 
   return -1;
 }
+
+gboolean
+hpd_parse_thp_choice (const char *text, char **current, GStrv *choices)
+{
+  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
+  g_auto(GStrv) words = g_strsplit (trimmed, " ", -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autofree char *selected = NULL;
+  guint n = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      char *word = words[i];
+      gsize len = strlen (word);
+
+      if (len == 0)
+        continue;
+      if (word[0] == '[' && len > 2 && word[len - 1] == ']')
+        {
+          if (selected != NULL)
+            return FALSE;
+          word[len - 1] = '\0';
+          word++;
+          selected = g_strdup (word);
+        }
+      for (const char *p = word; *p; p++)
+        if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && *p != '+')
+          return FALSE;
+      g_strv_builder_add (builder, word);
+      n++;
+    }
+
+  if (selected == NULL || n < 2)
+    return FALSE;
+  *current = g_steal_pointer (&selected);
+  *choices = g_strv_builder_end (builder);
+  return TRUE;
+}
+
+guint
+hpd_parse_zoneinfo_populated (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  gboolean counted_zone = FALSE;
+  guint zones = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+      guint64 managed;
+
+      if (g_str_has_prefix (line, "Node "))
+        {
+          const char *zone = strstr (line, "zone");
+          g_autofree char *name = zone ? g_strstrip (g_strdup (zone + 4)) : NULL;
+
+          counted_zone = name != NULL &&
+            (g_str_equal (name, "DMA") || g_str_equal (name, "DMA32") || g_str_equal (name, "Normal"));
+          continue;
+        }
+      if (!counted_zone)
+        continue;
+
+      while (*line == ' ' || *line == '\t')
+        line++;
+      if (g_str_has_prefix (line, "managed"))
+        {
+          g_autofree char *value = g_strstrip (g_strdup (line + strlen ("managed")));
+
+          if (hp_parse_u64 (value, &managed, NULL) && managed > 0)
+            zones++;
+          counted_zone = FALSE;
+        }
+    }
+  return zones;
+}
+
+guint64
+hpd_parse_pagetypeinfo_block_pages (const char *text)
+{
+  const char *p = text ? strstr (text, "Pages per block:") : NULL;
+  g_autofree char *line = NULL;
+  guint64 pages;
+
+  if (p == NULL)
+    return 0;
+  p += strlen ("Pages per block:");
+  line = g_strndup (p, strcspn (p, "\n"));
+  g_strstrip (line);
+  return hp_parse_u64 (line, &pages, NULL) ? pages : 0;
+}
+
+guint64
+hpd_parse_buddyinfo_blocks (const char *text, guint order)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  guint64 total = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = NULL;
+      guint n, j, k = 0;
+
+      if (!g_str_has_prefix (lines[i], "Node "))
+        continue;
+      fields = g_strsplit_set (lines[i], " \t", -1);
+      n = g_strv_length (fields);
+      for (j = 0; j < n && g_strcmp0 (fields[j], "zone") != 0; j++)
+        ;
+      /* skip to the zone name, then count orders */
+      for (j++; j < n && fields[j][0] == '\0'; j++)
+        ;
+      for (j++; j < n; j++)
+        {
+          guint64 count;
+
+          if (fields[j][0] == '\0')
+            continue;
+          if (!hp_parse_u64 (fields[j], &count, NULL))
+            break;
+          if (k >= order)
+            {
+              guint shift = k - order;
+              guint64 pieces = shift < 64 && count <= (G_MAXUINT64 >> shift)
+                ? count << shift : G_MAXUINT64;
+              total = pieces > G_MAXUINT64 - total ? G_MAXUINT64 : total + pieces;
+            }
+          k++;
+        }
+    }
+  return total;
+}

@@ -28,4 +28,19 @@ gboolean hpd_parse_demote_size (const char *text, guint64 *bytes);
  * -1 when the text has no zone line. */
 int hpd_parse_buddyinfo_max_order (const char *text);
 
+/* A THP choice file such as "always [madvise] never\n": the bracketed
+ * current value and every allowed value, in order. */
+gboolean hpd_parse_thp_choice (const char *text, char **current, GStrv *choices);
+
+/* Populated DMA, DMA32 and Normal zones in /proc/zoneinfo (managed > 0),
+ * over all nodes: the zones the kernel's min_free_kbytes advice counts. */
+guint hpd_parse_zoneinfo_populated (const char *text);
+
+/* "Pages per block:  512" in /proc/pagetypeinfo, 0 if absent. */
+guint64 hpd_parse_pagetypeinfo_block_pages (const char *text);
+
+/* Pages of 2^@order base pages that the free lists of /proc/buddyinfo could
+ * give right now: every free block of that order or larger, split. */
+guint64 hpd_parse_buddyinfo_blocks (const char *text, guint order);
+
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include "hpd-auth.h"
 
 static const char *const read_only_methods[] = {
+  "Explain",
   NULL,
 };
 

@@ -1,0 +1,306 @@
+#include "config.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hp-units.h"
+#include "hpd-daemon.h"
+#include "hpd-explain.h"
+#include "hpd-mounts.h"
+#include "hpd-parse.h"
+#include "hpd-tunable-calls.h"
+#include "hpd-tunables.h"
+
+/* Database vendors (Oracle, PostgreSQL, MongoDB, Redis) warn against THP
+ * "always": latency spikes from khugepaged and page-fault compaction. */
+
+typedef struct {
+  GVariantBuilder builder;
+  HpdDaemon *daemon;
+  HpdKernel *kernel;
+  char *meminfo;
+} Explain;
+
+static void
+add (Explain *e, const char *severity, const char *id, const char *fix,
+     const char *format, ...) G_GNUC_PRINTF (5, 6);
+
+static void
+add (Explain *e, const char *severity, const char *id, const char *fix,
+     const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_variant_builder_add (&e->builder, "(ssss)", severity, id, message, fix ? fix : "");
+}
+
+static guint64
+meminfo_kb (Explain *e, const char *key)
+{
+  guint64 v = 0;
+
+  if (e->meminfo != NULL)
+    hpd_parse_meminfo (e->meminfo, key, &v);
+  return v;
+}
+
+static char *
+bytes_text (guint64 bytes)
+{
+  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+static void
+check_memory (Explain *e)
+{
+  g_autofree char *total = bytes_text (meminfo_kb (e, "MemTotal") * 1024);
+
+  add (e, "info", "memory-total", NULL, "Total system memory: %s", total);
+  if (meminfo_kb (e, "SwapTotal") == 0)
+    add (e, "info", "no-swap", NULL,
+         "There is no swap: growing a pool cannot push other memory out, so it may "
+         "fall short; --hard compacts memory instead");
+}
+
+static guint
+order_of (guint64 size)
+{
+  guint64 base = (guint64) sysconf (_SC_PAGESIZE);
+  guint order = 0;
+
+  while ((base << order) < size && order < 63)
+    order++;
+  return order;
+}
+
+static void
+check_pools (Explain *e, GPtrArray *mounts)
+{
+  GPtrArray *pools = hpd_daemon_get_pools (e->daemon);
+  g_autofree char *buddyinfo = NULL;
+  guint64 mem_free = 0;
+
+  /* Free memory as the page allocator's free lists hold it, not MemFree:
+   * with deferred struct page init most of a large machine's memory is
+   * free but not yet in the lists, and comes in as it is needed. */
+  if (hpd_kernel_read_text (e->kernel, "proc/buddyinfo", &buddyinfo, NULL))
+    mem_free = hpd_parse_buddyinfo_blocks (buddyinfo, 0) * (guint64) sysconf (_SC_PAGESIZE);
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      g_auto(HpdPoolCounters) c = { 0, };
+      g_auto(GStrv) paths = NULL;
+      g_autofree char *id = NULL;
+      g_autofree char *fix = NULL;
+      guint64 minimum, requested = hpd_daemon_get_requested (e->daemon, pool);
+
+      if (!hpd_pool_read (e->kernel, pool, &c, NULL))
+        continue;
+      minimum = hpd_pool_counters_minimum (&c);
+
+      if (requested > minimum)
+        {
+          id = g_strdup_printf ("pool-short-%s", pool->name);
+          fix = g_strdup_printf ("hugepagesctl set-min %s %" G_GUINT64_FORMAT " --hard",
+                                 pool->name, requested);
+          add (e, "warning", id, fix,
+               "The %s pool has %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+               " pages asked for: memory was short or fragmented", pool->name, minimum, requested);
+          g_clear_pointer (&id, g_free);
+          g_clear_pointer (&fix, g_free);
+        }
+
+      if (c.surplus > c.overcommit)
+        {
+          id = g_strdup_printf ("surplus-above-maximum-%s", pool->name);
+          add (e, "warning", id, NULL,
+               "%" G_GUINT64_FORMAT " surplus %s pages are above the overcommit limit of %"
+               G_GUINT64_FORMAT ": they are in use and go back to the system when released",
+               c.surplus, pool->name, c.overcommit);
+          g_clear_pointer (&id, g_free);
+        }
+
+      if (pool->gigantic && (minimum > 0 || requested > 0))
+        {
+          guint64 want = MAX (minimum, requested);
+          id = g_strdup_printf ("gigantic-at-boot-%s", pool->name);
+          fix = g_strdup_printf ("add \"hugepagesz=%s hugepages=%" G_GUINT64_FORMAT
+                                 "\" to the kernel command line",
+                                 pool->size >= (G_GUINT64_CONSTANT (1) << 30) ? "1G" : pool->name,
+                                 want);
+          add (e, requested > minimum ? "warning" : "info", id, fix,
+               "%s pages need contiguous memory that a running system rarely has; "
+               "they are reliably reserved only at boot", pool->name);
+          g_clear_pointer (&id, g_free);
+          g_clear_pointer (&fix, g_free);
+        }
+
+      paths = hpd_mounts_paths_of_size (mounts, pool->size);
+      if (hpd_pool_counters_maximum (&c) > 0 && paths[0] == NULL)
+        {
+          id = g_strdup_printf ("no-mount-%s", pool->name);
+          fix = g_strdup_printf ("hugepagesctl mount-create system --page-size %s", pool->name);
+          add (e, "warning", id, fix,
+               "The %s pool has pages but no hugetlbfs mount: programs that use files "
+               "(rather than MAP_HUGETLB or SHM_HUGETLB) cannot reach them", pool->name);
+          g_clear_pointer (&id, g_free);
+          g_clear_pointer (&fix, g_free);
+        }
+
+      if (!pool->gigantic && buddyinfo != NULL && mem_free > 0)
+        {
+          guint64 possible = hpd_parse_buddyinfo_blocks (buddyinfo, order_of (pool->size));
+          guint64 by_memory = mem_free / pool->size;
+          gboolean fragmented = by_memory > 0 && possible < by_memory / 2;
+          g_autofree char *free_text = bytes_text (mem_free);
+
+          id = g_strdup_printf ("allocatable-%s", pool->name);
+          add (e, fragmented ? "warning" : "info", id,
+               fragmented ? "hugepagesctl set-min SIZE AMOUNT --hard (compacts memory)" : NULL,
+               "About %" G_GUINT64_FORMAT " %s pages could be allocated right now from "
+               "contiguous free blocks; the free memory in them (%s) would hold %" G_GUINT64_FORMAT "%s",
+               possible, pool->name, free_text, by_memory,
+               fragmented ? ": memory is fragmented" : "");
+          g_clear_pointer (&id, g_free);
+        }
+    }
+}
+
+static void
+check_min_free_kbytes (Explain *e, const HpdTunables *t)
+{
+  guint64 recommended = hpd_tunables_recommended_min_free_kbytes (e->daemon);
+
+  if (recommended > t->min_free_kbytes)
+    add (e, "warning", "min-free-kbytes-low", "hugepagesctl min-free-kbytes recommended",
+         "vm.min_free_kbytes is %" G_GUINT64_FORMAT " kB; %" G_GUINT64_FORMAT " kB keeps a "
+         "free pageblock per zone and per migrate type, which helps huge page allocations",
+         t->min_free_kbytes, recommended);
+}
+
+static void
+check_shm (Explain *e, const HpdTunables *t, guint32 uid)
+{
+  guint64 recommended = hpd_tunables_recommended_shmmax (e->daemon);
+  guint64 base = (guint64) sysconf (_SC_PAGESIZE);
+  struct group *gr;
+  struct passwd *pw;
+
+  if (recommended > 0 && t->shmmax < recommended)
+    add (e, "warning", "shmmax-low", "hugepagesctl shm-max recommended",
+         "kernel.shmmax (%" G_GUINT64_FORMAT ") is below what the pools can back (%"
+         G_GUINT64_FORMAT " bytes): SHM_HUGETLB segments that large fail with EINVAL",
+         t->shmmax, recommended);
+  if (t->shmall < hpd_recommend_shmall (MIN (t->shmmax, recommended ? recommended : t->shmmax), base))
+    add (e, "warning", "shmall-low", "hugepagesctl shm-max recommended",
+         "kernel.shmall (%" G_GUINT64_FORMAT " pages) is below kernel.shmmax: large segments "
+         "fail with ENOSPC", t->shmall);
+
+  if (t->shm_group == 0)
+    {
+      if (uid != 0)
+        add (e, "info", "shm-group-unset", "hugepagesctl shm-group GROUP",
+             "vm.hugetlb_shm_group is 0: only processes with CAP_IPC_LOCK may create "
+             "SHM_HUGETLB segments");
+      return;
+    }
+
+  gr = getgrgid (t->shm_group);
+  if (gr == NULL)
+    {
+      add (e, "warning", "shm-group-invalid", "hugepagesctl shm-group GROUP",
+           "vm.hugetlb_shm_group is %u, which is no group", t->shm_group);
+      return;
+    }
+  pw = getpwuid (uid);
+  if (uid != 0 && (pw == NULL ||
+                   (pw->pw_gid != gr->gr_gid &&
+                    !g_strv_contains ((const char *const *) gr->gr_mem, pw->pw_name))))
+    add (e, "warning", "shm-group-caller", NULL,
+         "You (uid %u) are not in the hugetlb_shm_group %s (gid %u): your SHM_HUGETLB "
+         "segments fail with EPERM", uid, gr->gr_name, (guint) gr->gr_gid);
+}
+
+static void
+check_memlock (Explain *e, guint32 pid)
+{
+  g_autofree char *path = g_strdup_printf ("proc/%u/limits", pid);
+  g_autofree char *limits = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (pid == 0 || !hpd_kernel_read_text (e->kernel, path, &limits, NULL))
+    return;
+  lines = g_strsplit (limits, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = NULL;
+      guint64 soft;
+      g_autofree char *text = NULL;
+
+      if (!g_str_has_prefix (lines[i], "Max locked memory"))
+        continue;
+      fields = g_strsplit_set (lines[i] + strlen ("Max locked memory"), " \t", -1);
+      for (guint j = 0; fields[j] != NULL; j++)
+        {
+          if (fields[j][0] == '\0')
+            continue;
+          if (g_str_equal (fields[j], "unlimited"))
+            return;
+          if (hp_parse_u64 (fields[j], &soft, NULL))
+            {
+              text = bytes_text (soft);
+              add (e, "info", "memlock-limit", "raise memlock in /etc/security/limits.conf",
+                   "Your memlock limit is %s: programs that lock huge page memory "
+                   "(mlock, databases' lock_pages options) cannot lock more", text);
+            }
+          return;
+        }
+    }
+}
+
+static void
+check_thp (Explain *e, const HpdTunables *t)
+{
+  HpdThpChoice *enabled = g_hash_table_lookup (t->thp, "enabled");
+  HpdThpChoice *defrag = g_hash_table_lookup (t->thp, "defrag");
+
+  if (enabled != NULL && g_str_equal (enabled->current, "always"))
+    add (e, "warning", "thp-enabled-always", "hugepagesctl thp enabled=madvise",
+         "Transparent huge pages are 'always': Oracle, PostgreSQL, MongoDB and Redis "
+         "advise 'madvise' or 'never' against latency spikes and memory bloat");
+  if (defrag != NULL && g_str_equal (defrag->current, "always"))
+    add (e, "warning", "thp-defrag-always", "hugepagesctl thp defrag=madvise",
+         "THP defrag is 'always': page faults may stall on compaction");
+}
+
+GVariant *
+hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
+{
+  Explain e = { 0, };
+  g_auto(HpdTunables) t = { 0, };
+  g_autoptr(GPtrArray) mounts = NULL;
+
+  g_variant_builder_init (&e.builder, G_VARIANT_TYPE ("a(ssss)"));
+  e.daemon = daemon;
+  e.kernel = hpd_daemon_get_kernel (daemon);
+  hpd_kernel_read_text (e.kernel, "proc/meminfo", &e.meminfo, NULL);
+  hpd_tunables_read (e.kernel, &t);
+  mounts = hpd_mounts_read (e.kernel, hpd_daemon_get_default_page_size (daemon));
+
+  check_memory (&e);
+  check_pools (&e, mounts);
+  check_min_free_kbytes (&e, &t);
+  check_shm (&e, &t, uid);
+  check_memlock (&e, pid);
+  check_thp (&e, &t);
+
+  g_free (e.meminfo);
+  return g_variant_builder_end (&e.builder);
+}

@@ -1,0 +1,16 @@
+/* Explain: hugeadm --explain's checks and the ones it lacks, as a list of
+ * (severity, id, message, fix). Ids are stable so frontends and scripts
+ * can act on them; fixes name the hugepagesctl command (and so the method)
+ * that helps. Reads only. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _HpdDaemon HpdDaemon;
+
+/* @uid and @pid are the caller's, for the group and memlock checks. */
+GVariant *hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid);
+
+G_END_DECLS

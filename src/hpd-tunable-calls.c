@@ -1,0 +1,637 @@
+#include "config.h"
+
+#include <grp.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hp-error.h"
+#include "hp-units.h"
+#include "hpd-daemon.h"
+#include "hpd-job.h"
+#include "hpd-options.h"
+#include "hpd-parse.h"
+#include "hpd-tunable-calls.h"
+#include "hpd-tunables.h"
+
+#define MIN_FREE_KBYTES_FLOOR 1024
+#define MAX_THP_SETTINGS 64
+
+/* A list of writes to apply in order, and what to put back if one fails. */
+typedef struct {
+  char *file;         /* relative to the kernel root */
+  char *value;        /* as written: "123" or a keyword */
+  char *previous;     /* NULL: nothing to restore */
+  gboolean numeric;
+} Write;
+
+typedef struct {
+  HpdDaemon *daemon;
+  GPtrArray *writes;  /* Write */
+  char *what;         /* for the log: "kernel.shmmax" */
+  GVariant *reply;    /* floating until sent; "()" or "(t)" */
+  gboolean reply_value;
+} TunableCall;
+
+static void
+write_free (Write *w)
+{
+  g_free (w->file);
+  g_free (w->value);
+  g_free (w->previous);
+  g_free (w);
+}
+
+static void
+tunable_call_free (TunableCall *call)
+{
+  g_clear_object (&call->daemon);
+  g_clear_pointer (&call->writes, g_ptr_array_unref);
+  g_free (call->what);
+  g_free (call);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TunableCall, tunable_call_free)
+
+static TunableCall *
+tunable_call_new (HpdDaemon *daemon, const char *what, gboolean reply_value)
+{
+  TunableCall *call = g_new0 (TunableCall, 1);
+
+  call->daemon = g_object_ref (daemon);
+  call->writes = g_ptr_array_new_with_free_func ((GDestroyNotify) write_free);
+  call->what = g_strdup (what);
+  call->reply_value = reply_value;
+  return call;
+}
+
+static void
+add_write (TunableCall *call, const char *file, const char *value, const char *previous,
+           gboolean numeric)
+{
+  Write *w = g_new0 (Write, 1);
+
+  w->file = g_strdup (file);
+  w->value = g_strdup (value);
+  w->previous = g_strdup (previous);
+  w->numeric = numeric;
+  g_ptr_array_add (call->writes, w);
+}
+
+static gboolean
+do_write (HpdKernel *kernel, const char *file, const char *value, gboolean numeric,
+          GError **error)
+{
+  guint64 n;
+
+  if (numeric && hp_parse_u64 (value, &n, NULL))
+    return hpd_kernel_write_counter (kernel, file, n, error);
+  return hpd_kernel_write_text (kernel, file, value, error);
+}
+
+/* Reads a file back the way it was written: a number, or the bracketed
+ * keyword of a THP choice. */
+static char *
+read_back (HpdKernel *kernel, const Write *w)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *current = NULL;
+  g_auto(GStrv) choices = NULL;
+  guint64 n;
+
+  if (w->numeric)
+    return hpd_kernel_read_counter (kernel, w->file, &n, NULL)
+      ? g_strdup_printf ("%" G_GUINT64_FORMAT, n) : NULL;
+  if (!hpd_kernel_read_text (kernel, w->file, &text, NULL) ||
+      !hpd_parse_thp_choice (text, &current, &choices))
+    return NULL;
+  return g_steal_pointer (&current);
+}
+
+/* Worker thread: all writes or none. */
+static GVariant *
+tunable_work (gpointer data, GCancellable *cancellable, GError **error)
+{
+  TunableCall *call = data;
+  HpdKernel *kernel = hpd_daemon_get_kernel (call->daemon);
+  guint done;
+
+  for (done = 0; done < call->writes->len; done++)
+    {
+      Write *w = g_ptr_array_index (call->writes, done);
+      g_autofree char *now = NULL;
+
+      if (!do_write (kernel, w->file, w->value, w->numeric, error))
+        break;
+      now = read_back (kernel, w);
+      if (g_strcmp0 (now, w->value) != 0)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
+                       "The kernel took %s for %s but reads back %s",
+                       w->value, w->file, now ? now : "nothing");
+          done++;
+          break;
+        }
+    }
+
+  if (done == call->writes->len)
+    {
+      guint64 value = 0;
+
+      if (call->reply_value)
+        {
+          Write *first = g_ptr_array_index (call->writes, 0);
+          hpd_kernel_read_counter (kernel, first->file, &value, NULL);
+          return g_variant_new ("(t)", value);
+        }
+      return g_variant_new ("()");
+    }
+
+  /* put back what was already written, newest first */
+  for (guint i = done; i > 0; i--)
+    {
+      Write *w = g_ptr_array_index (call->writes, i - 1);
+      g_autoptr(GError) undo_error = NULL;
+
+      if (w->previous != NULL &&
+          !do_write (kernel, w->file, w->previous, w->numeric, &undo_error))
+        g_warning ("Could not put %s back to %s: %s", w->file, w->previous, undo_error->message);
+    }
+  return NULL;
+}
+
+static void
+tunable_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  TunableCall *call = data;
+  g_autoptr(GString) what = g_string_new (NULL);
+
+  hpd_daemon_refresh_tunables (call->daemon);
+  for (guint i = 0; i < call->writes->len; i++)
+    {
+      Write *w = g_ptr_array_index (call->writes, i);
+      g_string_append_printf (what, "%s%s=%s", i ? ", " : "", w->file, w->value);
+    }
+  if (reply != NULL)
+    g_message ("uid %u (pid %u) set %s: %s", caller->uid, caller->pid, call->what, what->str);
+  else
+    g_warning ("uid %u (pid %u): setting %s (%s) failed: %s", caller->uid, caller->pid,
+               call->what, what->str, error->message);
+}
+
+static void
+run (TunableCall *call, GDBusMethodInvocation *invocation, const char *detail_value)
+{
+  g_autoptr(PolkitDetails) details = polkit_details_new ();
+  HpdDaemon *daemon = call->daemon;
+
+  polkit_details_insert (details, "tunable", call->what);
+  if (detail_value != NULL)
+    polkit_details_insert (details, "value", detail_value);
+  hpd_job_run (daemon, invocation, details, tunable_work, tunable_done,
+               call, (GDestroyNotify) tunable_call_free);
+}
+
+static gboolean
+parse_options (GVariant *options, gboolean *dry_run, gboolean *allow_lower, GError **error)
+{
+  const HpdOption known[] = {
+    { "dry-run", "b", dry_run },
+    { "allow-lower", "b", allow_lower },
+  };
+
+  *dry_run = FALSE;
+  if (allow_lower != NULL)
+    *allow_lower = FALSE;
+  return hpd_options_parse (options, known, allow_lower ? 2 : 1, error);
+}
+
+static char *
+u64_text (guint64 v)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, v);
+}
+
+guint64
+hpd_tunables_recommended_shmmax (HpdDaemon *daemon)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  GPtrArray *pools = hpd_daemon_get_pools (daemon);
+  guint64 total = 0;
+
+  /* hugeadm: the largest segment all pools together could back */
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      g_auto(HpdPoolCounters) c = { 0, };
+      guint64 bytes;
+
+      if (!hpd_pool_read (kernel, pool, &c, NULL))
+        continue;
+      if (!hp_pages_to_bytes (hpd_pool_counters_maximum (&c), pool->size, &bytes) ||
+          bytes > G_MAXUINT64 - total)
+        return G_MAXUINT64;
+      total += bytes;
+    }
+  return total;
+}
+
+guint64
+hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  g_autofree char *zoneinfo = NULL;
+  g_autofree char *meminfo = NULL;
+  guint64 mem_total_kb = 0;
+  guint zones = 0;
+
+  if (hpd_kernel_read_text (kernel, "proc/zoneinfo", &zoneinfo, NULL))
+    zones = hpd_parse_zoneinfo_populated (zoneinfo);
+  if (hpd_kernel_read_text (kernel, "proc/meminfo", &meminfo, NULL))
+    hpd_parse_meminfo (meminfo, "MemTotal", &mem_total_kb);
+  return hpd_recommend_min_free_kbytes (zones, hpd_tunables_pageblock_kb (kernel), mem_total_kb);
+}
+
+/* shmmax, with shmall raised when it would block a segment that size. */
+static void
+set_shmmax (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
+            gboolean dry_run, gboolean reply_value)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  g_auto(HpdTunables) t = { 0, };
+  g_autoptr(TunableCall) call = tunable_call_new (daemon, "kernel.shmmax", reply_value);
+  g_autofree char *text = u64_text (value);
+  g_autofree char *previous = NULL;
+  guint64 shmall;
+
+  hpd_tunables_read (kernel, &t);
+  shmall = hpd_recommend_shmall (value, (guint64) sysconf (_SC_PAGESIZE));
+
+  if (dry_run || (value == t.shmmax && shmall <= t.shmall))
+    {
+      g_dbus_method_invocation_return_value (invocation,
+                                             reply_value ? g_variant_new ("(t)", value)
+                                                         : g_variant_new ("()"));
+      return;
+    }
+
+  previous = u64_text (t.shmmax);
+  add_write (call, HPD_SHMMAX, text, previous, TRUE);
+  if (shmall > t.shmall)
+    {
+      g_autofree char *all = u64_text (shmall);
+      g_autofree char *all_previous = u64_text (t.shmall);
+      add_write (call, HPD_SHMALL, all, all_previous, TRUE);
+    }
+  run (g_steal_pointer (&call), invocation, text);
+}
+
+void
+hpd_tunable_calls_set_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                               guint64 value, GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean dry_run;
+
+  if (!parse_options (options, &dry_run, NULL, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+  if (value < (guint64) sysconf (_SC_PAGESIZE))
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                             "shmmax of %" G_GUINT64_FORMAT " bytes is smaller "
+                                             "than a page: no segment could be created", value);
+      return;
+    }
+  set_shmmax (daemon, invocation, value, dry_run, FALSE);
+}
+
+void
+hpd_tunable_calls_set_recommended_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                                           GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(HpdTunables) t = { 0, };
+  gboolean dry_run, allow_lower;
+  guint64 recommended;
+
+  if (!parse_options (options, &dry_run, &allow_lower, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+
+  recommended = hpd_tunables_recommended_shmmax (daemon);
+  if (recommended == 0)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                                                     "No pool is configured, so there is nothing "
+                                                     "to recommend for shmmax");
+      return;
+    }
+
+  hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
+  /* a larger value is someone's choice (or the kernel's generous default) */
+  if (t.shmmax > recommended && !allow_lower)
+    recommended = t.shmmax;
+  set_shmmax (daemon, invocation, recommended, dry_run, TRUE);
+}
+
+void
+hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                                 const char *group, GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TunableCall) call = NULL;
+  g_auto(HpdTunables) t = { 0, };
+  g_autofree char *text = NULL;
+  g_autofree char *previous = NULL;
+  struct group *gr = NULL;
+  gboolean dry_run;
+  guint64 gid;
+
+  if (!parse_options (options, &dry_run, NULL, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+
+  /* the kernel stores any int, -1 too; we take existing groups only */
+  if (g_ascii_isdigit (group[0]) && hp_parse_u64 (group, &gid, NULL))
+    {
+      if (gid > G_MAXINT32)
+        {
+          g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                 "gid %s is out of range", group);
+          return;
+        }
+      gr = getgrgid ((gid_t) gid);
+    }
+  else if (strlen (group) > 0 && strlen (group) <= 32 && strspn (group,
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen (group) &&
+           group[0] != '-')
+    gr = getgrnam (group);
+  else
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                     "The group must be a group name or a decimal gid");
+      return;
+    }
+
+  if (gr == NULL)
+    {
+      g_autofree char *shown = g_strescape (group, NULL);
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NO_SUCH_GROUP,
+                                             "No such group: %s", shown);
+      return;
+    }
+
+  hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
+  if (dry_run || gr->gr_gid == t.shm_group)
+    {
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
+      return;
+    }
+
+  text = g_strdup_printf ("%u", (guint) gr->gr_gid);
+  previous = g_strdup_printf ("%u", t.shm_group);
+  call = tunable_call_new (daemon, "vm.hugetlb_shm_group", FALSE);
+  add_write (call, HPD_SHM_GROUP, text, previous, TRUE);
+  run (g_steal_pointer (&call), invocation, text);
+}
+
+static guint64
+min_free_kbytes_cap (HpdDaemon *daemon)
+{
+  g_autofree char *meminfo = NULL;
+  guint64 kb = 0;
+
+  if (hpd_kernel_read_text (hpd_daemon_get_kernel (daemon), "proc/meminfo", &meminfo, NULL))
+    hpd_parse_meminfo (meminfo, "MemTotal", &kb);
+  return kb / 20;
+}
+
+static void
+set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
+                     gboolean dry_run, gboolean reply_value)
+{
+  g_autoptr(TunableCall) call = NULL;
+  g_auto(HpdTunables) t = { 0, };
+  g_autofree char *text = u64_text (value);
+  g_autofree char *previous = NULL;
+
+  hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
+  if (dry_run || value == t.min_free_kbytes)
+    {
+      g_dbus_method_invocation_return_value (invocation,
+                                             reply_value ? g_variant_new ("(t)", value)
+                                                         : g_variant_new ("()"));
+      return;
+    }
+
+  previous = u64_text (t.min_free_kbytes);
+  call = tunable_call_new (daemon, "vm.min_free_kbytes", reply_value);
+  add_write (call, HPD_MIN_FREE_KBYTES, text, previous, TRUE);
+  run (g_steal_pointer (&call), invocation, text);
+}
+
+void
+hpd_tunable_calls_set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                                       guint64 value, GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 cap = min_free_kbytes_cap (daemon);
+  gboolean dry_run;
+
+  if (!parse_options (options, &dry_run, NULL, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+  if (value < MIN_FREE_KBYTES_FLOOR)
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                             "min_free_kbytes below %u kB breaks the system",
+                                             MIN_FREE_KBYTES_FLOOR);
+      return;
+    }
+  if (value > cap)
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+                                             "min_free_kbytes above 5%% of MemTotal (%" G_GUINT64_FORMAT
+                                             " kB) risks out-of-memory kills", cap);
+      return;
+    }
+  set_min_free_kbytes (daemon, invocation, value, dry_run, FALSE);
+}
+
+void
+hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
+                                                   GDBusMethodInvocation *invocation,
+                                                   GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(HpdTunables) t = { 0, };
+  gboolean dry_run, allow_lower;
+  guint64 recommended;
+
+  if (!parse_options (options, &dry_run, &allow_lower, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+
+  recommended = MAX (hpd_tunables_recommended_min_free_kbytes (daemon), MIN_FREE_KBYTES_FLOOR);
+  hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
+  if (t.min_free_kbytes > recommended && !allow_lower)
+    recommended = t.min_free_kbytes;
+  set_min_free_kbytes (daemon, invocation, recommended, dry_run, TRUE);
+}
+
+void
+hpd_tunable_calls_set_zone_movable (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                                    gboolean enabled, GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TunableCall) call = NULL;
+  g_auto(HpdTunables) t = { 0, };
+  gboolean dry_run;
+
+  if (!parse_options (options, &dry_run, NULL, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+
+  hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
+  if (t.zone_movable_file == NULL)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                                                     "This kernel has no setting for huge pages in "
+                                                     "ZONE_MOVABLE (hugepages_treat_as_movable was "
+                                                     "removed in Linux 4.16; migratable huge pages use "
+                                                     "ZONE_MOVABLE by themselves)");
+      return;
+    }
+  if (dry_run || enabled == t.zone_movable)
+    {
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
+      return;
+    }
+
+  call = tunable_call_new (daemon, "zone movable", FALSE);
+  add_write (call, t.zone_movable_file, enabled ? "1" : "0", enabled ? "0" : "1", TRUE);
+  run (g_steal_pointer (&call), invocation, enabled ? "1" : "0");
+}
+
+static gboolean
+is_numeric_thp (const char *name)
+{
+  return g_strv_contains (hpd_thp_numeric_settings, name);
+}
+
+void
+hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                           GVariant *settings, GVariant *options)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TunableCall) call = tunable_call_new (daemon, "transparent huge pages", FALSE);
+  g_auto(HpdTunables) t = { 0, };
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gsize n = g_variant_n_children (settings);
+  gboolean dry_run;
+
+  if (!parse_options (options, &dry_run, NULL, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+  if (n == 0 || n > MAX_THP_SETTINGS)
+    {
+      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                             "Give between 1 and %u THP settings", MAX_THP_SETTINGS);
+      return;
+    }
+
+  hpd_tunables_read (kernel, &t);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GVariant) value = NULL;
+      g_autofree char *file = NULL;
+      g_autofree char *shown = NULL;
+      HpdThpChoice *choice;
+
+      g_variant_get_child (settings, i, "{sv}", &name, &value);
+      shown = g_strescape (name, NULL);
+      if (strlen (shown) > 64)
+        strcpy (shown + 61, "...");
+      if (!g_hash_table_add (seen, g_strdup (name)))
+        {
+          g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                 "THP setting '%s' given twice", shown);
+          return;
+        }
+      file = g_build_filename (HPD_THP_DIR, name, NULL);
+
+      choice = g_hash_table_lookup (t.thp, name);
+      if (choice != NULL)
+        {
+          const char *wanted;
+
+          if (!g_variant_is_of_type (value, G_VARIANT_TYPE_STRING) ||
+              !g_strv_contains ((const char *const *) choice->choices,
+                                (wanted = g_variant_get_string (value, NULL))))
+            {
+              g_autofree char *allowed = g_strjoinv (", ", choice->choices);
+              g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                     "THP setting '%s' takes one of: %s",
+                                                     shown, allowed);
+              return;
+            }
+          if (!g_str_equal (wanted, choice->current))
+            add_write (call, file, wanted, choice->current, FALSE);
+        }
+      else if (is_numeric_thp (name))
+        {
+          guint32 current, wanted;
+          g_autofree char *text = NULL;
+          g_autofree char *previous = NULL;
+
+          if (!hpd_tunables_thp_number (kernel, name, &current))
+            {
+              g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                                                     "This kernel has no THP setting '%s'", shown);
+              return;
+            }
+          if (!g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32) ||
+              ((wanted = g_variant_get_uint32 (value)) == 0 &&
+               g_str_equal (name, "khugepaged/pages_to_scan")))
+            {
+              g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                     "THP setting '%s' takes a number (u)%s", shown,
+                                                     g_str_equal (name, "khugepaged/pages_to_scan")
+                                                       ? " of at least 1" : "");
+              return;
+            }
+          text = g_strdup_printf ("%u", wanted);
+          previous = g_strdup_printf ("%u", current);
+          if (wanted != current)
+            add_write (call, file, text, previous, TRUE);
+        }
+      else
+        {
+          g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                 "Unknown THP setting '%s'", shown);
+          return;
+        }
+    }
+
+  if (dry_run || call->writes->len == 0)
+    {
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
+      return;
+    }
+  run (g_steal_pointer (&call), invocation, NULL);
+}

@@ -1,0 +1,145 @@
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "hpd-parse.h"
+#include "hpd-tunables.h"
+
+const char *const hpd_thp_numeric_settings[] = {
+  "khugepaged/pages_to_scan",
+  "khugepaged/scan_sleep_millisecs",
+  "khugepaged/alloc_sleep_millisecs",
+  NULL,
+};
+
+/* hugepages_treat_as_movable went away in 4.16; movable_gigantic_pages
+ * brings the idea back for gigantic pages on newer kernels. */
+static const char *const zone_movable_files[] = {
+  "proc/sys/vm/hugepages_treat_as_movable",
+  "proc/sys/vm/movable_gigantic_pages",
+};
+
+static void
+thp_choice_free (HpdThpChoice *choice)
+{
+  g_free (choice->current);
+  g_strfreev (choice->choices);
+  g_free (choice);
+}
+
+void
+hpd_tunables_clear (HpdTunables *t)
+{
+  g_clear_pointer (&t->thp, g_hash_table_unref);
+  memset (t, 0, sizeof *t);
+}
+
+static void
+read_thp_choice (HpdKernel *kernel, GHashTable *thp, const char *name)
+{
+  g_autofree char *path = g_build_filename (HPD_THP_DIR, name, NULL);
+  g_autofree char *text = NULL;
+  HpdThpChoice *choice = g_new0 (HpdThpChoice, 1);
+
+  if (!hpd_kernel_read_text (kernel, path, &text, NULL) ||
+      !hpd_parse_thp_choice (text, &choice->current, &choice->choices))
+    {
+      thp_choice_free (choice);
+      return;
+    }
+  g_hash_table_insert (thp, g_strdup (name), choice);
+}
+
+gboolean
+hpd_tunables_thp_number (HpdKernel *kernel, const char *name, guint32 *value)
+{
+  g_autofree char *path = g_build_filename (HPD_THP_DIR, name, NULL);
+  guint64 v;
+
+  if (!hpd_kernel_read_counter (kernel, path, &v, NULL) || v > G_MAXUINT32)
+    return FALSE;
+  *value = (guint32) v;
+  return TRUE;
+}
+
+void
+hpd_tunables_read (HpdKernel *kernel, HpdTunables *t)
+{
+  g_autoptr(GPtrArray) entries = NULL;
+  guint64 v;
+
+  hpd_tunables_clear (t);
+  hpd_kernel_read_counter (kernel, HPD_SHMMAX, &t->shmmax, NULL);
+  hpd_kernel_read_counter (kernel, HPD_SHMALL, &t->shmall, NULL);
+  hpd_kernel_read_counter (kernel, HPD_MIN_FREE_KBYTES, &t->min_free_kbytes, NULL);
+  /* the kernel stores any int here, -1 included: show what a gid can be */
+  if (hpd_kernel_read_counter (kernel, HPD_SHM_GROUP, &v, NULL) && v <= G_MAXINT32)
+    t->shm_group = (guint32) v;
+
+  for (guint i = 0; i < G_N_ELEMENTS (zone_movable_files); i++)
+    if (hpd_kernel_exists (kernel, zone_movable_files[i]))
+      {
+        t->zone_movable_file = zone_movable_files[i];
+        t->zone_movable = hpd_kernel_read_counter (kernel, zone_movable_files[i], &v, NULL) && v != 0;
+        break;
+      }
+
+  t->thp = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                  (GDestroyNotify) thp_choice_free);
+  read_thp_choice (kernel, t->thp, "enabled");
+  read_thp_choice (kernel, t->thp, "defrag");
+  read_thp_choice (kernel, t->thp, "shmem_enabled");
+  entries = hpd_kernel_list_dir (kernel, HPD_THP_DIR, NULL);
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
+    {
+      const char *dir = g_ptr_array_index (entries, i);
+      guint64 kb;
+      g_autofree char *enabled = NULL;
+      g_autofree char *shmem = NULL;
+
+      /* mTHP sizes use the same names as the hugetlb pools */
+      if (!hpd_parse_hugepages_dir (dir, &kb))
+        continue;
+      enabled = g_strconcat (dir, "/enabled", NULL);
+      shmem = g_strconcat (dir, "/shmem_enabled", NULL);
+      read_thp_choice (kernel, t->thp, enabled);
+      read_thp_choice (kernel, t->thp, shmem);
+    }
+
+  hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[0], &t->khugepaged_pages_to_scan);
+  hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[1], &t->khugepaged_scan_sleep_ms);
+  hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[2], &t->khugepaged_alloc_sleep_ms);
+}
+
+guint64
+hpd_tunables_pageblock_kb (HpdKernel *kernel)
+{
+  g_autofree char *pagetypeinfo = NULL;
+  guint64 pages = 0, pmd = 0;
+
+  if (hpd_kernel_read_text (kernel, "proc/pagetypeinfo", &pagetypeinfo, NULL))
+    pages = hpd_parse_pagetypeinfo_block_pages (pagetypeinfo);
+  if (pages > 0 && pages < (G_GUINT64_CONSTANT (1) << 40))
+    return pages * (guint64) sysconf (_SC_PAGESIZE) / 1024;
+  if (hpd_kernel_read_counter (kernel, HPD_THP_DIR "/hpage_pmd_size", &pmd, NULL) && pmd >= 1024)
+    return pmd / 1024;
+  return 2048;
+}
+
+guint64
+hpd_recommend_min_free_kbytes (guint populated_zones, guint64 pageblock_kb,
+                               guint64 mem_total_kb)
+{
+  /* 2 pageblocks for the reserve plus 3 × 3 for the migrate types, per
+   * zone, as the kernel's khugepaged does; never more than 5% of memory */
+  guint64 wanted = 11 * pageblock_kb * populated_zones;
+
+  return MIN (wanted, mem_total_kb / 20);
+}
+
+guint64
+hpd_recommend_shmall (guint64 shmmax, guint64 base_page_size)
+{
+  return shmmax / base_page_size + (shmmax % base_page_size != 0);
+}

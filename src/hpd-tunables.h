@@ -1,0 +1,60 @@
+/* The kernel settings around huge pages: SysV shared memory limits and
+ * group, min_free_kbytes, zone movable, transparent huge pages. Every file
+ * is probed (kernels add and remove them); every write is one write() that
+ * the caller reads back. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-kernel.h"
+
+G_BEGIN_DECLS
+
+#define HPD_SHMMAX          "proc/sys/kernel/shmmax"
+#define HPD_SHMALL          "proc/sys/kernel/shmall"
+#define HPD_SHM_GROUP       "proc/sys/vm/hugetlb_shm_group"
+#define HPD_MIN_FREE_KBYTES "proc/sys/vm/min_free_kbytes"
+#define HPD_THP_DIR         "sys/kernel/mm/transparent_hugepage"
+
+typedef struct {
+  char *current;
+  GStrv choices;
+} HpdThpChoice;
+
+typedef struct {
+  guint64 shmmax;
+  guint64 shmall;
+  guint32 shm_group;
+  guint64 min_free_kbytes;
+  const char *zone_movable_file;   /* NULL: no such sysctl on this kernel */
+  gboolean zone_movable;
+  GHashTable *thp;                 /* "enabled", "hugepages-64kB/enabled" -> HpdThpChoice */
+  guint32 khugepaged_pages_to_scan;
+  guint32 khugepaged_scan_sleep_ms;
+  guint32 khugepaged_alloc_sleep_ms;
+} HpdTunables;
+
+void hpd_tunables_clear (HpdTunables *t);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdTunables, hpd_tunables_clear)
+
+/* Reads what exists; what does not keeps its zero value. */
+void hpd_tunables_read (HpdKernel *kernel, HpdTunables *t);
+
+/* The numeric THP settings SetThp accepts, relative to HPD_THP_DIR. */
+extern const char *const hpd_thp_numeric_settings[];
+
+/* A numeric THP setting's current value; FALSE if absent. */
+gboolean hpd_tunables_thp_number (HpdKernel *kernel, const char *name, guint32 *value);
+
+/* The size of a pageblock in kB: pagetypeinfo, else the PMD size THP
+ * reports, else 2 MiB (x86-64). */
+guint64 hpd_tunables_pageblock_kb (HpdKernel *kernel);
+
+/* 11 pageblocks per populated zone, at most 5% of MemTotal (kB). */
+guint64 hpd_recommend_min_free_kbytes (guint populated_zones, guint64 pageblock_kb,
+                                       guint64 mem_total_kb);
+
+/* Base pages needed for segments of @shmmax bytes, rounded up. */
+guint64 hpd_recommend_shmall (guint64 shmmax, guint64 base_page_size);
+
+G_END_DECLS
