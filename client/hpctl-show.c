@@ -21,23 +21,14 @@ no_arguments_expected (GStrv args)
 
 /* Not g_format_size (): its non-breaking space turns into '?' in a
  * non-UTF-8 locale, and scripts grep this. */
-static char *
-describe_bytes (guint64 bytes)
+char *
+hpctl_describe_bytes (guint64 bytes)
 {
-  static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-  double value = (double) bytes;
-  gsize unit = 0;
+  g_autofree char *human = hp_format_bytes (bytes);
 
   if (bytes < 1024)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", bytes);
-
-  value /= 1024;
-  while (value >= 1024 && unit + 1 < G_N_ELEMENTS (units))
-    {
-      value /= 1024;
-      unit++;
-    }
-  return g_strdup_printf ("%.1f %s (%" G_GUINT64_FORMAT " bytes)", value, units[unit], bytes);
+    return g_steal_pointer (&human);
+  return g_strdup_printf ("%s (%" G_GUINT64_FORMAT " bytes)", human, bytes);
 }
 
 static char *
@@ -105,8 +96,8 @@ hpctl_status (HpctlContext *ctx, GStrv args)
   base = hp_size_name (hp_dbus_manager_get_base_page_size (ctx->manager));
   default_size = default_bytes > 0 ? hp_size_name (default_bytes) : g_strdup ("none");
   nodes = describe_nodes (hp_dbus_manager_get_numa_nodes (ctx->manager));
-  mem_total = describe_bytes (hp_dbus_manager_get_mem_total (ctx->manager));
-  limit = describe_bytes (hp_dbus_manager_get_pool_memory_limit (ctx->manager));
+  mem_total = hpctl_describe_bytes (hp_dbus_manager_get_mem_total (ctx->manager));
+  limit = hpctl_describe_bytes (hp_dbus_manager_get_pool_memory_limit (ctx->manager));
 
   g_print ("hugepagesd version:  %s\n", hp_dbus_manager_get_version (ctx->manager));
   g_print ("Base page size:      %s\n", base);

@@ -59,6 +59,9 @@ HpDBusManagerPageSize *hpctl_get_page_size (HpctlContext *ctx, guint64 size,
 /* Every PageSize proxy, ascending by size. */
 GPtrArray *hpctl_get_page_sizes (HpctlContext *ctx, GError **error);
 
+/* "1.5 GiB (1610612736 bytes)", or "512 bytes" below 1 KiB. */
+char *hpctl_describe_bytes (guint64 bytes);
+
 /* Flags for a call that may need authorization; starts an agent first if
  * one may be needed. */
 GDBusCallFlags hpctl_prepare_interactive (HpctlContext *ctx);
@@ -74,5 +77,11 @@ int hpctl_demote (HpctlContext *ctx, GStrv args);
 int hpctl_mounts (HpctlContext *ctx, GStrv args);
 int hpctl_mount_create (HpctlContext *ctx, GStrv args);
 int hpctl_unmount (HpctlContext *ctx, GStrv args);
+int hpctl_shm_max (HpctlContext *ctx, GStrv args);
+int hpctl_shm_group (HpctlContext *ctx, GStrv args);
+int hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args);
+int hpctl_zone_movable (HpctlContext *ctx, GStrv args);
+int hpctl_thp (HpctlContext *ctx, GStrv args);
+int hpctl_explain (HpctlContext *ctx, GStrv args);
 
 G_END_DECLS

@@ -26,6 +26,12 @@ static const HpctlCommand commands[] = {
   { "mounts", "", hpctl_mounts, "List the hugetlbfs mounts" },
   { "mount-create", "SCOPE [OWNER]", hpctl_mount_create, "Mount hugetlbfs for system, user, group or global use" },
   { "unmount", "PATH", hpctl_unmount, "Unmount a hugetlbfs mount" },
+  { "shm-max", "[VALUE|recommended]", hpctl_shm_max, "Show or set kernel.shmmax (and shmall)" },
+  { "shm-group", "[GROUP]", hpctl_shm_group, "Show or set vm.hugetlb_shm_group" },
+  { "min-free-kbytes", "[VALUE|recommended]", hpctl_min_free_kbytes, "Show or set vm.min_free_kbytes" },
+  { "zone-movable", "[on|off]", hpctl_zone_movable, "Show or set huge pages in ZONE_MOVABLE" },
+  { "thp", "[NAME=VALUE…]", hpctl_thp, "Show or set transparent huge page settings" },
+  { "explain", "[--json]", hpctl_explain, "Explain the setup and what to fix (hugeadm --explain)" },
 };
 
 int
@@ -124,11 +130,19 @@ static char *
 describe_commands (void)
 {
   GString *text = g_string_new ("Commands:\n");
+  int width = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    width = MAX (width, (int) g_utf8_strlen (commands[i].name, -1) + 1 +
+                        (int) g_utf8_strlen (commands[i].arguments, -1));
 
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       g_autofree char *usage = g_strdup_printf ("%s %s", commands[i].name, commands[i].arguments);
-      g_string_append_printf (text, "  %-28s %s\n", usage, commands[i].summary);
+      /* pad by characters, not bytes: "…" is three bytes */
+      int padding = width - (int) g_utf8_strlen (usage, -1);
+
+      g_string_append_printf (text, "  %s%*s %s\n", usage, padding, "", commands[i].summary);
     }
 
   g_string_append (text,
@@ -138,6 +152,11 @@ describe_commands (void)
     "number of pages; a leading + or - changes the current value by that much.\n"
     "Numbers are decimal; anything else is an error (except mount-create --mode,\n"
     "which is octal).\n"
+    "The tunable commands (shm-max, shm-group, min-free-kbytes, zone-movable,\n"
+    "thp) show the setting without an argument and change it with one; their\n"
+    "changes take --dry-run. 'recommended' sets the value hugepagesd recommends.\n"
+    "explain --json prints {\"entries\": [{\"severity\", \"id\", \"message\", \"fix\"}]};\n"
+    "see 'hugepagesctl explain --help'.\n"
     "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
     "polkit agent is running.\n"
     "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"

@@ -327,9 +327,9 @@ hpd_daemon_check_pool_memory (HpdDaemon *self, const HpdPool *pool,
   if (bytes <= limit && others <= limit - bytes)
     return TRUE;
 
-  wanted = g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
-  others_text = g_format_size_full (others, G_FORMAT_SIZE_IEC_UNITS);
-  limit_text = g_format_size_full (limit, G_FORMAT_SIZE_IEC_UNITS);
+  wanted = hp_format_bytes (bytes);
+  others_text = hp_format_bytes (others);
+  limit_text = hp_format_bytes (limit);
   g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
                "%" G_GUINT64_FORMAT " pages of %s (%s) plus the other pools (%s) "
                "would exceed the limit of %s (90%% of MemTotal)",

@@ -53,7 +53,7 @@ meminfo_kb (Explain *e, const char *key)
 static char *
 bytes_text (guint64 bytes)
 {
-  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  return hp_format_bytes (bytes);
 }
 
 static void
@@ -77,6 +77,17 @@ order_of (guint64 size)
   while ((base << order) < size && order < 63)
     order++;
   return order;
+}
+
+/* A size as the kernel command line writes it: 1G, 16G, 32M, 64K. */
+static char *
+cmdline_size (guint64 bytes)
+{
+  if (bytes % (G_GUINT64_CONSTANT (1) << 30) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "G", bytes >> 30);
+  if (bytes % (G_GUINT64_CONSTANT (1) << 20) == 0)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "M", bytes >> 20);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "K", bytes >> 10);
 }
 
 static void
@@ -130,11 +141,11 @@ check_pools (Explain *e, GPtrArray *mounts)
       if (pool->gigantic && (minimum > 0 || requested > 0))
         {
           guint64 want = MAX (minimum, requested);
+          g_autofree char *size = cmdline_size (pool->size);
+
           id = g_strdup_printf ("gigantic-at-boot-%s", pool->name);
           fix = g_strdup_printf ("add \"hugepagesz=%s hugepages=%" G_GUINT64_FORMAT
-                                 "\" to the kernel command line",
-                                 pool->size >= (G_GUINT64_CONSTANT (1) << 30) ? "1G" : pool->name,
-                                 want);
+                                 "\" to the kernel command line", size, want);
           add (e, requested > minimum ? "warning" : "info", id, fix,
                "%s pages need contiguous memory that a running system rarely has; "
                "they are reliably reserved only at boot", pool->name);

@@ -314,7 +314,8 @@ hpd_parse_buddyinfo_blocks (const char *text, guint order)
             continue;
           if (!hp_parse_u64 (fields[j], &count, NULL))
             break;
-          if (k >= order)
+          /* an empty order adds nothing, however large its blocks */
+          if (k >= order && count > 0)
             {
               guint shift = k - order;
               guint64 pieces = shift < 64 && count <= (G_MAXUINT64 >> shift)

@@ -119,6 +119,10 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
       Write *w = g_ptr_array_index (call->writes, done);
       g_autofree char *now = NULL;
 
+      /* put back what the kernel holds now, not what it held when the call
+       * was checked: changes queued before this one may have run since */
+      g_free (w->previous);
+      w->previous = read_back (kernel, w);
       if (!do_write (kernel, w->file, w->value, w->numeric, error))
         break;
       now = read_back (kernel, w);
@@ -481,7 +485,18 @@ hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
       return;
     }
 
-  recommended = MAX (hpd_tunables_recommended_min_free_kbytes (daemon), MIN_FREE_KBYTES_FLOOR);
+  /* nothing to count (no zoneinfo, no MemTotal): no recommendation, and
+   * above all no "lowering" to the floor */
+  recommended = hpd_tunables_recommended_min_free_kbytes (daemon);
+  if (recommended == 0)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                                                     "The memory zones (/proc/zoneinfo) or MemTotal "
+                                                     "cannot be read, so there is nothing to "
+                                                     "recommend for min_free_kbytes");
+      return;
+    }
+  recommended = MAX (recommended, MIN_FREE_KBYTES_FLOOR);
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
   if (t.min_free_kbytes > recommended && !allow_lower)
     recommended = t.min_free_kbytes;
@@ -610,7 +625,7 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                g_str_equal (name, "khugepaged/pages_to_scan")))
             {
               g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                                     "THP setting '%s' takes a number (u)%s", shown,
+                                                     "THP setting '%s' takes a whole number%s", shown,
                                                      g_str_equal (name, "khugepaged/pages_to_scan")
                                                        ? " of at least 1" : "");
               return;

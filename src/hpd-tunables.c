@@ -3,13 +3,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hp-names.h"
 #include "hpd-parse.h"
 #include "hpd-tunables.h"
 
 const char *const hpd_thp_numeric_settings[] = {
-  "khugepaged/pages_to_scan",
-  "khugepaged/scan_sleep_millisecs",
-  "khugepaged/alloc_sleep_millisecs",
+  HP_THP_NUMERIC_SETTINGS,
   NULL,
 };
 

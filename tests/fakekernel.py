@@ -5,7 +5,7 @@ below a root directory that the service is pointed at with --kernel-root.
 Importable (tests, simulations) and runnable as a script:
 
     fakekernel.py DIR [--nodes 4] [--sizes 2048,1048576] [--default-size 2048]
-                      [--mem-total KB] [--max-order 10]
+                      [--mem-total KB] [--max-order 10] [--no-tunables]
                       [--pool 2048:total=8,free=6,overcommit=5 ...]
                       [--overcommit-file 1048576=yes ...] [--memoryless 2 ...]
 
@@ -31,18 +31,80 @@ Files written (below ROOT):
     sys/devices/system/node/node<N>/hugepages/hugepages-<N>kB/
         nr_hugepages free_hugepages surplus_hugepages
     proc/meminfo proc/buddyinfo proc/sys/vm/compact_memory
+
+Tunables (tunables=Tunables(...); tunables=None writes none of them; each
+field set to None leaves its file out, as a kernel without it would):
+
+    proc/sys/kernel/shmmax shmall         (the kernel's ULONG_MAX - 2^24)
+    proc/sys/vm/hugetlb_shm_group min_free_kbytes
+    proc/sys/vm/hugepages_treat_as_movable (absent by default: gone in 4.16)
+    proc/sys/vm/movable_gigantic_pages     (absent by default: >= 6.19)
+    proc/zoneinfo proc/pagetypeinfo        (zones consistent with the nodes:
+                                            DMA, DMA32 and Normal on the first
+                                            node, Normal on the others, empty
+                                            Movable and Device zones everywhere)
+    sys/kernel/mm/transparent_hugepage/
+        enabled defrag shmem_enabled      ("always [madvise] never\\n")
+        hpage_pmd_size use_zero_page shrink_underused anon_beside_full
+        khugepaged/{pages_to_scan,scan_sleep_millisecs,alloc_sleep_millisecs,
+                    defrag,max_ptes_none,max_ptes_swap,max_ptes_shared,
+                    pages_collapsed,full_scans}
+        hugepages-<N>kB/enabled shmem_enabled stats/  (mTHP sizes; 8 kB has
+                                           shmem_enabled only, as on 6.18)
+
+proc/<pid>/limits is never written by default: write_limits(pid, ...) adds it
+for one pid (the service reads it for the real caller pid below the root).
+
+A plain directory cannot act like a THP file, which shows the written
+keyword in brackets among the others: after the service writes "never",
+a read must give "always madvise [never]". simulate() starts a small kernel
+simulator for that (fanotify permission events, root only; the integration
+fixture starts it): whenever a THP choice file is opened and holds a single
+bare keyword, it is rewritten the way the kernel would show it, or put back
+to the previous value if the kernel would have refused the keyword.
+limit_pool(size_kb, pages) makes nr_hugepages of a size read back at most
+pages, as when memory is short. stop() (or close()) ends the simulator.
 """
 
 import argparse
+import ctypes
 import os
+import select
+import struct
 import sys
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 BASE_PAGE_SIZE = 4096
 HUGEPAGES_DIR = 'sys/kernel/mm/hugepages'
 NODE_DIR = 'sys/devices/system/node'
 DEFAULT_MEM_TOTAL_KB = 16 * 1024 * 1024  # 16 GiB
+
+# --- tunables ----------------------------------------------------------------
+SHMMAX = 'proc/sys/kernel/shmmax'
+SHMALL = 'proc/sys/kernel/shmall'
+SHM_GROUP = 'proc/sys/vm/hugetlb_shm_group'
+MIN_FREE_KBYTES = 'proc/sys/vm/min_free_kbytes'
+TREAT_AS_MOVABLE = 'proc/sys/vm/hugepages_treat_as_movable'
+MOVABLE_GIGANTIC = 'proc/sys/vm/movable_gigantic_pages'
+ZONEINFO = 'proc/zoneinfo'
+PAGETYPEINFO = 'proc/pagetypeinfo'
+THP_DIR = 'sys/kernel/mm/transparent_hugepage'
+KERNEL_SHMMAX = 2**64 - 1 - 2**24   # the default since 3.16: ULONG_MAX - 2^24
+# The values each THP choice file offers on 6.18 (kernel.md section 4).
+THP_CHOICES = {
+    'enabled': ('always', 'madvise', 'never'),
+    'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never'),
+    'shmem_enabled': ('always', 'within_size', 'advise', 'never', 'deny', 'force'),
+}
+MTHP_ENABLED_CHOICES = ('always', 'inherit', 'madvise', 'never')
+MTHP_SHMEM_CHOICES = ('always', 'inherit', 'within_size', 'advise', 'never')
+MTHP_SIZES = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)   # x86-64, 4 KiB pages
+KHUGEPAGED = {'pages_to_scan': 4096, 'scan_sleep_millisecs': 10000,
+              'alloc_sleep_millisecs': 60000, 'defrag': 1, 'max_ptes_none': 511,
+              'max_ptes_swap': 64, 'max_ptes_shared': 256, 'pages_collapsed': 0,
+              'full_scans': 0}
 
 
 @dataclass
@@ -68,6 +130,59 @@ class Pool:
     overcommit: int = 0
     overcommit_file: Optional[bool] = None
     nodes: Optional[Dict[int, NodePool]] = None
+
+
+@dataclass
+class Tunables:
+    """The kernel settings around huge pages. None leaves a file out.
+
+    min_free_kbytes: None is what the kernel sets with THP on: its own
+    recommendation (FakeKernel.recommended_min_free_kbytes()).
+    zones: zoneinfo's zones as [(node, name, managed pages)]; None derives
+    them from the nodes (see the module docstring).
+    thp: False leaves out the whole transparent_hugepage directory.
+    mthp_enabled, mthp_shmem: {size_kb: current} over the defaults (inherit
+    for the PMD size, never for the others).
+    khugepaged: {name: value} over KHUGEPAGED; a None value leaves it out.
+    """
+    shmmax: Optional[int] = KERNEL_SHMMAX
+    shmall: Optional[int] = KERNEL_SHMMAX
+    shm_group: Optional[int] = 0
+    min_free_kbytes: Optional[int] = None
+    treat_as_movable: Optional[int] = None
+    movable_gigantic_pages: Optional[int] = None
+    zoneinfo: bool = True
+    zones: Optional[List[Tuple[int, str, int]]] = None
+    pagetypeinfo: bool = True
+    pageblock_order: int = 9
+    thp: bool = True
+    thp_enabled: Optional[str] = 'madvise'
+    thp_defrag: Optional[str] = 'madvise'
+    thp_shmem_enabled: Optional[str] = 'never'
+    hpage_pmd_size: Optional[int] = 2 << 20
+    mthp_sizes: Sequence[int] = MTHP_SIZES
+    mthp_enabled: Dict[int, str] = field(default_factory=dict)
+    mthp_shmem: Dict[int, str] = field(default_factory=dict)
+    khugepaged: Dict[str, Optional[int]] = field(default_factory=dict)
+
+
+def choice_text(choices: Sequence[str], current: str) -> str:
+    """'always [madvise] never\\n' as the kernel shows a THP choice."""
+    if current not in choices:
+        raise ValueError(f'{current!r} is not one of {choices}')
+    return ' '.join(f'[{c}]' if c == current else c for c in choices) + '\n'
+
+
+def parse_choice(text: str):
+    """(current, choices) of a THP choice file's text, None if malformed."""
+    words = text.split()
+    marked = [w for w in words if w.startswith('[') and w.endswith(']') and len(w) > 2]
+    if len(marked) != 1 or len(words) < 2:
+        return None
+    choices = tuple(w[1:-1] if w in marked else w for w in words)
+    if any(not c.replace('_', '').replace('-', '').replace('+', '').isalnum() for c in choices):
+        return None
+    return marked[0][1:-1], choices
 
 
 def split(value: int, parts: int) -> List[int]:
@@ -106,7 +221,7 @@ class FakeKernel:
 
     def __init__(self, root, nodes=1, sizes=(2048, 1048576), default_size=None,
                  mem_total_kb=DEFAULT_MEM_TOTAL_KB, max_order=10, pools=None,
-                 memoryless=(), demote=True):
+                 memoryless=(), demote=True, tunables=Tunables()):
         self.root = os.path.abspath(str(root))
         if os.path.realpath(self.root) == '/':
             raise ValueError('refusing to write a fake kernel tree over /')
@@ -116,6 +231,8 @@ class FakeKernel:
         self.default_size = self.sizes[0] if default_size is None and self.sizes else default_size
         self.mem_total_kb = mem_total_kb
         self.max_order = max_order
+        self.tunables = tunables
+        self._simulator = None
         self.pools = {s: Pool() for s in self.sizes}
         self.pools.update(pools or {})
         self.demote = demote
@@ -219,6 +336,8 @@ class FakeKernel:
         self.write('proc/meminfo', self.meminfo_text())
         self.write('proc/buddyinfo', self.buddyinfo_text())
         self.write('proc/sys/vm/compact_memory', '')
+        if self.tunables is not None:
+            self.write_tunables()
 
     def meminfo_text(self) -> str:
         total_kb = self.mem_total_kb
@@ -281,6 +400,350 @@ class FakeKernel:
     def node_file(self, node: int, size_kb: int, name: str) -> str:
         return f'{node_size_dir(node, size_kb)}/{name}'
 
+    # --- tunables -----------------------------------------------------------
+
+    def zones(self) -> List[Tuple[int, str, int]]:
+        """zoneinfo's zones as [(node, name, managed pages)], empty ones too."""
+        t = self.tunables
+        if t is not None and t.zones is not None:
+            return list(t.zones)
+        pages = self.mem_total_kb * 1024 // BASE_PAGE_SIZE
+        populated = self.pool_nodes or self.nodes[:1]
+        per_node = pages // max(len(populated), 1)
+        result = []
+        for node in self.nodes:
+            has = node in populated
+            first = node == self.nodes[0]
+            dma = 3840 if first and has else 0
+            dma32 = min(per_node // 4, 772794) if first and has else 0
+            result += [(node, 'DMA', dma), (node, 'DMA32', dma32),
+                       (node, 'Normal', per_node - dma - dma32 if has else 0),
+                       (node, 'Movable', 0), (node, 'Device', 0)]
+        return result
+
+    def populated_zones(self) -> int:
+        """The zones the kernel's min_free_kbytes advice counts."""
+        return sum(1 for _node, name, managed in self.zones()
+                   if name in ('DMA', 'DMA32', 'Normal') and managed > 0)
+
+    def pageblock_kb(self) -> int:
+        order = self.tunables.pageblock_order if self.tunables else 9
+        return (BASE_PAGE_SIZE << order) // 1024
+
+    def recommended_min_free_kbytes(self) -> int:
+        """11 pageblocks per populated zone, at most 5% of MemTotal."""
+        return min(11 * self.pageblock_kb() * self.populated_zones(), self.mem_total_kb // 20)
+
+    def zoneinfo_text(self) -> str:
+        out = []
+        for i, (node, name, managed) in enumerate(self.zones()):
+            out.append(f'Node {node}, zone {name:>8}\n')
+            if i == 0 or node != self.zones()[i - 1][0]:
+                out.append('  per-node stats\n      nr_inactive_anon 12538\n'
+                           '      nr_active_anon 390\n      nr_hugetlb   0\n')
+            out.append(f'  pages free     {managed // 3}\n        boost    0\n'
+                       f'        min      {managed // 600}\n        low      {managed // 500}\n'
+                       f'        high     {managed // 400}\n        promo    {managed // 300}\n'
+                       f'        spanned  {managed + managed // 20}\n'
+                       f'        present  {managed + managed // 40}\n'
+                       f'        managed  {managed}\n        cma      0\n'
+                       '        protection: (0, 3018, 4170, 4170, 4170)\n')
+            if managed:
+                out.append(f'      nr_free_pages {managed // 3}\n      numa_hit     12\n'
+                           '  pagesets\n    cpu: 0\n              count:    16\n'
+                           '  vm stats threshold: 20\n  node_unreclaimable:  0\n'
+                           '  start_pfn:           4096\n')
+        return ''.join(out)
+
+    def pagetypeinfo_text(self) -> str:
+        order = self.tunables.pageblock_order if self.tunables else 9
+        columns = ' '.join(f'{o:6d}' for o in range(self.max_order + 1))
+        lines = [f'Page block order: {order}\n', f'Pages per block:  {1 << order}\n', '\n',
+                 f'Free pages count per migrate type at order {columns} \n']
+        for node, name, managed in self.zones():
+            if managed:
+                for kind in ('Unmovable', 'Movable', 'Reclaimable', 'HighAtomic', 'Isolate'):
+                    counts = ' '.join(f'{0:6d}' for _ in range(self.max_order + 1))
+                    lines.append(f'Node {node:4d}, zone {name:>8}, type {kind:>12} {counts} \n')
+        return ''.join(lines)
+
+    def thp_files(self) -> Dict[str, Tuple[Sequence[str], str]]:
+        """{relative path: (choices, current)} of every THP choice file."""
+        t = self.tunables
+        if t is None or not t.thp:
+            return {}
+        files = {}
+        for name, current in (('enabled', t.thp_enabled), ('defrag', t.thp_defrag),
+                              ('shmem_enabled', t.thp_shmem_enabled)):
+            if current is not None:
+                files[f'{THP_DIR}/{name}'] = (THP_CHOICES[name], current)
+        pmd_kb = (t.hpage_pmd_size or (2 << 20)) // 1024
+        for size in t.mthp_sizes:
+            default = 'inherit' if size == pmd_kb else 'never'
+            d = f'{THP_DIR}/hugepages-{size}kB'
+            if size > 8:   # no anonymous order-1 THP
+                files[f'{d}/enabled'] = (MTHP_ENABLED_CHOICES, t.mthp_enabled.get(size, default))
+            files[f'{d}/shmem_enabled'] = (MTHP_SHMEM_CHOICES, t.mthp_shmem.get(size, default))
+        return files
+
+    def write_tunables(self) -> None:
+        t = self.tunables
+        for rel, value in ((SHMMAX, t.shmmax), (SHMALL, t.shmall), (SHM_GROUP, t.shm_group),
+                           (MIN_FREE_KBYTES, t.min_free_kbytes if t.min_free_kbytes is not None
+                            else self.recommended_min_free_kbytes()),
+                           (TREAT_AS_MOVABLE, t.treat_as_movable),
+                           (MOVABLE_GIGANTIC, t.movable_gigantic_pages)):
+            if value is not None:
+                self.write(rel, value)
+        if t.zoneinfo:
+            self.write(ZONEINFO, self.zoneinfo_text())
+        if t.pagetypeinfo:
+            self.write(PAGETYPEINFO, self.pagetypeinfo_text())
+        if not t.thp:
+            return
+        for rel, (choices, current) in self.thp_files().items():
+            self.write(rel, choice_text(choices, current))
+        if t.hpage_pmd_size is not None:
+            self.write(f'{THP_DIR}/hpage_pmd_size', t.hpage_pmd_size)
+        self.write(f'{THP_DIR}/use_zero_page', 1)
+        self.write(f'{THP_DIR}/shrink_underused', 1)
+        self.write(f'{THP_DIR}/anon_beside_full', 0)   # a vendor file, as on the test machine
+        for name, value in {**KHUGEPAGED, **t.khugepaged}.items():
+            if value is not None:
+                self.write(f'{THP_DIR}/khugepaged/{name}', value)
+        for size in t.mthp_sizes:
+            self.write(f'{THP_DIR}/hugepages-{size}kB/stats/nr_anon', 0)
+            self.write(f'{THP_DIR}/hugepages-{size}kB/stats/split', 0)
+
+    def thp_choice(self, rel: str):
+        """(current, choices) of a THP choice file as it reads now."""
+        return parse_choice(self.read(rel))
+
+    def write_limits(self, pid: int, memlock_soft, memlock_hard=None) -> str:
+        """Writes proc/<pid>/limits in the kernel's layout with the given
+        "Max locked memory" (bytes, or 'unlimited'); returns its path."""
+        hard = memlock_soft if memlock_hard is None else memlock_hard
+        rows = [('Max cpu time', 'unlimited', 'unlimited', 'seconds'),
+                ('Max file size', 'unlimited', 'unlimited', 'bytes'),
+                ('Max stack size', '8388608', 'unlimited', 'bytes'),
+                ('Max open files', '1024', '524288', 'files'),
+                ('Max locked memory', str(memlock_soft), str(hard), 'bytes'),
+                ('Max address space', 'unlimited', 'unlimited', 'bytes'),
+                ('Max nice priority', '0', '0', '')]
+        text = f"{'Limit':<26}{'Soft Limit':<21}{'Hard Limit':<21}{'Units':<10}\n"
+        text += ''.join(f'{a:<26}{b:<21}{c:<21}{d:<10}\n' for a, b, c, d in rows)
+        rel = f'proc/{pid}/limits'
+        self.write(rel, text)
+        return rel
+
+    # --- the simulator --------------------------------------------------------
+
+    @property
+    def simulating(self) -> bool:
+        return self._simulator is not None and self._simulator.alive()
+
+    def simulate(self) -> 'FakeKernel':
+        """Starts the kernel simulator (see the module docstring), or marks
+        directories added since. Raises OSError where fanotify is refused."""
+        if self._simulator is None:
+            self._simulator = Simulator()
+        sim = self._simulator
+        thp = os.path.realpath(self.path(THP_DIR))
+        for rel in self.thp_files():
+            full = os.path.realpath(self.path(rel))
+            try:
+                with open(full) as f:
+                    sim.remember(full, f.read())
+            except OSError:
+                pass
+        sim.add_rule(f'thp:{thp}', lambda path: path.startswith(thp + os.sep) and
+                     os.path.basename(path) in ('enabled', 'defrag', 'shmem_enabled'),
+                     sim.thp_choice)
+        if os.path.isdir(thp):
+            sim.mark(thp)
+            for name in sorted(os.listdir(thp)):
+                if name.startswith('hugepages-') and os.path.isdir(os.path.join(thp, name)):
+                    sim.mark(os.path.join(thp, name))
+        return self
+
+    def on_open(self, rel: str, transform) -> None:
+        """Before every open of rel, transform(text) may return new contents
+        (None leaves them); transform=None removes it. Needs simulate()."""
+        assert self._simulator is not None, 'on_open() needs simulate() first'
+        target = os.path.realpath(self.path(rel))
+        key = f'file:{target}'
+        if transform is None:
+            self._simulator.remove_rule(key)
+            return
+        self._simulator.add_rule(key, lambda path: path == target,
+                                 lambda _path, text: transform(text))
+        self._simulator.mark(os.path.dirname(target))
+
+    def limit_pool(self, size_kb: int, pages: Optional[int]) -> None:
+        """nr_hugepages of size_kb reads back at most pages (None: no limit),
+        as when the kernel runs short of memory. Needs simulate()."""
+        def cap(text):
+            try:
+                value = int(text)
+            except ValueError:
+                return None
+            return f'{pages}\n' if value > pages else None
+
+        self.on_open(self.pool_file(size_kb, 'nr_hugepages'), None if pages is None else cap)
+
+    def stop(self) -> None:
+        if self._simulator is not None:
+            self._simulator.stop()
+            self._simulator = None
+
+    close = stop
+
+
+class Simulator:
+    """Makes a plain directory answer like the kernel where it must: before
+    a file in a marked directory is opened, the first rule that matches its
+    path may rewrite its contents. fanotify permission events (root only),
+    handled in a thread; every open is let through, whatever happens."""
+
+    FAN_CLOEXEC = 0x1
+    FAN_CLASS_CONTENT = 0x4
+    FAN_MARK_ADD = 0x1
+    FAN_OPEN_PERM = 0x10000
+    FAN_EVENT_ON_CHILD = 0x08000000
+    FAN_ALLOW = 0x1
+    AT_FDCWD = -100
+    METADATA = struct.Struct('=IBBHQii')
+    RESPONSE = struct.Struct('=iI')
+
+    def __init__(self):
+        libc = ctypes.CDLL(None, use_errno=True)
+        init = libc.fanotify_init
+        init.argtypes = [ctypes.c_uint, ctypes.c_uint]
+        self._fanotify_mark = libc.fanotify_mark
+        self._fanotify_mark.argtypes = [ctypes.c_int, ctypes.c_uint, ctypes.c_uint64, ctypes.c_int,
+                                        ctypes.c_char_p]
+        fd = init(self.FAN_CLASS_CONTENT | self.FAN_CLOEXEC, os.O_RDWR | os.O_CLOEXEC)
+        if fd < 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f'fanotify_init: {os.strerror(err)}')
+        self.fd = fd
+        self._wake_r, self._wake_w = os.pipe2(os.O_CLOEXEC)
+        self._rules: Dict[str, Tuple[Callable[[str], bool], Callable[[str, str], Optional[str]]]] = {}
+        self.choices: Dict[str, Tuple[str, Tuple[str, ...]]] = {}   # path -> (current, choices)
+        self.marked = set()
+        self.errors: List[str] = []       # what went wrong in a rule, for a failing test
+        self.rewrites: List[Tuple[str, str, str]] = []   # (path, before, after)
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name='fakekernel-simulator', daemon=True)
+        self._thread.start()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def mark(self, directory: str) -> None:
+        """Watches the files directly in directory (not below it)."""
+        if directory in self.marked:
+            return
+        if self._fanotify_mark(self.fd, self.FAN_MARK_ADD,
+                               self.FAN_OPEN_PERM | self.FAN_EVENT_ON_CHILD,
+                               self.AT_FDCWD, directory.encode()) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f'fanotify_mark {directory}: {os.strerror(err)}')
+        self.marked.add(directory)
+
+    def add_rule(self, key: str, match, transform) -> None:
+        """transform(path, text) -> new text, or None to leave it."""
+        with self._lock:
+            self._rules[key] = (match, transform)
+
+    def remove_rule(self, key: str) -> None:
+        with self._lock:
+            self._rules.pop(key, None)
+
+    def remember(self, path: str, text: str) -> None:
+        parsed = parse_choice(text)
+        if parsed is not None:
+            with self._lock:
+                self.choices[path] = parsed
+
+    def thp_choice(self, path: str, text: str) -> Optional[str]:
+        """A THP choice file after a write: the keyword written becomes the
+        bracketed one; a keyword the file does not offer leaves the old
+        value, as the kernel's EINVAL would."""
+        parsed = parse_choice(text)
+        if parsed is not None:
+            with self._lock:
+                self.choices[path] = parsed
+            return None
+        word = text.strip()
+        with self._lock:
+            known = self.choices.get(path)
+        if known is None or not word or any(c in word for c in ' \t\n[]'):
+            return None    # garbage a test wrote: leave it for the service to refuse
+        current, choices = known
+        if word in choices:
+            current = word
+            with self._lock:
+                self.choices[path] = (current, choices)
+        return choice_text(choices, current)
+
+    def _handle(self, event_fd: int) -> None:
+        path = os.readlink(f'/proc/self/fd/{event_fd}')
+        with self._lock:   # rules for one file before rules for many
+            rules = [rule for key, rule in sorted(self._rules.items(),
+                                                  key=lambda kv: not kv[0].startswith('file:'))]
+        for match, transform in rules:
+            if not match(path):
+                continue
+            text = os.pread(event_fd, 1 << 16, 0).decode(errors='replace')
+            new = transform(path, text)
+            if new is not None and new != text:
+                os.ftruncate(event_fd, 0)
+                os.pwrite(event_fd, new.encode(), 0)
+                self.rewrites.append((path, text, new))
+            return
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        poller.register(self._wake_r, select.POLLIN)
+        try:
+            while True:
+                ready = [fd for fd, _ev in poller.poll()]
+                if self._wake_r in ready:
+                    return
+                try:
+                    data = os.read(self.fd, 16 * 1024)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                offset = 0
+                while offset + self.METADATA.size <= len(data):
+                    length, _vers, _res, _mlen, _mask, event_fd, _pid = \
+                        self.METADATA.unpack_from(data, offset)
+                    offset += max(length, self.METADATA.size)
+                    if event_fd < 0:
+                        continue
+                    try:
+                        self._handle(event_fd)
+                    except Exception as e:  # noqa: BLE001 (never leave an open hanging)
+                        self.errors.append(f'{type(e).__name__}: {e}')
+                    finally:
+                        os.write(self.fd, self.RESPONSE.pack(event_fd, self.FAN_ALLOW))
+                        os.close(event_fd)
+        finally:
+            # closing the group lets every open through from now on
+            os.close(self.fd)
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            os.write(self._wake_w, b'x')
+            self._thread.join(10)
+        for fd in (self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
 
 def parse_pool(text: str) -> Tuple[int, Dict[str, int]]:
     """'2048:total=8,free=6' -> (2048, {'total': 8, 'free': 6})"""
@@ -311,6 +774,8 @@ def main(argv=None) -> int:
     parser.add_argument('--overcommit-file', action='append', default=[], metavar='KB=yes|no',
                         help='whether nr_overcommit_hugepages exists for a size')
     parser.add_argument('--no-demote', action='store_true', help='no demote files')
+    parser.add_argument('--no-tunables', action='store_true',
+                        help='no shm, min_free_kbytes, zoneinfo, pagetypeinfo or THP files')
     args = parser.parse_args(argv)
 
     sizes = [int(s) for s in args.sizes.split(',') if s]
@@ -328,7 +793,8 @@ def main(argv=None) -> int:
 
     FakeKernel(args.root, nodes=args.nodes, sizes=sizes, default_size=args.default_size,
                mem_total_kb=args.mem_total, max_order=args.max_order, pools=pools,
-               memoryless=args.memoryless, demote=not args.no_demote)
+               memoryless=args.memoryless, demote=not args.no_demote,
+               tunables=None if args.no_tunables else Tunables())
     return 0
 
 

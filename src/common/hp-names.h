@@ -12,3 +12,10 @@
 #define HP_ACTION_CONFIGURE_TUNABLES "org.hugepages.manager.configure-tunables"
 #define HP_ACTION_CONFIGURE_BOOT     "org.hugepages.manager.configure-boot"
 #define HP_ACTION_INSPECT_USAGE      "org.hugepages.manager.inspect-usage"
+
+/* The SetThp settings that take a number (u); every other name takes a
+ * string, one of the values ThpSettings lists for it. */
+#define HP_THP_NUMERIC_SETTINGS \
+  "khugepaged/pages_to_scan", \
+  "khugepaged/scan_sleep_millisecs", \
+  "khugepaged/alloc_sleep_millisecs"

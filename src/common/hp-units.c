@@ -211,3 +211,22 @@ hp_pages_to_bytes (guint64 pages, guint64 page_size, guint64 *bytes)
 {
   return !__builtin_mul_overflow (pages, page_size, bytes);
 }
+
+char *
+hp_format_bytes (guint64 bytes)
+{
+  static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  double value = (double) bytes;
+  gsize unit = 0;
+
+  if (bytes < 1024)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", bytes);
+
+  value /= 1024;
+  while (value >= 1024 && unit + 1 < G_N_ELEMENTS (units))
+    {
+      value /= 1024;
+      unit++;
+    }
+  return g_strdup_printf ("%.1f %s", value, units[unit]);
+}

@@ -40,6 +40,10 @@ gboolean hp_amount_resolve (const HpAmount *amount, guint64 current,
 /* "2MB", "1GB", "64KB": the names hugeadm uses for mount directories. */
 char *hp_size_name (guint64 bytes);
 
+/* "23.5 GiB", "512 bytes": ASCII only (g_format_size puts a no-break space
+ * in, which shows as '?' outside UTF-8 locales). */
+char *hp_format_bytes (guint64 bytes);
+
 /* Checked pages × size. */
 gboolean hp_pages_to_bytes (guint64 pages, guint64 page_size, guint64 *bytes);
 

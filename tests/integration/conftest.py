@@ -29,6 +29,10 @@ Fixture names are stable (test_client.py and others rely on them):
                   (gigantic, no overcommit file), 16 GiB MemTotal, empty pools.
                   Change it per test with the marker
                   @pytest.mark.fake_kernel(**FakeKernel keyword arguments).
+                  The tree has the tunables of a 6.x kernel (fakekernel.Tunables)
+                  and runs the fake kernel's simulator (fk.simulating), so
+                  THP choice files read back with the written keyword in
+                  brackets and fk.limit_pool() can make a pool fall short.
   service         hugepagesd on `bus` and `fake_kernel` (Service: .proc, .pid,
                   .log_path, .log(), .args). After the test it must still be
                   alive with the same pid, then SIGTERM must make it exit 0.
@@ -386,7 +390,13 @@ def fake_kernel(_session_dir, request):
     if marker is not None:
         kwargs.update(marker.kwargs)
     d = tempfile.mkdtemp(prefix='kernel-', dir=_session_dir)
-    yield FakeKernel(d, **kwargs)
+    fk = FakeKernel(d, **kwargs)
+    try:
+        fk.simulate()
+    except OSError as e:   # not root, or no fanotify: tests that need it skip
+        fk.simulator_error = str(e)
+    yield fk
+    fk.stop()
     shutil.rmtree(d, ignore_errors=True)
 
 

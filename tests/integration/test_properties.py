@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 import hpdtest
+from hpdtunables import expected_tunables, normalize
 from hpdtest import MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, page_size_path
 from fakekernel import NodePool, Pool
 
@@ -41,6 +42,7 @@ def meminfo_kb(fk, key):
 def expected_manager(fk):
     mem_kb = meminfo_kb(fk, 'MemTotal')
     return {
+        **expected_tunables(fk),   # ShmMax ... ThpSettings (hpdtunables.py)
         'PageSizes': [s * 1024 for s in sorted(fk.sizes)],
         'DefaultPageSize': meminfo_kb(fk, 'Hugepagesize') * 1024,
         'BasePageSize': BASE_PAGE,
@@ -88,7 +90,7 @@ def expected_page_size(fk, size_kb):
 
 def assert_props(actual, expected):
     for name, value in expected.items():
-        got = actual[name]
+        got = normalize(name, actual[name])
         if isinstance(value, list):
             got = [tuple(v) if isinstance(v, (list, tuple)) else v for v in got]
         assert got == value, f'{name}: service says {got!r}, the fake tree {value!r}'

@@ -23,6 +23,8 @@ REFUSALS = {hpdtest.DBUS_INVALID_ARGS, hpdtest.DBUS_PROPERTY_READ_ONLY, hpdtest.
 
 def different_value(sig, current):
     """A value of type sig that differs from current."""
+    if sig == 'a{s(sas)}':   # ThpSettings
+        return {**current, 'hugepages-4kB/enabled': ('always', ['always', 'never'])}
     if sig == 't':
         return current + 1 if current < hpdtest.UINT64_MAX else 0
     if sig == 'u':

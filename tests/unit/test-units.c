@@ -140,6 +140,24 @@ test_pages_to_bytes (void)
   g_assert_false (hp_pages_to_bytes (G_GUINT64_CONSTANT (1) << 34, GiB, &b));
 }
 
+static void
+test_format_bytes (void)
+{
+  const struct { guint64 bytes; const char *text; } cases[] = {
+    { 0, "0 bytes" }, { 1023, "1023 bytes" }, { 1024, "1.0 KiB" }, { 2 * MiB, "2.0 MiB" },
+    { 3 * GiB / 2, "1.5 GiB" }, { G_MAXUINT64, "16.0 EiB" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = hp_format_bytes (cases[i].bytes);
+      g_assert_cmpstr (text, ==, cases[i].text);
+      /* plain ASCII whatever the locale */
+      for (const char *p = text; *p; p++)
+        g_assert_cmpint ((guchar) *p, <, 0x80);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -150,5 +168,6 @@ main (int argc, char **argv)
   g_test_add_func ("/units/resolve", test_resolve);
   g_test_add_func ("/units/names", test_names);
   g_test_add_func ("/units/pages-to-bytes", test_pages_to_bytes);
+  g_test_add_func ("/units/format-bytes", test_format_bytes);
   return g_test_run ();
 }

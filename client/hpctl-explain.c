@@ -1,0 +1,128 @@
+/* explain: what hugepagesd finds worth knowing about the machine's huge
+ * page setup, and how to fix what it warns about. Text for people, --json
+ * for programs. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include <json-glib/json-glib.h>
+
+#include "hpctl.h"
+
+#define EXPLAIN_HELP \
+  "Each finding has a severity (info, warning or error), a stable id (for\n" \
+  "example min-free-kbytes-low or pool-short-2MB), a message and, where\n" \
+  "there is one, a fix: a command or a step that fixes it. As text, one\n" \
+  "block per finding:\n" \
+  "  [warning] pool-short-2MB: The 2MB pool has 6 of the 8 pages asked for: ...\n" \
+  "      fix: hugepagesctl set-min 2MB 8 --hard\n" \
+  "With --json, one pretty-printed JSON object with these fields:\n" \
+  "  {\"entries\": [{\"severity\": \"warning\", \"id\": \"pool-short-2MB\",\n" \
+  "                \"message\": \"...\", \"fix\": \"...\"}, ...]}\n" \
+  "\"entries\" is in the service's order; \"severity\", \"id\", \"message\" and\n" \
+  "\"fix\" are always strings, \"fix\" is \"\" where there is none.\n" \
+  "Warnings do not change the exit status.\n" \
+  "\nExit status: 0 done, 1 error, 2 usage error."
+
+static void
+print_text (GVariant *entries)
+{
+  GVariantIter iter;
+  const char *severity, *id, *message, *fix;
+
+  if (g_variant_n_children (entries) == 0)
+    {
+      g_print ("Nothing to report.\n");
+      return;
+    }
+
+  g_variant_iter_init (&iter, entries);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &severity, &id, &message, &fix))
+    {
+      g_print ("[%s] %s: %s\n", severity, id, message);
+      if (fix[0] != '\0')
+        g_print ("    fix: %s\n", fix);
+    }
+}
+
+static void
+print_json (GVariant *entries)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  GVariantIter iter;
+  const char *severity, *id, *message, *fix;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "entries");
+  json_builder_begin_array (builder);
+  g_variant_iter_init (&iter, entries);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &severity, &id, &message, &fix))
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "severity");
+      json_builder_add_string_value (builder, severity);
+      json_builder_set_member_name (builder, "id");
+      json_builder_add_string_value (builder, id);
+      json_builder_set_member_name (builder, "message");
+      json_builder_add_string_value (builder, message);
+      json_builder_set_member_name (builder, "fix");
+      json_builder_add_string_value (builder, fix);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 2);
+  text = json_generator_to_data (generator, NULL);
+  /* JSON is UTF-8 whatever the locale: not g_print (), which converts to
+   * the locale's charset and writes '?' for what it cannot */
+  fputs (text, stdout);
+  fputc ('\n', stdout);
+}
+
+int
+hpctl_explain (HpctlContext *ctx, GStrv args)
+{
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
+      "Print the findings as JSON (fields below)", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) options = g_option_context_new ("explain");
+  g_autoptr(GVariant) findings = NULL;
+  g_autoptr(GError) error = NULL;
+  GVariantBuilder no_options;
+
+  g_option_context_set_summary (options,
+                                "Explain the huge page setup: pools short of what was asked,\n"
+                                "pools without mounts, SysV shared memory limits and group,\n"
+                                "min_free_kbytes, your memlock limit, THP modes, and how many\n"
+                                "pages of each size could be allocated now.");
+  g_option_context_set_description (options, EXPLAIN_HELP);
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!hpctl_parse_command (ctx, options, &args))
+    return HPCTL_EXIT_USAGE;
+  if (args[1] != NULL)
+    return hpctl_usage_error ("%s takes no arguments, but got '%s'", args[0], args[1]);
+  if (!hpctl_connect (ctx))
+    return HPCTL_EXIT_ERROR;
+
+  /* needs no authorization: no interactive flag, no agent */
+  g_variant_builder_init (&no_options, G_VARIANT_TYPE_VARDICT);
+  if (!hp_dbus_manager_call_explain_sync (ctx->manager, g_variant_builder_end (&no_options),
+                                          G_DBUS_CALL_FLAGS_NONE, -1, &findings, NULL, &error))
+    return hpctl_fail (error);
+
+  if (json)
+    print_json (findings);
+  else
+    print_text (findings);
+  return HPCTL_EXIT_OK;
+}
