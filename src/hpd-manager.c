@@ -38,6 +38,8 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   g_autofree char *meminfo = NULL;
   guint64 kb;
 
+  /* the mounts do not depend on meminfo */
+  hpd_manager_refresh_mounts (self);
   if (!hpd_kernel_read_text (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
                              &meminfo, NULL))
     return;
@@ -47,7 +49,6 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   hp_dbus_manager_set_default_page_size (iface,
                                          hpd_parse_meminfo (meminfo, "Hugepagesize", &kb) ? kb * 1024 : 0);
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
-  hpd_manager_refresh_mounts (self);
 }
 
 static gboolean

@@ -29,6 +29,8 @@ Fixture names are stable (test_client.py and others rely on them):
                   (gigantic, no overcommit file), 16 GiB MemTotal, empty pools.
                   Change it per test with the marker
                   @pytest.mark.fake_kernel(**FakeKernel keyword arguments).
+                  No proc/self/mountinfo unless mounts=[fakekernel.Mount(...)]
+                  is given (or fake_kernel.write_mountinfo() is called).
   service         hugepagesd on `bus` and `fake_kernel` (Service: .proc, .pid,
                   .log_path, .log(), .args). After the test it must still be
                   alive with the same pid, then SIGTERM must make it exit 0.
