@@ -113,9 +113,23 @@ check_trusted (int fd, const char *what, GError **error)
   return TRUE;
 }
 
-/* Opens @name below @dirfd, never through a link. */
+static guint64
+mount_id_of (int fd)
+{
+  struct statx stx;
+
+  if (statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+      !(stx.stx_mask & STATX_MNT_ID))
+    return 0;
+  return stx.stx_mnt_id;
+}
+
+/* Opens @name below @dirfd, never through a link. A mount point to be is
+ * refused when something is mounted there already: that is said first, as
+ * the mounted root's owner and mode are not the directory's. */
 static int
-open_component (int dirfd, const char *name, const char *what, GError **error)
+open_component (int dirfd, const char *name, const char *what,
+                gboolean refuse_mount_point, GError **error)
 {
   int fd = openat (dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -130,6 +144,12 @@ open_component (int dirfd, const char *name, const char *what, GError **error)
         set_errno_error (error, saved_errno, "Cannot open", what);
       return -1;
     }
+  if (refuse_mount_point && mount_id_of (fd) != mount_id_of (dirfd))
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "%s is already a mount point", what);
+      close (fd);
+      return -1;
+    }
   if (!check_trusted (fd, what, error))
     {
       close (fd);
@@ -138,16 +158,6 @@ open_component (int dirfd, const char *name, const char *what, GError **error)
   return fd;
 }
 
-static guint64
-mount_id_of (int fd)
-{
-  struct statx stx;
-
-  if (statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
-      !(stx.stx_mask & STATX_MNT_ID))
-    return 0;
-  return stx.stx_mnt_id;
-}
 
 /* The directories below the root that we opened or made, innermost last,
  * so that a failed mount can take back exactly what it created. */
@@ -175,7 +185,8 @@ walk_last (Walk *walk)
 }
 
 static gboolean
-walk_step (Walk *walk, const char *name, const char *what, gboolean create, GError **error)
+walk_step (Walk *walk, const char *name, const char *what, gboolean create,
+           gboolean mount_point, GError **error)
 {
   gboolean created = FALSE;
   int fd;
@@ -188,7 +199,7 @@ walk_step (Walk *walk, const char *name, const char *what, gboolean create, GErr
         return set_errno_error (error, errno, "Cannot create", what);
     }
 
-  fd = open_component (walk_last (walk), name, what, error);
+  fd = open_component (walk_last (walk), name, what, mount_point, error);
   if (fd < 0)
     {
       if (created)
@@ -241,7 +252,7 @@ walk_to (Walk *walk, const char *root, const char *relative, gboolean create,
       /* only the base itself may be made: /var and /var/lib must exist */
       gboolean make = create && base[i + 1] == NULL;
 
-      if (!walk_step (walk, base[i], next, make, error))
+      if (!walk_step (walk, base[i], next, make, FALSE, error))
         return FALSE;
       g_free (so_far);
       so_far = g_steal_pointer (&next);
@@ -251,7 +262,8 @@ walk_to (Walk *walk, const char *root, const char *relative, gboolean create,
     {
       g_autofree char *next = g_build_filename (so_far, rest[i], NULL);
 
-      if (!walk_step (walk, rest[i], next, create, error))
+      /* creating means mounting on the last one */
+      if (!walk_step (walk, rest[i], next, create, create && rest[i + 1] == NULL, error))
         return FALSE;
       g_free (so_far);
       so_far = g_steal_pointer (&next);
@@ -360,8 +372,8 @@ hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec, GError **error)
   g_autofree char *relative = hpd_mount_spec_relative_path (spec);
   g_autofree char *path = g_build_filename (root, HPD_MOUNT_BASE, relative, NULL);
   g_auto(Walk) walk = { NULL, };
-  int leaf;
 
+  /* the walk refuses a mount point that is already one: never stack */
   if (!walk_to (&walk, root, relative, TRUE, error))
     {
       if (walk.fds != NULL)
@@ -369,15 +381,7 @@ hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec, GError **error)
       return FALSE;
     }
 
-  /* never stack a second mount on a mount point */
-  leaf = walk_last (&walk);
-  if (mount_id_of (leaf) != mount_id_of (g_array_index (walk.fds, int, walk.fds->len - 2)))
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "%s is already a mount point", path);
-      return FALSE;
-    }
-
-  if (!mount_on (leaf, path, spec, error))
+  if (!mount_on (walk_last (&walk), path, spec, error))
     {
       walk_undo (&walk);
       return FALSE;
@@ -426,8 +430,15 @@ is_service_mount_point (const char *root, const char *path, char **relative_out)
         (n == 3 && (g_str_equal (parts[0], "user") || g_str_equal (parts[0], "group")) &&
          hpd_mount_name_is_valid (parts[1]))))
     return FALSE;
-  *relative_out = g_strdup (relative);
+  if (relative_out != NULL)
+    *relative_out = g_strdup (relative);
   return TRUE;
+}
+
+gboolean
+hpd_hugetlbfs_is_service_mount_point (const char *root, const char *path)
+{
+  return is_service_mount_point (root, path, NULL);
 }
 
 gboolean

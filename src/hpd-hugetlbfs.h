@@ -47,6 +47,10 @@ gboolean hpd_mount_name_is_valid (const char *name);
 gboolean hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec,
                               GError **error);
 
+/* Whether @path is one of the mount points the service makes below the
+ * base: <root>/<base>/[global/|user/NAME/|group/NAME/]pagesize-S. */
+gboolean hpd_hugetlbfs_is_service_mount_point (const char *root, const char *path);
+
 /* Unmounts the hugetlbfs mount at @path (an absolute path as mountinfo
  * shows it) and, when it is one of the service's mount points below the
  * base, removes the directory. */

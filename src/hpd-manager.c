@@ -96,6 +96,9 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   g_autofree char *meminfo = NULL;
   guint64 kb;
 
+  /* the mounts and tunables do not depend on meminfo */
+  hpd_manager_refresh_mounts (self);
+  hpd_manager_refresh_tunables (self);
   if (!hpd_kernel_read_text (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
                              &meminfo, NULL))
     return;
@@ -105,8 +108,6 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   hp_dbus_manager_set_default_page_size (iface,
                                          hpd_parse_meminfo (meminfo, "Hugepagesize", &kb) ? kb * 1024 : 0);
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
-  hpd_manager_refresh_mounts (self);
-  hpd_manager_refresh_tunables (self);
 }
 
 static gboolean

@@ -51,28 +51,52 @@ created_reply (MountCall *call)
   return g_variant_new ("(^as)", (char **) call->paths->pdata);
 }
 
-/* Worker thread. */
+/* Takes back the mounts this call made before @upto: all or nothing. */
+static void
+undo_created (MountCall *call, guint upto)
+{
+  for (guint j = 0; j < upto; j++)
+    {
+      g_autoptr(GError) undo_error = NULL;
+
+      if (!g_array_index (call->exists, gboolean, j) &&
+          !hpd_hugetlbfs_unmount (call->root, g_ptr_array_index (call->paths, j), &undo_error))
+        g_warning ("Could not take back %s: %s",
+                   (char *) g_ptr_array_index (call->paths, j), undo_error->message);
+    }
+}
+
+/* Worker thread. The mounts are looked at again here: an identical call
+ * queued ahead of this one may have made them since it was validated. */
 static GVariant *
 create_work (gpointer data, GCancellable *cancellable, GError **error)
 {
   MountCall *call = data;
+  g_autoptr(GPtrArray) mounts = hpd_mounts_read (hpd_daemon_get_kernel (call->daemon),
+                                                 hpd_daemon_get_default_page_size (call->daemon));
 
   for (guint i = 0; i < call->specs->len; i++)
     {
+      const HpdMountSpec *spec = g_ptr_array_index (call->specs, i);
+      const char *path = g_ptr_array_index (call->paths, i);
+      const HpdMountInfo *existing;
+
       if (g_array_index (call->exists, gboolean, i))
         continue;
-      if (!hpd_hugetlbfs_mount (call->root, g_ptr_array_index (call->specs, i), error))
-        {
-          /* take back what this call made: all or nothing */
-          for (guint j = 0; j < i; j++)
-            {
-              g_autoptr(GError) undo_error = NULL;
 
-              if (!g_array_index (call->exists, gboolean, j) &&
-                  !hpd_hugetlbfs_unmount (call->root, g_ptr_array_index (call->paths, j), &undo_error))
-                g_warning ("Could not take back %s: %s",
-                           (char *) g_ptr_array_index (call->paths, j), undo_error->message);
-            }
+      existing = hpd_mounts_find (mounts, path);
+      if (existing != NULL && hpd_mount_spec_matches (spec, existing))
+        {
+          g_array_index (call->exists, gboolean, i) = TRUE;
+          continue;
+        }
+      if (existing != NULL)
+        g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
+                     "%s is already mounted with other options; unmount it first", path);
+
+      if (existing != NULL || !hpd_hugetlbfs_mount (call->root, spec, error))
+        {
+          undo_created (call, i);
           return NULL;
         }
     }
@@ -165,6 +189,14 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
       g_ptr_array_add (call->specs, g_steal_pointer (&spec));
       g_ptr_array_add (call->paths, g_steal_pointer (&path));
       g_array_append_val (call->exists, exists);
+    }
+
+  /* no page sizes: nothing to mount (and no paths to reply with) */
+  if (call->specs->len == 0)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
+                                                     "The kernel offers no huge page sizes to mount");
+      return;
     }
 
   if (all_exist)

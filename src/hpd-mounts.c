@@ -31,19 +31,6 @@ hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
   return mounts;
 }
 
-static gboolean
-is_managed (const char *root, const char *path)
-{
-  g_autofree char *base = g_build_filename (root, HPD_MOUNT_BASE, NULL);
-  const char *rest;
-
-  if (!g_str_has_prefix (path, base) || path[strlen (base)] != '/')
-    return FALSE;
-  rest = path + strlen (base) + 1;
-  return g_str_has_prefix (rest, "pagesize-") || g_str_has_prefix (rest, "global/pagesize-") ||
-         g_str_has_prefix (rest, "user/") || g_str_has_prefix (rest, "group/");
-}
-
 GVariant *
 hpd_mounts_to_variant (GPtrArray *mounts, const char *root)
 {
@@ -61,7 +48,8 @@ hpd_mounts_to_variant (GPtrArray *mounts, const char *root)
       g_variant_builder_add (&attrs, "{sv}", "gid", g_variant_new_uint32 (m->gid));
       g_variant_builder_add (&attrs, "{sv}", "mode", g_variant_new_uint32 (m->mode));
       g_variant_builder_add (&attrs, "{sv}", "flags", g_variant_new_string (m->flags));
-      g_variant_builder_add (&attrs, "{sv}", "managed", g_variant_new_boolean (is_managed (root, m->path)));
+      g_variant_builder_add (&attrs, "{sv}", "managed",
+                             g_variant_new_boolean (hpd_hugetlbfs_is_service_mount_point (root, m->path)));
       if (m->has_size)
         g_variant_builder_add (&attrs, "{sv}", "size", g_variant_new_uint64 (m->size));
       if (m->has_min_size)
@@ -213,7 +201,9 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
                        GError **error)
 {
   g_autoptr(HpdMountRequest) request = g_new0 (HpdMountRequest, 1);
-  guint32 mode = G_MAXUINT32;
+  g_autoptr(GVariant) given_mode = NULL;
+  g_autoptr(GVariant) given_inodes = NULL;
+  guint32 mode = 0;
   const HpdOption known[] = {
     { "max-size", "v", &request->max_size },
     { "min-size", "v", &request->min_size },
@@ -251,7 +241,9 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
       g_assert_not_reached ();
     }
 
-  if (mode == G_MAXUINT32)
+  /* every u32 is a mode a caller can send: look for the key, not a value */
+  given_mode = g_variant_lookup_value (options, "mode", G_VARIANT_TYPE_UINT32);
+  if (given_mode == NULL)
     mode = default_modes[request->scope];
   else if ((mode & ~01777u) != 0)
     {
@@ -262,6 +254,14 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
     }
   request->mode = mode;
 
+  /* 0 is "no limit" inside; asked for, it would be a mount without inodes */
+  given_inodes = g_variant_lookup_value (options, "max-inodes", G_VARIANT_TYPE_UINT64);
+  if (given_inodes != NULL && request->max_inodes == 0)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                           "max-inodes must be at least 1");
+      return NULL;
+    }
   if (request->max_inodes > MAX_INODES)
     {
       g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,

@@ -64,6 +64,10 @@ bare keyword, it is rewritten the way the kernel would show it, or put back
 to the previous value if the kernel would have refused the keyword.
 limit_pool(size_kb, pages) makes nr_hugepages of a size read back at most
 pages, as when memory is short. stop() (or close()) ends the simulator.
+    proc/self/mountinfo       (only when mounts are given: a few other file
+                               systems and one line per hugetlbfs Mount, in
+                               the kernel's format; the service reads its
+                               Mounts properties from it)
 """
 
 import argparse
@@ -73,13 +77,24 @@ import select
 import struct
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 BASE_PAGE_SIZE = 4096
 HUGEPAGES_DIR = 'sys/kernel/mm/hugepages'
 NODE_DIR = 'sys/devices/system/node'
 DEFAULT_MEM_TOTAL_KB = 16 * 1024 * 1024  # 16 GiB
+MOUNTINFO = 'proc/self/mountinfo'
+HUGETLBFS_FLAGS = 'rw,nosuid,nodev,relatime'
+# Mount table lines around the hugetlbfs ones, as on a real machine.
+OTHER_MOUNTS_BEFORE = [
+    '22 27 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw',
+    '27 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw,errors=remount-ro',
+    '28 27 0:5 / /dev rw,nosuid,relatime shared:2 - devtmpfs udev rw,size=8160000k,nr_inodes=2040000,mode=755',
+]
+OTHER_MOUNTS_AFTER = [
+    '99 27 0:99 / /tmp rw,nosuid,nodev shared:40 - tmpfs tmpfs rw,size=1048576k,nr_inodes=409600',
+]
 
 # --- tunables ----------------------------------------------------------------
 SHMMAX = 'proc/sys/kernel/shmmax'
@@ -185,6 +200,63 @@ def parse_choice(text: str):
     return marked[0][1:-1], choices
 
 
+@dataclass
+class Mount:
+    """One hugetlbfs mount as /proc/self/mountinfo lists it.
+
+    path: the mount point, unescaped (the line escapes space, tab, newline
+    and backslash as the kernel does). A relative path is below the fake
+    root: Mount('var/lib/hugetlbfs/pagesize-2MB') is ROOT/var/lib/....
+    page_size_kb: None leaves out pagesize= (as kernels before 4.13 could).
+    size, min_size: bytes; nr_inodes: a count; None leaves them out, as the
+    kernel does for a mount without that limit. uid, gid and mode are left
+    out at their defaults (0, 0, 0755), as the kernel does.
+    """
+    path: str
+    page_size_kb: Optional[int] = 2048
+    uid: int = 0
+    gid: int = 0
+    mode: int = 0o755
+    size: Optional[int] = None
+    min_size: Optional[int] = None
+    nr_inodes: Optional[int] = None
+    flags: str = HUGETLBFS_FLAGS
+    optional: str = ''  # optional fields, such as "shared:30"
+    source: str = 'none'
+
+    def super_options(self) -> str:
+        """hugetlbfs_show_options(): the order and formats of the kernel."""
+        opts = ['rw']
+        if self.uid != 0:
+            opts.append(f'uid={self.uid}')
+        if self.gid != 0:
+            opts.append(f'gid={self.gid}')
+        if self.mode != 0o755:
+            opts.append(f'mode={self.mode:o}')
+        if self.nr_inodes is not None:
+            opts.append(f'nr_inodes={self.nr_inodes}')
+        if self.page_size_kb is not None:
+            kb = self.page_size_kb
+            opts.append(f'pagesize={kb // 1024}M' if kb >= 1024 else f'pagesize={kb}K')
+        if self.size is not None:
+            opts.append(f'size={self.size}')
+        if self.min_size is not None:
+            opts.append(f'min_size={self.min_size}')
+        return ','.join(opts)
+
+    def line(self, mount_id: int, parent_id: int = 27) -> str:
+        optional = f' {self.optional}' if self.optional else ''
+        return (f'{mount_id} {parent_id} 0:{mount_id - 10} / {mountinfo_escape(self.path)} '
+                f'{self.flags}{optional} - hugetlbfs {mountinfo_escape(self.source)} '
+                f'{self.super_options()}')
+
+
+def mountinfo_escape(text: str) -> str:
+    """The kernel's escaping of mountinfo fields: space, tab, newline and
+    backslash as three-digit octal."""
+    return ''.join(f'\\{ord(c):03o}' if c in ' \t\n\\' else c for c in text)
+
+
 def split(value: int, parts: int) -> List[int]:
     if parts == 0:
         return []
@@ -221,7 +293,7 @@ class FakeKernel:
 
     def __init__(self, root, nodes=1, sizes=(2048, 1048576), default_size=None,
                  mem_total_kb=DEFAULT_MEM_TOTAL_KB, max_order=10, pools=None,
-                 memoryless=(), demote=True, tunables=Tunables()):
+                 memoryless=(), demote=True, tunables=Tunables(), mounts=None):
         self.root = os.path.abspath(str(root))
         if os.path.realpath(self.root) == '/':
             raise ValueError('refusing to write a fake kernel tree over /')
@@ -236,7 +308,10 @@ class FakeKernel:
         self.pools = {s: Pool() for s in self.sizes}
         self.pools.update(pools or {})
         self.demote = demote
+        self.mounts: Optional[List] = None
         self.generate()
+        if mounts is not None:
+            self.write_mountinfo(mounts)
 
     # --- facts the service should derive from the tree -------------------
 
@@ -370,6 +445,20 @@ class FakeKernel:
                 counts = ' '.join(f'{(i * 37 + node) % 500:6d}' for i in range(columns))
                 lines.append(f'Node {node}, zone {zone:>8} {counts}\n')
         return ''.join(lines)
+
+    def write_mountinfo(self, mounts, before=OTHER_MOUNTS_BEFORE, after=OTHER_MOUNTS_AFTER) -> None:
+        """Writes proc/self/mountinfo: the lines of before, one line per
+        entry of mounts (a Mount, or a str taken as a ready line), then the
+        lines of after. Mount ids count up from 50 in list order, so later
+        entries are on top of earlier ones at the same path."""
+        self.mounts = [m if isinstance(m, str) or m.path.startswith('/')
+                       else replace(m, path=os.path.join(self.root, m.path))
+                       for m in mounts]
+        lines = list(before)
+        for i, m in enumerate(self.mounts):
+            lines.append(m if isinstance(m, str) else m.line(50 + i))
+        lines.extend(after)
+        self.write(MOUNTINFO, ''.join(line + '\n' for line in lines))
 
     # --- inspecting ---------------------------------------------------------
 

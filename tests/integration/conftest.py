@@ -33,6 +33,8 @@ Fixture names are stable (test_client.py and others rely on them):
                   and runs the fake kernel's simulator (fk.simulating), so
                   THP choice files read back with the written keyword in
                   brackets and fk.limit_pool() can make a pool fall short.
+                  No proc/self/mountinfo unless mounts=[fakekernel.Mount(...)]
+                  is given (or fake_kernel.write_mountinfo() is called).
   service         hugepagesd on `bus` and `fake_kernel` (Service: .proc, .pid,
                   .log_path, .log(), .args). After the test it must still be
                   alive with the same pid, then SIGTERM must make it exit 0.

@@ -25,6 +25,7 @@ PROPS_IFACE = 'org.freedesktop.DBus.Properties'
 OM_IFACE = 'org.freedesktop.DBus.ObjectManager'
 
 ACTION_POOLS = 'org.hugepages.manager.configure-pools'
+ACTION_MOUNTS = 'org.hugepages.manager.manage-mounts'
 ALL_ACTIONS = [
     'org.hugepages.manager.configure-pools',
     'org.hugepages.manager.manage-mounts',
@@ -39,6 +40,9 @@ ERR_INVALID_ARGS = ERR + 'InvalidArgs'
 ERR_NOT_SUPPORTED = ERR + 'NotSupported'
 ERR_LIMIT_EXCEEDED = ERR + 'LimitExceeded'
 ERR_FAILED = ERR + 'Failed'
+ERR_NO_SUCH_USER = ERR + 'NoSuchUser'
+ERR_NO_SUCH_GROUP = ERR + 'NoSuchGroup'
+ERR_NOT_MOUNTED = ERR + 'NotMounted'
 DBUS_INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
 DBUS_UNKNOWN_METHOD = 'org.freedesktop.DBus.Error.UnknownMethod'
 DBUS_UNKNOWN_OBJECT = 'org.freedesktop.DBus.Error.UnknownObject'
@@ -225,6 +229,12 @@ for op in json.loads(sys.argv[1]):
         elif kind == "pool":
             _, size_kb, method, args, interactive = op
             value = hpdtest.pool_call(conn, size_kb, method, *args, interactive=interactive)
+        elif kind == "call":
+            # any method; the arguments in GVariant text format
+            _, path, iface, method, sig, text, reply_type, interactive = op
+            value = hpdtest.call(conn, path, iface, method,
+                                 GLib.Variant.parse(GLib.VariantType(sig), text, None, None),
+                                 reply_type, interactive=interactive)
         elif kind == "request_name":
             _, name = op
             value = hpdtest.call(conn, "/org/freedesktop/DBus", "org.freedesktop.DBus",

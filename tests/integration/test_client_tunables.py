@@ -402,7 +402,7 @@ def test_thp_bad_settings_for_this_kernel(service, ctl, tunables, polkit, args, 
     (['shm-group', 'no-such-group-xyz'], 'No such group: no-such-group-xyz'),
     (['shm-group', str(UNKNOWN_ID)], f'No such group: {UNKNOWN_ID}'),
     (['shm-group', 'bad name'], 'The group must be a group name or a decimal gid'),
-    (['thp', 'khugepaged/pages_to_scan=0'], "THP setting 'khugepaged/pages_to_scan' takes a number"),
+    (['thp', 'khugepaged/pages_to_scan=0'], "THP setting 'khugepaged/pages_to_scan' takes a whole number"),
 ])
 def test_service_errors_are_one_line_exit_1(service, ctl, tunables, allowed, args, message):
     before = tunables.snapshot()

@@ -2,6 +2,7 @@
 tree, and is read afresh on every Get / GetAll / GetManagedObjects."""
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 import hpdtest
 from hpdtunables import expected_tunables, normalize
 from hpdtest import MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, page_size_path
-from fakekernel import NodePool, Pool
+from fakekernel import Mount, NodePool, Pool
 
 BASE_PAGE = os.sysconf('SC_PAGE_SIZE')
 
@@ -20,8 +21,17 @@ RICH_POOLS = {
     1048576: Pool(total=3, free=2, resv=1, surplus=0,
                   nodes={0: NodePool(2, 1, 0), 1: NodePool(1, 1, 0)}),
 }
+# Mounts of both sizes, managed or not, every limit and none, the kernel's
+# defaults (uid 0, gid 0, mode 0755) left out, an escaped path, no pagesize=.
+RICH_MOUNTS = [
+    Mount('var/lib/hugetlbfs/pagesize-2MB', mode=0o770),
+    Mount('var/lib/hugetlbfs/user/nobody/pagesize-1GB', page_size_kb=1048576, uid=65534,
+          mode=0o700, size=2 << 30, min_size=1 << 30, nr_inodes=5),
+    Mount('/dev/hugepages', flags='rw,relatime', optional='master:3 shared:5', source='hugetlbfs'),
+    Mount('/mnt/huge pages', page_size_kb=None, gid=100, mode=0o1770, nr_inodes=0),
+]
 RICH = dict(nodes=2, sizes=(2048, 1048576), default_size=2048, pools=RICH_POOLS,
-            mem_total_kb=16384007)
+            mem_total_kb=16384007, mounts=RICH_MOUNTS)
 
 
 def size_name(size):
@@ -39,6 +49,40 @@ def meminfo_kb(fk, key):
     raise KeyError(key)
 
 
+MOUNT_BASE = 'var/lib/hugetlbfs'
+SERVICE_MOUNT_POINT = re.compile(r'(global/|(user|group)/[A-Za-z0-9_][A-Za-z0-9_.-]*/)?pagesize-[^/]+')
+
+
+def managed(fk, path):
+    """Whether path is one of the mount points hugepagesd makes:
+    BASE/pagesize-S, BASE/global/pagesize-S, BASE/{user,group}/NAME/pagesize-S."""
+    base = os.path.join(fk.root, MOUNT_BASE) + '/'
+    return path.startswith(base) and SERVICE_MOUNT_POINT.fullmatch(path[len(base):]) is not None
+
+
+def expected_mounts(fk):
+    """Manager.Mounts from the Mount list the fake mountinfo was written
+    from; [] when the tree has no mountinfo."""
+    result = []
+    for m in fk.mounts or []:
+        assert isinstance(m, Mount), 'expected_mounts() needs Mount entries, not raw lines'
+        attrs = {
+            'page-size': (m.page_size_kb or meminfo_kb(fk, 'Hugepagesize')) * 1024,
+            'uid': m.uid, 'gid': m.gid, 'mode': m.mode, 'flags': m.flags,
+            'managed': managed(fk, m.path),
+        }
+        for key, value in (('size', m.size), ('min-size', m.min_size), ('nr-inodes', m.nr_inodes)):
+            if value is not None:
+                attrs[key] = value
+        result.append((m.path, attrs))
+    return result
+
+
+def expected_page_size_mounts(fk, size_kb):
+    """PageSize.Mounts: the paths of that size, in mountinfo order."""
+    return [path for path, attrs in expected_mounts(fk) if attrs['page-size'] == size_kb * 1024]
+
+
 def expected_manager(fk):
     mem_kb = meminfo_kb(fk, 'MemTotal')
     return {
@@ -49,6 +93,7 @@ def expected_manager(fk):
         'NumaNodes': fk.pool_nodes,
         'MemTotal': mem_kb * 1024,
         'PoolMemoryLimit': mem_kb * 1024 * 9 // 10,
+        'Mounts': expected_mounts(fk),
     }
 
 
@@ -85,6 +130,7 @@ def expected_page_size(fk, size_kb):
         'Nodes': nodes,
         'CanOvercommit': can_overcommit,
         'DemoteSize': demote,
+        'Mounts': expected_page_size_mounts(fk, size_kb),
     }
 
 
@@ -127,6 +173,23 @@ def test_the_rich_tree_is_what_the_expectations_assume(fake_kernel):
     g = expected_page_size(fake_kernel, 1048576)
     assert (g['CanOvercommit'], g['Gigantic'], g['DemoteSize'], g['Name']) == (False, True, 2 << 20, '1GB')
     assert expected_manager(fake_kernel)['PoolMemoryLimit'] == 15099500851
+    base = os.path.join(fake_kernel.root, 'var/lib/hugetlbfs')
+    assert expected_manager(fake_kernel)['Mounts'] == [
+        (f'{base}/pagesize-2MB', {'page-size': 2 << 20, 'uid': 0, 'gid': 0, 'mode': 0o770,
+                                  'flags': 'rw,nosuid,nodev,relatime', 'managed': True}),
+        (f'{base}/user/nobody/pagesize-1GB',
+         {'page-size': 1 << 30, 'uid': 65534, 'gid': 0, 'mode': 0o700,
+          'flags': 'rw,nosuid,nodev,relatime', 'managed': True,
+          'size': 2 << 30, 'min-size': 1 << 30, 'nr-inodes': 5}),
+        ('/dev/hugepages', {'page-size': 2 << 20, 'uid': 0, 'gid': 0, 'mode': 0o755,
+                            'flags': 'rw,relatime', 'managed': False}),
+        ('/mnt/huge pages', {'page-size': 2 << 20, 'uid': 0, 'gid': 100, 'mode': 0o1770,
+                             'flags': 'rw,nosuid,nodev,relatime', 'managed': False,
+                             'nr-inodes': 0}),
+    ]
+    assert e['Mounts'] == [f'{base}/pagesize-2MB', '/dev/hugepages', '/mnt/huge pages']
+    assert g['Mounts'] == [f'{base}/user/nobody/pagesize-1GB']
+    assert '/mnt/huge\\040pages ' in fake_kernel.read('proc/self/mountinfo')
 
 
 @pytest.mark.fake_kernel(**RICH)
@@ -174,6 +237,11 @@ def change_behind_its_back(fk, step):
             fk.write(fk.node_file(node, size_kb, 'nr_hugepages'), base + node + 4)
             fk.write(fk.node_file(node, size_kb, 'free_hugepages'), base + node + 2)
             fk.write(fk.node_file(node, size_kb, 'surplus_hugepages'), node)
+    # and the mount table: step mounts, each with other values
+    fk.write_mountinfo([Mount(f'var/lib/hugetlbfs/group/g{i}/pagesize-2MB', gid=1000 + i,
+                              mode=0o700 + step, size=(step + i) << 21, nr_inodes=step)
+                        for i in range(step)] +
+                       [Mount(f'/mnt/step{step}', page_size_kb=1048576, min_size=step << 30)])
     meminfo = fk.read('proc/meminfo').splitlines(keepends=True)
     fk.write('proc/meminfo', ''.join(
         f'MemTotal:       {32 * 1024 * 1024 + step} kB\n' if line.startswith('MemTotal:') else line

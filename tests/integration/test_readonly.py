@@ -8,10 +8,16 @@ import pytest
 import hpdtest
 from hpdtest import (MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, PROPS_IFACE, BusError,
                      page_size_path)
-from fakekernel import Pool
+from fakekernel import Mount, Pool
 from gi.repository import GLib
 
 POOLS = {2048: Pool(total=4, free=3, resv=1, overcommit=2), 1048576: Pool(total=1, free=1)}
+# so that the Mounts properties have values to keep
+MOUNTS = [Mount('var/lib/hugetlbfs/pagesize-2MB', mode=0o770, size=4 << 20),
+          Mount('/dev/hugepages', page_size_kb=1048576, min_size=1 << 30, nr_inodes=9)]
+# the attribute types of Manager.Mounts, to send a value back
+MOUNT_ATTRIBUTES = {'page-size': 't', 'uid': 'u', 'gid': 'u', 'mode': 'u', 'flags': 's',
+                    'managed': 'b', 'size': 't', 'min-size': 't', 'nr-inodes': 't'}
 OBJECTS = [(MANAGER_PATH, MANAGER_IFACE), (page_size_path(2048), PAGE_SIZE_IFACE),
            (page_size_path(1048576), PAGE_SIZE_IFACE)]
 PROPERTIES = [(path, iface, name, sig)
@@ -37,14 +43,27 @@ def different_value(sig, current):
         return list(current) + [7]
     if sig == 'a(utttt)':
         return [tuple(n) for n in current] + [(99, 1, 1, 0, 1)]
+    if sig == 'as':
+        return list(current) + ['/mnt/other']
+    if sig == 'a(sa{sv})':
+        return list(current) + [('/mnt/other', {'page-size': 2 << 20, 'uid': 0, 'gid': 0,
+                                                'mode': 0o777, 'flags': 'rw', 'managed': True})]
     raise AssertionError(f'no test value for type {sig}')
+
+
+def variant(sig, value):
+    """value (as unpacked from a reply) as a GLib.Variant of type sig."""
+    if sig == 'a(sa{sv})':
+        value = [(path, {k: GLib.Variant(MOUNT_ATTRIBUTES[k], v) for k, v in attrs.items()})
+                 for path, attrs in value]
+    return GLib.Variant(sig, value)
 
 
 def state(conn, fk):
     return ({(p, i): hpdtest.get_all(conn, p, i) for p, i in OBJECTS}, fk.snapshot())
 
 
-@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.fake_kernel(pools=POOLS, mounts=MOUNTS)
 @pytest.mark.parametrize('path,iface', OBJECTS)
 def test_introspection_matches_the_xml_and_is_read_only(service, conn, path, iface):
     live = hpdtest.introspected_properties(conn, path, iface)
@@ -53,7 +72,7 @@ def test_introspection_matches_the_xml_and_is_read_only(service, conn, path, ifa
     assert {access for _sig, access in live.values()} == {'read'}
 
 
-@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.fake_kernel(pools=POOLS, mounts=MOUNTS)
 @pytest.mark.parametrize('path,iface,name,sig', PROPERTIES,
                          ids=[f'{p.rsplit("/", 1)[-1]}.{n}' for p, _i, n, _s in PROPERTIES])
 def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, name, sig):
@@ -61,7 +80,9 @@ def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, n
     polkit.allow(*hpdtest.ALL_ACTIONS)
     before = state(conn, fake_kernel)
     current = hpdtest.get(conn, path, iface, name)
-    for value in (GLib.Variant(sig, different_value(sig, current)), GLib.Variant(sig, current),
+    if sig in ('as', 'a(sa{sv})'):
+        assert current, f'{name} is empty: the test would not send a value back'
+    for value in (variant(sig, different_value(sig, current)), variant(sig, current),
                   GLib.Variant('s', 'wrong type')):
         with pytest.raises(BusError) as e:
             hpdtest.call(conn, path, PROPS_IFACE, 'Set', GLib.Variant('(ssv)', (iface, name, value)))
@@ -70,13 +91,13 @@ def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, n
     assert polkit.checks() == []
 
 
-@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.fake_kernel(pools=POOLS, mounts=MOUNTS)
 def test_set_refused_for_unprivileged_caller(service, conn, fake_kernel, run_python_as, NOBODY):
     before = state(conn, fake_kernel)
     ops = []
     for path, iface, name, sig in PROPERTIES:
         current = hpdtest.get(conn, path, iface, name)
-        value = GLib.Variant(sig, different_value(sig, current))
+        value = variant(sig, different_value(sig, current))
         ops.append(['set', path, iface, name, value.print_(True)])
     ops.append(['set', MANAGER_PATH, MANAGER_IFACE, 'NoSuchProperty', 'uint32 1'])
     results = run_python_as(NOBODY, ops)

@@ -574,3 +574,199 @@ class PolkitMonitor:
 
     def close(self):
         self.conn.close_sync(None)
+
+
+# --------------------------------------------------------------------------
+# hugetlbfs mounts and the directories below /var/lib/hugetlbfs
+#
+# The service mounts in this test's private mount namespace, but the
+# directories it makes below /var/lib/hugetlbfs are on the real file system.
+# MountArea records what was there before a test and takes back exactly what
+# appeared during it: first every mount made since (in this namespace
+# only), then every new file, link or directory, deepest first.
+
+MOUNT_BASE = Path("/var/lib/hugetlbfs")
+TEST_GROUP = "hpd-test-group"        # ALLOWED_USER is a member, DENIED_USER is not
+
+_MNT_DETACH = 2
+_UMOUNT_NOFOLLOW = 8
+
+
+def size_name(kb):
+    """hugeadm's directory suffix: "2MB", "1GB", "64KB"."""
+    if kb >= 1024 * 1024:
+        return "%dGB" % (kb // (1024 * 1024))
+    if kb >= 1024:
+        return "%dMB" % (kb // 1024)
+    return "%dKB" % kb
+
+
+def _unescape_mountinfo(field):
+    out, i = bytearray(), 0
+    raw = field.encode("utf-8", "surrogateescape")
+    while i < len(raw):
+        if raw[i:i + 1] == b"\\" and len(raw) >= i + 4:
+            out.append(int(raw[i + 1:i + 4], 8))
+            i += 4
+        else:
+            out.append(raw[i])
+            i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def mountinfo():
+    """Every mount of this namespace, in /proc/self/mountinfo order, as dicts:
+    id, parent, path, flags (per-mount, a list), fstype, source and super
+    (the superblock options, key -> value or None)."""
+    mounts = []
+    for line in Path("/proc/self/mountinfo").read_text(errors="surrogateescape").splitlines():
+        fields = line.split(" ")
+        sep = fields.index("-", 6)
+        supers = {}
+        for opt in fields[sep + 3].split(","):
+            key, eq, value = opt.partition("=")
+            supers[key] = value if eq else None
+        mounts.append({"id": int(fields[0]), "parent": int(fields[1]),
+                       "path": _unescape_mountinfo(fields[4]), "flags": fields[5].split(","),
+                       "fstype": fields[sep + 1], "source": _unescape_mountinfo(fields[sep + 2]),
+                       "super": supers})
+    return mounts
+
+
+def mounts_at(path):
+    return [m for m in mountinfo() if m["path"] == str(path)]
+
+
+def hugetlbfs_mounts():
+    return [m for m in mountinfo() if m["fstype"] == "hugetlbfs"]
+
+
+def umount(path, lazy=False):
+    """umount2(@path, UMOUNT_NOFOLLOW[|MNT_DETACH]); raises OSError."""
+    import ctypes
+    import ctypes.util
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    flags = _UMOUNT_NOFOLLOW | (_MNT_DETACH if lazy else 0)
+    if libc.umount2(os.fsencode(str(path)), flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), str(path))
+
+
+def path_tree(top):
+    """{path: (kind, mode, uid, gid, link target)} for @top and everything
+    below it, without following links (not even @top)."""
+    import stat as st
+    top = str(top)
+    out = {}
+
+    def add(path):
+        s = os.lstat(path)
+        kind = ("link" if st.S_ISLNK(s.st_mode) else "dir" if st.S_ISDIR(s.st_mode) else "file")
+        out[path] = (kind, st.S_IMODE(s.st_mode), s.st_uid, s.st_gid,
+                     os.readlink(path) if kind == "link" else None)
+        return kind
+
+    if not os.path.lexists(top):
+        return out
+    if add(top) != "dir":
+        return out
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        for name in dirnames + filenames:
+            add(os.path.join(dirpath, name))
+    return out
+
+
+def ensure_group(name, members):
+    """Creates system group @name if missing and makes @members members."""
+    import grp
+    try:
+        grp.getgrnam(name)
+    except KeyError:
+        proc = subprocess.run(["groupadd", "--system", name], stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError("groupadd %s failed: %s" % (name, proc.stderr))
+    for user in members:
+        if user not in grp.getgrnam(name).gr_mem:
+            run(["usermod", "--append", "--groups", name, user])
+    return grp.getgrnam(name)
+
+
+def groups_of(user):
+    """The supplementary group ids the group database gives @user."""
+    import grp
+    return sorted(g.gr_gid for g in grp.getgrall() if user in g.gr_mem)
+
+
+def run_as(pw, argv, groups=(), timeout=60, **kwargs):
+    """Runs @argv as the pwd entry @pw with exactly the supplementary @groups."""
+    groups_arg = ("--groups=" + ",".join(str(g) for g in groups)) if groups else "--clear-groups"
+    return subprocess.run(["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, groups_arg,
+                           "--pdeathsig", "KILL"] + list(argv),
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, cwd="/", env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                                                   "LC_ALL": "C.UTF-8", "HOME": "/"},
+                          timeout=timeout, **kwargs)
+
+
+class MountArea:
+    """What a mount test may change, recorded before and put back after."""
+
+    def __init__(self):
+        self.base_existed = os.path.lexists(MOUNT_BASE)
+        self.tree = path_tree(MOUNT_BASE)
+        self.mount_ids = {m["id"] for m in mountinfo()}
+        self.tmpdirs = []
+
+    def new_mounts(self):
+        return [m for m in mountinfo() if m["id"] not in self.mount_ids]
+
+    def new_hugetlbfs_mounts(self):
+        return [m for m in self.new_mounts() if m["fstype"] == "hugetlbfs"]
+
+    def mkdtemp(self, mode=0o755, **kwargs):
+        """A directory below /tmp that the cleanup removes."""
+        import tempfile
+        d = Path(tempfile.mkdtemp(prefix="hpd-mount-test-", **kwargs))
+        os.chmod(d, mode)
+        self.tmpdirs.append(d)
+        return d
+
+    def cleanup(self):
+        """Takes back the mounts and files that appeared; returns problems."""
+        import shutil
+        problems = []
+        # mounts first, newest first: the directories below hold them
+        for _ in range(20):
+            new = self.new_mounts()
+            if not new:
+                break
+            for m in sorted(new, key=lambda m: m["id"], reverse=True):
+                try:
+                    umount(m["path"])
+                except OSError:
+                    try:
+                        umount(m["path"], lazy=True)
+                    except OSError as e:
+                        problems.append("cannot unmount %s: %s" % (m["path"], e))
+        else:
+            problems.append("mounts left: %s" % [m["path"] for m in self.new_mounts()])
+
+        now = path_tree(MOUNT_BASE)
+        for path in sorted(set(now) - set(self.tree), key=lambda p: p.count("/"), reverse=True):
+            try:
+                if now[path][0] == "dir":
+                    os.rmdir(path)
+                else:
+                    os.unlink(path)
+            except OSError as e:
+                problems.append("cannot remove %s: %s" % (path, e))
+        now = path_tree(MOUNT_BASE)
+        for path, before in self.tree.items():
+            if now.get(path) != before:
+                problems.append("%s was %s, is %s" % (path, before, now.get(path)))
+        if os.path.lexists(MOUNT_BASE) != self.base_existed:
+            problems.append("%s existence changed" % MOUNT_BASE)
+
+        for d in self.tmpdirs:
+            shutil.rmtree(d, ignore_errors=True)
+        return problems
