@@ -131,11 +131,15 @@ check_pools (Explain *e, GPtrArray *mounts)
       if (c.surplus > c.overcommit)
         {
           id = g_strdup_printf ("surplus-above-maximum-%s", pool->name);
-          add (e, "warning", id, NULL,
+          /* the pages are in use: allowing them is the only change that helps now */
+          fix = g_strdup_printf ("hugepagesctl set-max %s %" G_GUINT64_FORMAT,
+                                 pool->name, minimum + c.surplus);
+          add (e, "warning", id, fix,
                "%" G_GUINT64_FORMAT " surplus %s pages are above the overcommit limit of %"
                G_GUINT64_FORMAT ": they are in use and go back to the system when released",
                c.surplus, pool->name, c.overcommit);
           g_clear_pointer (&id, g_free);
+          g_clear_pointer (&fix, g_free);
         }
 
       if (pool->gigantic && (minimum > 0 || requested > 0))
@@ -174,7 +178,8 @@ check_pools (Explain *e, GPtrArray *mounts)
 
           id = g_strdup_printf ("allocatable-%s", pool->name);
           add (e, fragmented ? "warning" : "info", id,
-               fragmented ? "hugepagesctl set-min SIZE AMOUNT --hard (compacts memory)" : NULL,
+               fragmented ? "echo 1 > /proc/sys/vm/compact_memory, or grow pools with "
+                            "hugepagesctl set-min --hard, which compacts between tries" : NULL,
                "About %" G_GUINT64_FORMAT " %s pages could be allocated right now from "
                "contiguous free blocks; the free memory in them (%s) would hold %" G_GUINT64_FORMAT "%s",
                possible, pool->name, free_text, by_memory,
@@ -211,8 +216,8 @@ check_shm (Explain *e, const HpdTunables *t, guint32 uid)
          t->shmmax, recommended);
   if (t->shmall < hpd_recommend_shmall (MIN (t->shmmax, recommended ? recommended : t->shmmax), base))
     add (e, "warning", "shmall-low", "hugepagesctl shm-max recommended",
-         "kernel.shmall (%" G_GUINT64_FORMAT " pages) is below kernel.shmmax: large segments "
-         "fail with ENOSPC", t->shmall);
+         "kernel.shmall (%" G_GUINT64_FORMAT " pages) cannot hold a segment as large as "
+         "kernel.shmmax or the pools allow: large segments fail with ENOSPC", t->shmall);
 
   if (t->shm_group == 0)
     {
@@ -234,9 +239,13 @@ check_shm (Explain *e, const HpdTunables *t, guint32 uid)
   if (uid != 0 && (pw == NULL ||
                    (pw->pw_gid != gr->gr_gid &&
                     !g_strv_contains ((const char *const *) gr->gr_mem, pw->pw_name))))
-    add (e, "warning", "shm-group-caller", NULL,
-         "You (uid %u) are not in the hugetlb_shm_group %s (gid %u): your SHM_HUGETLB "
-         "segments fail with EPERM", uid, gr->gr_name, (guint) gr->gr_gid);
+    {
+      g_autofree char *fix = g_strdup_printf ("usermod -aG %s %s", gr->gr_name,
+                                              pw ? pw->pw_name : "USER");
+      add (e, "warning", "shm-group-caller", fix,
+           "You (uid %u) are not in the hugetlb_shm_group %s (gid %u): your SHM_HUGETLB "
+           "segments fail with EPERM", uid, gr->gr_name, (guint) gr->gr_gid);
+    }
 }
 
 static void

@@ -7,6 +7,7 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-daemon.h"
+#include "hpd-hugetlbfs.h"
 #include "hpd-job.h"
 #include "hpd-options.h"
 #include "hpd-parse.h"
@@ -20,8 +21,10 @@
 typedef struct {
   char *file;         /* relative to the kernel root */
   char *value;        /* as written: "123" or a keyword */
-  char *previous;     /* NULL: nothing to restore */
+  char *previous;     /* read by the worker just before writing */
   gboolean numeric;
+  gboolean raise_only; /* skip if the kernel already holds as much */
+  gboolean written;
 } Write;
 
 typedef struct {
@@ -64,15 +67,15 @@ tunable_call_new (HpdDaemon *daemon, const char *what, gboolean reply_value)
 }
 
 static void
-add_write (TunableCall *call, const char *file, const char *value, const char *previous,
-           gboolean numeric)
+add_write (TunableCall *call, const char *file, const char *value, gboolean numeric,
+           gboolean raise_only)
 {
   Write *w = g_new0 (Write, 1);
 
   w->file = g_strdup (file);
   w->value = g_strdup (value);
-  w->previous = g_strdup (previous);
   w->numeric = numeric;
+  w->raise_only = raise_only;
   g_ptr_array_add (call->writes, w);
 }
 
@@ -123,8 +126,17 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
        * was checked: changes queued before this one may have run since */
       g_free (w->previous);
       w->previous = read_back (kernel, w);
+      if (w->raise_only && w->previous != NULL)
+        {
+          guint64 held, wanted;
+
+          if (hp_parse_u64 (w->previous, &held, NULL) && hp_parse_u64 (w->value, &wanted, NULL) &&
+              held >= wanted)
+            continue;
+        }
       if (!do_write (kernel, w->file, w->value, w->numeric, error))
         break;
+      w->written = TRUE;
       now = read_back (kernel, w);
       if (g_strcmp0 (now, w->value) != 0)
         {
@@ -155,7 +167,7 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
       Write *w = g_ptr_array_index (call->writes, i - 1);
       g_autoptr(GError) undo_error = NULL;
 
-      if (w->previous != NULL &&
+      if (w->written && w->previous != NULL &&
           !do_write (kernel, w->file, w->previous, w->numeric, &undo_error))
         g_warning ("Could not put %s back to %s: %s", w->file, w->previous, undo_error->message);
     }
@@ -263,7 +275,6 @@ set_shmmax (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
   g_auto(HpdTunables) t = { 0, };
   g_autoptr(TunableCall) call = tunable_call_new (daemon, "kernel.shmmax", reply_value);
   g_autofree char *text = u64_text (value);
-  g_autofree char *previous = NULL;
   guint64 shmall;
 
   hpd_tunables_read (kernel, &t);
@@ -277,13 +288,12 @@ set_shmmax (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
       return;
     }
 
-  previous = u64_text (t.shmmax);
-  add_write (call, HPD_SHMMAX, text, previous, TRUE);
+  add_write (call, HPD_SHMMAX, text, TRUE, FALSE);
+  /* decided again in the worker: shmall may have grown by then */
   if (shmall > t.shmall)
     {
       g_autofree char *all = u64_text (shmall);
-      g_autofree char *all_previous = u64_text (t.shmall);
-      add_write (call, HPD_SHMALL, all, all_previous, TRUE);
+      add_write (call, HPD_SHMALL, all, TRUE, TRUE);
     }
   run (g_steal_pointer (&call), invocation, text);
 }
@@ -349,7 +359,6 @@ hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invoc
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
   g_autofree char *text = NULL;
-  g_autofree char *previous = NULL;
   struct group *gr = NULL;
   gboolean dry_run;
   guint64 gid;
@@ -361,19 +370,17 @@ hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invoc
     }
 
   /* the kernel stores any int, -1 too; we take existing groups only */
-  if (g_ascii_isdigit (group[0]) && hp_parse_u64 (group, &gid, NULL))
+  if (g_ascii_isdigit (group[0]) && strspn (group, "0123456789") == strlen (group))
     {
-      if (gid > G_MAXINT32)
+      if (!hp_parse_u64 (group, &gid, NULL) || gid > G_MAXINT32)
         {
           g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                                 "gid %s is out of range", group);
+                                                 "The gid is out of range (at most %d)", G_MAXINT32);
           return;
         }
       gr = getgrgid ((gid_t) gid);
     }
-  else if (strlen (group) > 0 && strlen (group) <= 32 && strspn (group,
-             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen (group) &&
-           group[0] != '-')
+  else if (hpd_mount_name_is_valid (group))
     gr = getgrnam (group);
   else
     {
@@ -398,9 +405,8 @@ hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invoc
     }
 
   text = g_strdup_printf ("%u", (guint) gr->gr_gid);
-  previous = g_strdup_printf ("%u", t.shm_group);
   call = tunable_call_new (daemon, "vm.hugetlb_shm_group", FALSE);
-  add_write (call, HPD_SHM_GROUP, text, previous, TRUE);
+  add_write (call, HPD_SHM_GROUP, text, TRUE, FALSE);
   run (g_steal_pointer (&call), invocation, text);
 }
 
@@ -422,7 +428,6 @@ set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
   g_autofree char *text = u64_text (value);
-  g_autofree char *previous = NULL;
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
   if (dry_run || value == t.min_free_kbytes)
@@ -433,9 +438,8 @@ set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint
       return;
     }
 
-  previous = u64_text (t.min_free_kbytes);
   call = tunable_call_new (daemon, "vm.min_free_kbytes", reply_value);
-  add_write (call, HPD_MIN_FREE_KBYTES, text, previous, TRUE);
+  add_write (call, HPD_MIN_FREE_KBYTES, text, TRUE, FALSE);
   run (g_steal_pointer (&call), invocation, text);
 }
 
@@ -535,7 +539,7 @@ hpd_tunable_calls_set_zone_movable (HpdDaemon *daemon, GDBusMethodInvocation *in
     }
 
   call = tunable_call_new (daemon, "zone movable", FALSE);
-  add_write (call, t.zone_movable_file, enabled ? "1" : "0", enabled ? "0" : "1", TRUE);
+  add_write (call, t.zone_movable_file, enabled ? "1" : "0", TRUE, FALSE);
   run (g_steal_pointer (&call), invocation, enabled ? "1" : "0");
 }
 
@@ -606,13 +610,12 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
               return;
             }
           if (!g_str_equal (wanted, choice->current))
-            add_write (call, file, wanted, choice->current, FALSE);
+            add_write (call, file, wanted, FALSE, FALSE);
         }
       else if (is_numeric_thp (name))
         {
           guint32 current, wanted;
           g_autofree char *text = NULL;
-          g_autofree char *previous = NULL;
 
           if (!hpd_tunables_thp_number (kernel, name, &current))
             {
@@ -631,9 +634,8 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
               return;
             }
           text = g_strdup_printf ("%u", wanted);
-          previous = g_strdup_printf ("%u", current);
           if (wanted != current)
-            add_write (call, file, text, previous, TRUE);
+            add_write (call, file, text, TRUE, FALSE);
         }
       else
         {
@@ -648,5 +650,16 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
       g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
       return;
     }
-  run (g_steal_pointer (&call), invocation, NULL);
+  {
+    /* only names the kernel offers and values it lists reach this string */
+    g_autoptr(GString) value = g_string_new (NULL);
+
+    for (guint i = 0; i < call->writes->len; i++)
+      {
+        Write *w = g_ptr_array_index (call->writes, i);
+        g_string_append_printf (value, "%s%s=%s", i ? "," : "",
+                                w->file + strlen (HPD_THP_DIR "/"), w->value);
+      }
+    run (g_steal_pointer (&call), invocation, value->str);
+  }
 }

@@ -658,7 +658,7 @@ def test_set_thp_one(service, conn, simulated, allowed):
     set_thp(conn, {'enabled': s('never')})
     assert fk.changes_since(before) == {ENABLED: (b'always [madvise] never\n',
                                                   b'always madvise [never]\n')}
-    assert_single_check(allowed, 'transparent huge pages')
+    assert_single_check(allowed, 'transparent huge pages', 'enabled=never')
     props = tunable_props(conn)
     assert props['ThpEnabled'] == 'never'
     assert props['ThpSettings']['enabled'] == ('never', ['always', 'madvise', 'never'])
@@ -686,7 +686,12 @@ def test_set_thp_many(service, conn, simulated, allowed):
         SCAN_SLEEP: (b'10000\n', b'0\n'),
         ALLOC_SLEEP: (b'60000\n', b'4294967295\n'),
     }
-    assert_single_check(allowed, 'transparent huge pages')
+    # the settings polkit rules see: those that change, in the order given
+    assert_single_check(allowed, 'transparent huge pages',
+                        'enabled=always,defrag=defer+madvise,shmem_enabled=within_size,'
+                        'hugepages-64kB/enabled=inherit,hugepages-64kB/shmem_enabled=advise,'
+                        'khugepaged/pages_to_scan=8192,khugepaged/scan_sleep_millisecs=0,'
+                        'khugepaged/alloc_sleep_millisecs=4294967295')
     props = tunable_props(conn)
     assert props == expected_tunables(fk)
     assert (props['KhugepagedPagesToScan'], props['KhugepagedScanSleepMillisecs'],
@@ -826,7 +831,8 @@ CHANGES = [
     ('SetRecommendedMinFreeKbytes', 'a{sv}', (hpdtest.options(allow_lower=True),),
      'vm.min_free_kbytes', str(DEFAULT_RECOMMENDED)),
     ('SetZoneMovable', 'ba{sv}', (True, {}), 'zone movable', '1'),
-    ('SetThp', 'a{sv}a{sv}', ({'enabled': s('never')}, {}), 'transparent huge pages', None),
+    ('SetThp', 'a{sv}a{sv}', ({'enabled': s('never')}, {}), 'transparent huge pages',
+     'enabled=never'),
 ]
 
 
