@@ -115,11 +115,11 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
 {
   TunableCall *call = data;
   HpdKernel *kernel = hpd_daemon_get_kernel (call->daemon);
-  guint done;
+  gboolean failed = FALSE;
 
-  for (done = 0; done < call->writes->len; done++)
+  for (guint i = 0; i < call->writes->len && !failed; i++)
     {
-      Write *w = g_ptr_array_index (call->writes, done);
+      Write *w = g_ptr_array_index (call->writes, i);
       g_autofree char *now = NULL;
 
       /* put back what the kernel holds now, not what it held when the call
@@ -135,7 +135,10 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
             continue;
         }
       if (!do_write (kernel, w->file, w->value, w->numeric, error))
-        break;
+        {
+          failed = TRUE;
+          break;
+        }
       w->written = TRUE;
       now = read_back (kernel, w);
       if (g_strcmp0 (now, w->value) != 0)
@@ -143,12 +146,11 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
           g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
                        "The kernel took %s for %s but reads back %s",
                        w->value, w->file, now ? now : "nothing");
-          done++;
-          break;
+          failed = TRUE;
         }
     }
 
-  if (done == call->writes->len)
+  if (!failed)
     {
       guint64 value = 0;
 
@@ -162,7 +164,7 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
     }
 
   /* put back what was already written, newest first */
-  for (guint i = done; i > 0; i--)
+  for (guint i = call->writes->len; i > 0; i--)
     {
       Write *w = g_ptr_array_index (call->writes, i - 1);
       g_autoptr(GError) undo_error = NULL;

@@ -799,6 +799,20 @@ def test_set_thp_rollback_when_a_value_reads_back_wrong(service, conn, simulated
     assert fk.read_int(ALLOC_SLEEP) == 60000     # never written
 
 
+def test_set_thp_last_write_reading_back_wrong_fails(service, conn, simulated, allowed):
+    """The only (so the last) write reads back wrong: that is a failure, not a
+    success, and the file is put back (a regression: the last write's
+    mismatch used to be reported as done)."""
+    fk = simulated
+    fk.on_open(SCAN_SLEEP, lambda text: '19999\n' if text.strip() == '20000' else None)
+    before = fk.snapshot()
+    with pytest.raises(BusError) as e:
+        set_thp(conn, {'khugepaged/scan_sleep_millisecs': u(20000)})
+    assert e.value.name == ERR_FAILED
+    assert '19999' in e.value.message
+    assert fk.changes_since(before) == {}
+
+
 @pytest.mark.fake_kernel(tunables=Tunables(shmmax=32 * MiB, shmall=2048))
 def test_set_shmmax_rollback_when_shmall_fails(service, conn, fake_kernel, allowed):
     os.unlink(fake_kernel.path(SHMALL))
