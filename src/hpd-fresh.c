@@ -33,7 +33,8 @@ remove_source (gpointer id)
   g_source_remove (GPOINTER_TO_UINT (id));
 }
 
-void
+/* Refreshes now unless that already happened in this main loop iteration. */
+static void
 hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   FreshClass *fc = fresh_class_for (skeleton);

@@ -13,7 +13,4 @@ typedef void (*HpdRefreshFunc) (GDBusInterfaceSkeleton *skeleton);
 
 void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh);
 
-/* Refreshes now unless that already happened in this main loop iteration. */
-void hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton);
-
 G_END_DECLS

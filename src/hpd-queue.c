@@ -111,9 +111,3 @@ hpd_queue_cancel_all (HpdQueue *self)
 {
   g_cancellable_cancel (self->cancellable);
 }
-
-guint
-hpd_queue_get_pending (HpdQueue *self)
-{
-  return (guint) g_atomic_int_get (&self->pending);
-}

@@ -21,6 +21,4 @@ gboolean hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func,
 /* Cancels the running job and every waiting one (at shutdown). */
 void hpd_queue_cancel_all (HpdQueue *self);
 
-guint hpd_queue_get_pending (HpdQueue *self);
-
 G_END_DECLS
