@@ -8,6 +8,7 @@
 #include <glib-unix.h>
 
 #include "hp-error.h"
+#include "hpd-apply.h"
 #include "hpd-daemon.h"
 
 typedef struct {
@@ -44,10 +45,13 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *kernel_root = NULL;
-  gboolean replace = FALSE, verbose = FALSE, version = FALSE;
+  gboolean replace = FALSE, verbose = FALSE, version = FALSE, apply = FALSE;
   const GOptionEntry entries[] = {
     { "kernel-root", 0, 0, G_OPTION_ARG_FILENAME, &kernel_root,
       "Use the kernel files under DIR instead of / (for tests and simulations)", "DIR" },
+    { "apply", 0, 0, G_OPTION_ARG_NONE, &apply,
+      "Apply the configuration (/etc/hugepagesd/hugepagesd.conf and drop-ins) and exit: "
+      "non-zero if anything failed or the kernel gave less than asked", NULL },
     { "replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
       "Replace a running instance", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
@@ -89,6 +93,15 @@ main (int argc, char **argv)
     {
       g_printerr ("hugepagesd: cannot read the kernel's huge page state: %s\n", error->message);
       return EXIT_FAILURE;
+    }
+
+  if (apply)
+    {
+      g_autoptr(GString) report = g_string_new (NULL);
+      gboolean ok = hpd_apply_configuration (daemon, report);
+
+      g_print ("%s", report->str);
+      return ok ? EXIT_SUCCESS : EXIT_FAILURE;
     }
 
   connection = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);

@@ -1,0 +1,437 @@
+#include "config.h"
+
+#include <grp.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hp-units.h"
+#include "hpd-apply.h"
+#include "hpd-config.h"
+#include "hpd-daemon.h"
+#include "hpd-hugetlbfs.h"
+#include "hpd-mounts.h"
+#include "hpd-parse.h"
+#include "hpd-tunable-calls.h"
+#include "hpd-tunables.h"
+
+/* How long a pool may keep trying at boot (compaction between tries). */
+#define APPLY_HARD_TIMEOUT_MS 30000
+#define MIN_FREE_KBYTES_FLOOR 1024
+
+typedef struct {
+  HpdDaemon *daemon;
+  HpdKernel *kernel;
+  GString *report;
+  gboolean ok;
+} Apply;
+
+static void
+say (Apply *a, gboolean good, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+say (Apply *a, gboolean good, const char *format, ...)
+{
+  va_list args;
+
+  g_string_append (a->report, good ? "ok      " : "FAILED  ");
+  va_start (args, format);
+  g_string_append_vprintf (a->report, format, args);
+  va_end (args);
+  g_string_append_c (a->report, '\n');
+  a->ok = a->ok && good;
+}
+
+static const char *
+where (const HpdConfigOrigin *origin, char *buf, gsize size)
+{
+  if (origin->file == NULL)
+    return "";
+  g_snprintf (buf, size, " (%s:%u)", origin->file, origin->line);
+  return buf;
+}
+
+static const HpdPool *
+find_pool (Apply *a, guint64 size)
+{
+  GPtrArray *pools = hpd_daemon_get_pools (a->daemon);
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      if (size == 0 ? pool->is_default : pool->size == size)
+        return pool;
+    }
+  return NULL;
+}
+
+/* Pages from a config amount: a plain number is pages, memory must be a
+ * whole number of pages. */
+static gboolean
+to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages)
+{
+  if (v->kind == HPD_CONFIG_NUMBER)
+    {
+      *pages = v->value;
+      return TRUE;
+    }
+  if (v->kind == HPD_CONFIG_BYTES && v->value % pool->size == 0)
+    {
+      *pages = v->value / pool->size;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
+{
+  HpdAllocOptions alloc = { TRUE, APPLY_HARD_TIMEOUT_MS };
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_auto(HpdPoolCounters) after = { 0, };
+  g_autoptr(GError) error = NULL;
+  guint64 minimum = 0, maximum = 0;
+  gboolean has_min = cp->minimum.kind != HPD_CONFIG_UNSET;
+  gboolean has_max = cp->maximum.kind != HPD_CONFIG_UNSET;
+  HpdPoolTarget target;
+  char at[512];
+
+  if (!has_min && !has_max)
+    return;
+  if ((has_min && !to_pages (&cp->minimum, pool, &minimum)) ||
+      (has_max && !to_pages (&cp->maximum, pool, &maximum)))
+    {
+      say (a, FALSE, "pool %s: the amount is not a whole number of pages%s", pool->name,
+           where (&cp->origin, at, sizeof at));
+      return;
+    }
+  if (!hpd_pool_read (a->kernel, pool, &now, &error) ||
+      !hpd_daemon_check_pool_memory (a->daemon, pool, MAX (minimum, maximum), &error))
+    {
+      say (a, FALSE, "pool %s: %s", pool->name, error->message);
+      return;
+    }
+
+  if (has_min)
+    {
+      target = hpd_pool_target_for_minimum (&now, pool->can_overcommit, minimum);
+      if (has_max)
+        target.maximum = MAX (maximum, minimum);
+    }
+  else
+    target = hpd_pool_target_for_maximum (&now, maximum);
+
+  if (!pool->can_overcommit && target.maximum != target.minimum)
+    {
+      say (a, FALSE, "pool %s: this kernel cannot overcommit %s pages, so maximum %"
+           G_GUINT64_FORMAT " cannot differ from the minimum%s", pool->name, pool->name,
+           target.maximum, where (&cp->maximum.origin, at, sizeof at));
+      return;
+    }
+
+  if (!hpd_pool_apply (a->kernel, pool, &target, &alloc, NULL, &after, &error))
+    {
+      say (a, FALSE, "pool %s: %s", pool->name, error->message);
+      return;
+    }
+  if (has_min)
+    {
+      guint64 got = hpd_pool_counters_kept (&now, &after);
+      say (a, got == minimum, "pool %s minimum: requested %" G_GUINT64_FORMAT
+           ", achieved %" G_GUINT64_FORMAT, pool->name, minimum, got);
+      hpd_daemon_note_requested (a->daemon, pool, minimum);
+    }
+  if (has_max)
+    say (a, hpd_pool_counters_maximum (&after) == target.maximum,
+         "pool %s maximum: requested %" G_GUINT64_FORMAT ", achieved %" G_GUINT64_FORMAT,
+         pool->name, target.maximum, hpd_pool_counters_maximum (&after));
+}
+
+typedef struct {
+  Apply *a;
+  const HpdPool *pool;
+} NodeWalk;
+
+static gboolean
+apply_node (gpointer key, gpointer value, gpointer data)
+{
+  NodeWalk *w = data;
+  guint node = GPOINTER_TO_UINT (key);
+  const HpdConfigValue *v = value;
+  HpdAllocOptions alloc = { TRUE, APPLY_HARD_TIMEOUT_MS };
+  g_autoptr(GError) error = NULL;
+  guint64 pages, got = 0;
+  char at[512];
+
+  if (!hpd_pool_has_node (w->pool, node))
+    say (w->a, FALSE, "pool %s node %u: no such NUMA node%s", w->pool->name, node,
+         where (&v->origin, at, sizeof at));
+  else if (!to_pages (v, w->pool, &pages))
+    say (w->a, FALSE, "pool %s node %u: not a whole number of pages%s", w->pool->name, node,
+         where (&v->origin, at, sizeof at));
+  else if (!hpd_pool_apply_node (w->a->kernel, w->pool, node, pages, &alloc, NULL, &got, &error))
+    say (w->a, FALSE, "pool %s node %u: %s", w->pool->name, node, error->message);
+  else
+    say (w->a, got == pages, "pool %s node %u: requested %" G_GUINT64_FORMAT
+         ", achieved %" G_GUINT64_FORMAT, w->pool->name, node, pages, got);
+  return FALSE;
+}
+
+static gboolean
+apply_pool (gpointer key, gpointer value, gpointer data)
+{
+  Apply *a = data;
+  const HpdConfigPool *cp = value;
+  const HpdPool *pool = find_pool (a, cp->page_size);
+  NodeWalk w = { a, pool };
+  char at[512];
+
+  if (pool == NULL)
+    {
+      g_autofree char *name = hp_size_name (cp->page_size);
+      say (a, FALSE, "pool %s: this kernel has no such page size%s",
+           cp->page_size ? name : "DEFAULT", where (&cp->origin, at, sizeof at));
+      return FALSE;
+    }
+  apply_pool_target (a, pool, cp);
+  if (cp->nodes != NULL)
+    g_tree_foreach (cp->nodes, apply_node, &w);
+  return FALSE;
+}
+
+static void
+write_checked (Apply *a, const char *what, const char *file, guint64 value)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 now = 0;
+
+  if (!hpd_kernel_write_counter (a->kernel, file, value, &error) ||
+      !hpd_kernel_read_counter (a->kernel, file, &now, &error))
+    say (a, FALSE, "%s: %s", what, error->message);
+  else
+    say (a, now == value, "%s: requested %" G_GUINT64_FORMAT ", achieved %" G_GUINT64_FORMAT,
+         what, value, now);
+}
+
+static void
+apply_tunables (Apply *a, const HpdConfig *c)
+{
+  g_auto(HpdTunables) t = { 0, };
+  guint64 base = (guint64) sysconf (_SC_PAGESIZE);
+  char at[512];
+
+  hpd_tunables_read (a->kernel, &t);
+
+  if (c->shmmax.kind != HPD_CONFIG_UNSET)
+    {
+      guint64 value = c->shmmax.kind == HPD_CONFIG_RECOMMENDED
+        ? MAX (hpd_tunables_recommended_shmmax (a->daemon), t.shmmax) : c->shmmax.value;
+
+      write_checked (a, "kernel.shmmax", HPD_SHMMAX, value);
+      if (hpd_recommend_shmall (value, base) > t.shmall)
+        write_checked (a, "kernel.shmall", HPD_SHMALL, hpd_recommend_shmall (value, base));
+    }
+
+  if (c->shm_group.value != NULL)
+    {
+      const char *g = c->shm_group.value;
+      guint64 gid;
+      struct group *gr = g_ascii_isdigit (g[0]) && hp_parse_u64 (g, &gid, NULL) && gid <= G_MAXINT32
+        ? getgrgid ((gid_t) gid) : getgrnam (g);
+
+      if (gr == NULL)
+        say (a, FALSE, "vm.hugetlb_shm_group: no such group %s%s", g,
+             where (&c->shm_group.origin, at, sizeof at));
+      else
+        write_checked (a, "vm.hugetlb_shm_group", HPD_SHM_GROUP, gr->gr_gid);
+    }
+
+  if (c->min_free_kbytes.kind != HPD_CONFIG_UNSET)
+    {
+      g_autofree char *meminfo = NULL;
+      guint64 kb = 0, value;
+
+      if (hpd_kernel_read_text (a->kernel, "proc/meminfo", &meminfo, NULL))
+        hpd_parse_meminfo (meminfo, "MemTotal", &kb);
+      /* "recommended" never lowers what is there */
+      value = c->min_free_kbytes.kind == HPD_CONFIG_RECOMMENDED
+        ? MAX (hpd_tunables_recommended_min_free_kbytes (a->daemon), t.min_free_kbytes)
+        : c->min_free_kbytes.value;
+      if (value < MIN_FREE_KBYTES_FLOOR || value > kb / 20)
+        say (a, FALSE, "vm.min_free_kbytes: %" G_GUINT64_FORMAT " is outside 1024 kB to 5%% "
+             "of MemTotal%s", value, where (&c->min_free_kbytes.origin, at, sizeof at));
+      else
+        write_checked (a, "vm.min_free_kbytes", HPD_MIN_FREE_KBYTES, value);
+    }
+
+  if (c->zone_movable.kind != HPD_CONFIG_UNSET)
+    {
+      if (t.zone_movable_file == NULL)
+        say (a, FALSE, "zone movable: this kernel has no such setting%s",
+             where (&c->zone_movable.origin, at, sizeof at));
+      else
+        write_checked (a, "zone movable", t.zone_movable_file, c->zone_movable.value);
+    }
+}
+
+typedef struct {
+  Apply *a;
+  HpdTunables *t;
+} ThpWalk;
+
+static gboolean
+apply_thp_setting (gpointer key, gpointer value, gpointer data)
+{
+  ThpWalk *w = data;
+  const char *name = key;
+  const HpdConfigString *s = value;
+  g_autofree char *file = g_build_filename (HPD_THP_DIR, name, NULL);
+  HpdThpChoice *choice = g_hash_table_lookup (w->t->thp, name);
+  g_autoptr(GError) error = NULL;
+  char at[512];
+
+  if (choice != NULL)
+    {
+      g_autofree char *text = NULL;
+      g_autofree char *current = NULL;
+      g_auto(GStrv) choices = NULL;
+
+      if (!g_strv_contains ((const char *const *) choice->choices, s->value))
+        say (w->a, FALSE, "THP %s: '%s' is not one of the kernel's choices%s", name, s->value,
+             where (&s->origin, at, sizeof at));
+      else if (!hpd_kernel_write_text (w->a->kernel, file, s->value, &error) ||
+               !hpd_kernel_read_text (w->a->kernel, file, &text, &error) ||
+               !hpd_parse_thp_choice (text, &current, &choices))
+        say (w->a, FALSE, "THP %s: %s", name, error ? error->message : "unreadable after writing");
+      else
+        say (w->a, g_str_equal (current, s->value), "THP %s: requested %s, achieved %s",
+             name, s->value, current);
+    }
+  else if (g_strv_contains (hpd_thp_numeric_settings, name))
+    {
+      guint64 v;
+
+      if (!hp_parse_u64 (s->value, &v, NULL) || v > G_MAXUINT32)
+        say (w->a, FALSE, "THP %s: '%s' is not a number%s", name, s->value,
+             where (&s->origin, at, sizeof at));
+      else
+        write_checked (w->a, name, file, v);
+    }
+  else
+    say (w->a, FALSE, "THP %s: this kernel has no such setting%s", name,
+         where (&s->origin, at, sizeof at));
+  return FALSE;
+}
+
+static GVariant *
+mount_options (const HpdConfigMount *m)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
+  if (m->max_size.kind == HPD_CONFIG_BYTES)
+    g_variant_builder_add (&b, "{sv}", "max-size", g_variant_new_uint64 (m->max_size.value));
+  else if (m->max_size.kind == HPD_CONFIG_PERCENT)
+    g_variant_builder_add (&b, "{sv}", "max-size",
+                           g_variant_new_take_string (g_strdup_printf ("%" G_GUINT64_FORMAT "%%",
+                                                                       m->max_size.value)));
+  if (m->min_size.kind == HPD_CONFIG_BYTES)
+    g_variant_builder_add (&b, "{sv}", "min-size", g_variant_new_uint64 (m->min_size.value));
+  else if (m->min_size.kind == HPD_CONFIG_PERCENT)
+    g_variant_builder_add (&b, "{sv}", "min-size",
+                           g_variant_new_take_string (g_strdup_printf ("%" G_GUINT64_FORMAT "%%",
+                                                                       m->min_size.value)));
+  if (m->max_inodes.kind != HPD_CONFIG_UNSET)
+    g_variant_builder_add (&b, "{sv}", "max-inodes", g_variant_new_uint64 (m->max_inodes.value));
+  if (m->mode.kind != HPD_CONFIG_UNSET)
+    g_variant_builder_add (&b, "{sv}", "mode", g_variant_new_uint32 ((guint32) m->mode.value));
+  return g_variant_ref_sink (g_variant_builder_end (&b));
+}
+
+static gboolean
+apply_mount (gpointer key, gpointer value, gpointer data)
+{
+  static const char *const scopes[] = { "system", "user", "group", "global" };
+  Apply *a = data;
+  const HpdConfigMount *m = value;
+  GPtrArray *pools = hpd_daemon_get_pools (a->daemon);
+  const char *root = hpd_kernel_get_root (a->kernel);
+  g_autoptr(GVariant) options = mount_options (m);
+  g_autoptr(HpdMountRequest) request = NULL;
+  g_autoptr(GPtrArray) mounts = NULL;
+  g_autoptr(GError) error = NULL;
+  char at[512];
+
+  request = hpd_mount_request_new (scopes[m->scope], m->owner ? m->owner : "", options, &error);
+  if (request == NULL)
+    {
+      say (a, FALSE, "mount %s: %s%s", (const char *) key, error->message,
+           where (&m->origin, at, sizeof at));
+      return FALSE;
+    }
+
+  mounts = hpd_mounts_read (a->kernel, hpd_daemon_get_default_page_size (a->daemon));
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      g_auto(HpdPoolCounters) c = { 0, };
+      g_autoptr(HpdMountSpec) spec = NULL;
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *path = NULL;
+      const HpdMountInfo *existing;
+
+      if (m->page_size.kind != HPD_CONFIG_UNSET && m->page_size.value != pool->size)
+        continue;
+      if (!hpd_pool_read (a->kernel, pool, &c, &local_error) ||
+          !(spec = hpd_mount_request_spec (request, pool->size, hpd_pool_counters_minimum (&c),
+                                           &local_error)))
+        {
+          say (a, FALSE, "mount %s %s: %s", (const char *) key, pool->name, local_error->message);
+          continue;
+        }
+      path = hpd_mount_spec_path (spec, root);
+      existing = hpd_mounts_find (mounts, path);
+      if (existing != NULL && hpd_mount_spec_matches (spec, existing))
+        say (a, TRUE, "mount %s: already mounted", path);
+      else if (existing != NULL)
+        say (a, FALSE, "mount %s: mounted with other options", path);
+      else if (!hpd_hugetlbfs_mount (root, spec, &local_error))
+        say (a, FALSE, "mount %s: %s", path, local_error->message);
+      else
+        say (a, TRUE, "mount %s: mounted", path);
+    }
+  return FALSE;
+}
+
+gboolean
+hpd_apply_configuration (HpdDaemon *daemon, GString *report)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  const char *root = hpd_kernel_get_root (kernel);
+  g_autofree char *main_file = g_build_filename (root, HPD_CONFIG_FILE, NULL);
+  g_autofree char *vendor = g_build_filename (root, HPD_CONFIG_VENDOR_DIR, NULL);
+  g_autofree char *admin = g_build_filename (root, HPD_CONFIG_ADMIN_DIR, NULL);
+  const char *const dirs[] = { vendor, admin, NULL };
+  g_autoptr(HpdConfig) config = hpd_config_load (main_file, dirs);
+  g_auto(HpdTunables) t = { 0, };
+  Apply a = { daemon, kernel, report, TRUE };
+  ThpWalk w = { &a, &t };
+
+  /* a bad line is a failure, but the rest still applies */
+  for (guint i = 0; i < config->errors->len; i++)
+    say (&a, FALSE, "%s", (const char *) g_ptr_array_index (config->errors, i));
+
+  /* tunables first: pools read shmmax-independent state, but min_free_kbytes
+   * and THP shape how easily the pools allocate */
+  apply_tunables (&a, config);
+  hpd_tunables_read (kernel, &t);
+  if (config->thp != NULL)
+    g_tree_foreach (config->thp, apply_thp_setting, &w);
+  if (config->pools != NULL)
+    g_tree_foreach (config->pools, apply_pool, &a);
+  if (config->mounts != NULL)
+    g_tree_foreach (config->mounts, apply_mount, &a);
+
+  if (report->len == 0)
+    g_string_append (report, "Nothing to apply: no configuration found\n");
+  return a.ok;
+}

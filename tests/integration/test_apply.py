@@ -1,0 +1,122 @@
+"""hugepagesd --apply on fake kernel trees: the configuration (main file and
+drop-ins below the service root) is applied once, every line of the report
+says what was asked and what the kernel gave, and the exit status is
+non-zero when anything failed or fell short, while the rest still applies."""
+
+import os
+import subprocess
+
+import pytest
+
+CONF = 'etc/hugepagesd/hugepagesd.conf'
+ADMIN = 'etc/hugepagesd/hugepagesd.conf.d'
+VENDOR = 'usr/lib/hugepagesd/hugepagesd.conf.d'
+H2 = 'sys/kernel/mm/hugepages/hugepages-2048kB'
+H1G = 'sys/kernel/mm/hugepages/hugepages-1048576kB'
+NODE1_2M = 'sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages'
+THP = 'sys/kernel/mm/transparent_hugepage'
+
+
+def put(fk, rel, text):
+    path = fk.path(rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def apply(hugepagesd, fk):
+    proc = subprocess.run([hugepagesd, '--kernel-root', fk.root, '--apply'],
+                          capture_output=True, text=True, timeout=60)
+    return proc.returncode, proc.stdout.splitlines(), proc.stderr
+
+
+def test_nothing_to_apply(hugepagesd, fake_kernel):
+    before = fake_kernel.snapshot()
+    status, lines, _ = apply(hugepagesd, fake_kernel)
+    assert status == 0
+    assert lines == ['Nothing to apply: no configuration found']
+    assert fake_kernel.changes_since(before) == {}
+
+
+def test_pools_nodes_and_tunables(hugepagesd, fake_kernel):
+    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 8\nmaximum = 16\nnode1 = 3\n'
+                           '[tunables]\nmin-free-kbytes = 70000\n'
+                           '[thp]\nkhugepaged/pages_to_scan = 1024\n')
+    status, lines, err = apply(hugepagesd, fake_kernel)
+    assert status == 0, '\n'.join(lines) + err
+    assert 'ok      pool 2MB minimum: requested 8, achieved 8' in lines
+    assert 'ok      pool 2MB maximum: requested 16, achieved 16' in lines
+    assert 'ok      pool 2MB node 1: requested 3, achieved 3' in lines
+    assert fake_kernel.read(f'{H2}/nr_hugepages') == '8\n'
+    assert fake_kernel.read(f'{H2}/nr_overcommit_hugepages') == '8\n'
+    assert fake_kernel.read(NODE1_2M) == '3\n'
+    assert fake_kernel.read('proc/sys/vm/min_free_kbytes') == '70000\n'
+    assert fake_kernel.read(f'{THP}/khugepaged/pages_to_scan') == '1024\n'
+
+
+def test_thp_choice_read_back_by_the_simulated_kernel(hugepagesd, fake_kernel):
+    if not fake_kernel.simulating:
+        pytest.skip('the fake kernel simulator could not start')
+    put(fake_kernel, CONF, '[thp]\nenabled = never\n')
+    status, lines, err = apply(hugepagesd, fake_kernel)
+    assert status == 0, '\n'.join(lines) + err
+    assert lines == ['ok      THP enabled: requested never, achieved never']
+    assert fake_kernel.read(f'{THP}/enabled') == 'always madvise [never]\n'
+
+
+def test_drop_ins_later_names_win_and_etc_masks_usr_lib(hugepagesd, fake_kernel):
+    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 2\n')
+    put(fake_kernel, f'{VENDOR}/10-vendor.conf', '[pool 2MB]\nminimum = 4\n')
+    put(fake_kernel, f'{VENDOR}/50-masked.conf', '[pool 2MB]\nminimum = 40\n')
+    put(fake_kernel, f'{ADMIN}/30-admin.conf', '[pool 2MB]\nminimum = 6\n')
+    put(fake_kernel, f'{ADMIN}/50-masked.conf', '# nothing\n')
+    status, lines, err = apply(hugepagesd, fake_kernel)
+    assert status == 0, '\n'.join(lines) + err
+    assert lines == ['ok      pool 2MB minimum: requested 6, achieved 6']
+    assert fake_kernel.read(f'{H2}/nr_hugepages') == '6\n'
+
+
+def test_bad_lines_fail_but_the_rest_applies(hugepagesd, fake_kernel):
+    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 1M\nmaximum = 4\n[bogus]\n'
+                           '[tunables]\nmin-free-kbytes = 70000\n')
+    status, lines, _ = apply(hugepagesd, fake_kernel)
+    assert status == 1
+    failed = [l for l in lines if l.startswith('FAILED')]
+    assert any(f'{CONF}:2:' in l for l in failed), lines
+    assert any(f'{CONF}:4:' in l for l in failed), lines
+    assert 'ok      pool 2MB maximum: requested 4, achieved 4' in lines
+    assert fake_kernel.read('proc/sys/vm/min_free_kbytes') == '70000\n'
+
+
+def test_what_the_kernel_cannot_do_is_a_failure(hugepagesd, fake_kernel):
+    # no overcommit for gigantic pages, no zone movable sysctl, no 16 GB pages
+    put(fake_kernel, CONF, '[pool 1GB]\nminimum = 1\nmaximum = 2\n'
+                           '[pool 16GB]\nminimum = 1\n'
+                           '[tunables]\nzone-movable = yes\n')
+    before = fake_kernel.snapshot()
+    status, lines, _ = apply(hugepagesd, fake_kernel)
+    assert status == 1
+    assert len(lines) == 3 and all(l.startswith('FAILED') for l in lines), lines
+    assert any('cannot overcommit 1GB pages' in l for l in lines)
+    assert any('pool 16GB: this kernel has no such page size' in l for l in lines)
+    assert any('zone movable: this kernel has no such setting' in l for l in lines)
+    assert fake_kernel.changes_since(before) == {}
+
+
+def test_a_short_pool_is_a_failure(hugepagesd, fake_kernel):
+    if not fake_kernel.simulating:
+        pytest.skip('the fake kernel simulator could not start')
+    fake_kernel.limit_pool(2048, 5)
+    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 8\n')
+    status, lines, _ = apply(hugepagesd, fake_kernel)
+    assert status == 1
+    assert 'FAILED  pool 2MB minimum: requested 8, achieved 5' in lines
+
+
+def test_over_the_memory_limit_is_refused(hugepagesd, fake_kernel):
+    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 1000000\n')
+    before = fake_kernel.snapshot()
+    status, lines, _ = apply(hugepagesd, fake_kernel)
+    assert status == 1
+    assert len(lines) == 1 and lines[0].startswith('FAILED  pool 2MB:') and 'limit' in lines[0]
+    assert fake_kernel.changes_since(before) == {}
