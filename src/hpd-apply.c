@@ -322,24 +322,26 @@ apply_thp_setting (gpointer key, gpointer value, gpointer data)
   return FALSE;
 }
 
+/* A size limit as CreateMount takes it: bytes (t) or "N%" (s). */
+static void
+add_limit (GVariantBuilder *b, const char *key, const HpdConfigValue *v)
+{
+  if (v->kind == HPD_CONFIG_BYTES)
+    g_variant_builder_add (b, "{sv}", key, g_variant_new_uint64 (v->value));
+  else if (v->kind == HPD_CONFIG_PERCENT)
+    g_variant_builder_add (b, "{sv}", key,
+                           g_variant_new_take_string (g_strdup_printf ("%" G_GUINT64_FORMAT "%%",
+                                                                       v->value)));
+}
+
 static GVariant *
 mount_options (const HpdConfigMount *m)
 {
   GVariantBuilder b;
 
   g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
-  if (m->max_size.kind == HPD_CONFIG_BYTES)
-    g_variant_builder_add (&b, "{sv}", "max-size", g_variant_new_uint64 (m->max_size.value));
-  else if (m->max_size.kind == HPD_CONFIG_PERCENT)
-    g_variant_builder_add (&b, "{sv}", "max-size",
-                           g_variant_new_take_string (g_strdup_printf ("%" G_GUINT64_FORMAT "%%",
-                                                                       m->max_size.value)));
-  if (m->min_size.kind == HPD_CONFIG_BYTES)
-    g_variant_builder_add (&b, "{sv}", "min-size", g_variant_new_uint64 (m->min_size.value));
-  else if (m->min_size.kind == HPD_CONFIG_PERCENT)
-    g_variant_builder_add (&b, "{sv}", "min-size",
-                           g_variant_new_take_string (g_strdup_printf ("%" G_GUINT64_FORMAT "%%",
-                                                                       m->min_size.value)));
+  add_limit (&b, "max-size", &m->max_size);
+  add_limit (&b, "min-size", &m->min_size);
   if (m->max_inodes.kind != HPD_CONFIG_UNSET)
     g_variant_builder_add (&b, "{sv}", "max-inodes", g_variant_new_uint64 (m->max_inodes.value));
   if (m->mode.kind != HPD_CONFIG_UNSET)

@@ -67,3 +67,31 @@ def test_apply_sets_min_free_kbytes_and_reports_failures(system, etc_config):
         assert read_counter(MIN_FREE) == old + 1024
     finally:
         write_counter(MIN_FREE, old)
+
+
+def test_apply_mounts_and_converts_limits(system, etc_config):
+    base = "/var/lib/hugetlbfs"
+    if os.path.exists(base):
+        pytest.skip(f"{base} exists already; this test only runs where it can remove what it makes")
+    path = f"{base}/global/pagesize-2MB"
+    with open(os.path.join(etc_config, "hugepagesd.conf"), "w") as f:
+        f.write("[mount global]\npage-size = 2MB\nmax-size = 4M\nmode = 1770\nmax-inodes = 7\n")
+    try:
+        status, lines = apply()
+        assert status == 0, lines
+        assert lines == [f"ok      mount {path}: mounted"]
+        with open("/proc/self/mountinfo") as f:
+            found = [l.split() for l in f if l.split()[4] == path]
+        assert len(found) == 1
+        fields = found[0]
+        assert fields[fields.index("-") + 1] == "hugetlbfs"
+        assert "nosuid" in fields[5] and "nodev" in fields[5]
+        assert fields[-1].split(",")[1:] == ["mode=1770", "nr_inodes=7", "pagesize=2M",
+                                             "size=4194304"]
+        # applying again finds it in place
+        status, lines = apply()
+        assert (status, lines) == (0, [f"ok      mount {path}: already mounted"])
+    finally:
+        subprocess.run(["umount", path], check=False)
+        subprocess.run(["rm", "-r", "--one-file-system", base], check=False)
+    assert not os.path.exists(base)
