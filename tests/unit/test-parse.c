@@ -3,16 +3,7 @@
 #include "config.h"
 
 #include "hpd-parse.h"
-
-static char *
-fixture (const char *name)
-{
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  return text;
-}
+#include "hpd-test-util.h"
 
 static void
 test_counter (void)
@@ -35,7 +26,7 @@ test_counter (void)
 static void
 test_meminfo (void)
 {
-  g_autofree char *text = fixture ("meminfo-6.18");
+  g_autofree char *text = hpd_test_fixture ("meminfo-6.18");
   guint64 v;
 
   g_assert_true (hpd_parse_meminfo (text, "MemTotal", &v));
@@ -122,8 +113,8 @@ test_demote_size (void)
 static void
 test_buddyinfo (void)
 {
-  g_autofree char *real = fixture ("buddyinfo-6.18");
-  g_autofree char *two = fixture ("buddyinfo-2node");
+  g_autofree char *real = hpd_test_fixture ("buddyinfo-6.18");
+  g_autofree char *two = hpd_test_fixture ("buddyinfo-2node");
 
   g_assert_cmpint (hpd_parse_buddyinfo_max_order (real), ==, 10);
   g_assert_cmpint (hpd_parse_buddyinfo_max_order (two), ==, 10);

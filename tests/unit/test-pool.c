@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "hpd-pool.h"
+#include "hpd-test-util.h"
 
 static HpdPoolCounters
 counters (guint64 total, guint64 surplus, guint64 overcommit)
@@ -103,26 +104,6 @@ typedef struct {
   GArray *nodes;
 } Tree;
 
-static void
-put (Tree *tree, const char *relative, const char *contents)
-{
-  g_autofree char *path = g_build_filename (tree->root, relative, NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
-}
-
-static char *
-get (Tree *tree, const char *relative)
-{
-  g_autofree char *path = g_build_filename (tree->root, relative, NULL);
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  return text;
-}
-
 #define H2 "sys/kernel/mm/hugepages/hugepages-2048kB/"
 #define H1G "sys/kernel/mm/hugepages/hugepages-1048576kB/"
 #define N0 "sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
@@ -135,24 +116,24 @@ tree_setup (Tree *tree, gconstpointer data)
 
   tree->root = g_dir_make_tmp ("hpd-pool-XXXXXX", NULL);
   g_assert_nonnull (tree->root);
-  put (tree, "proc/meminfo", "MemTotal:       8388608 kB\nHugepagesize:       2048 kB\n");
-  put (tree, "proc/buddyinfo", "Node 0, zone   Normal 1 1 1 1 1 1 1 1 1 1 1\n");
-  put (tree, "proc/sys/vm/compact_memory", "");
-  put (tree, "sys/devices/system/node/online", "0\n");
-  put (tree, "sys/devices/system/node/node0/compact", "");
+  hpd_test_put (tree->root, "proc/meminfo", "MemTotal:       8388608 kB\nHugepagesize:       2048 kB\n");
+  hpd_test_put (tree->root, "proc/buddyinfo", "Node 0, zone   Normal 1 1 1 1 1 1 1 1 1 1 1\n");
+  hpd_test_put (tree->root, "proc/sys/vm/compact_memory", "");
+  hpd_test_put (tree->root, "sys/devices/system/node/online", "0\n");
+  hpd_test_put (tree->root, "sys/devices/system/node/node0/compact", "");
   for (gsize i = 0; i < G_N_ELEMENTS (pool_files); i++)
     {
       g_autofree char *a = g_strconcat (H2, pool_files[i], NULL);
       g_autofree char *b = g_strconcat (H1G, pool_files[i], NULL);
-      put (tree, a, "0\n");
-      put (tree, b, "0\n");
+      hpd_test_put (tree->root, a, "0\n");
+      hpd_test_put (tree->root, b, "0\n");
     }
-  put (tree, H2 "nr_overcommit_hugepages", "0\n");
-  put (tree, H1G "demote", "");
-  put (tree, H1G "demote_size", "2048kB\n");
-  put (tree, N0 "nr_hugepages", "0\n");
-  put (tree, N0 "free_hugepages", "0\n");
-  put (tree, N0 "surplus_hugepages", "0\n");
+  hpd_test_put (tree->root, H2 "nr_overcommit_hugepages", "0\n");
+  hpd_test_put (tree->root, H1G "demote", "");
+  hpd_test_put (tree->root, H1G "demote_size", "2048kB\n");
+  hpd_test_put (tree->root, N0 "nr_hugepages", "0\n");
+  hpd_test_put (tree->root, N0 "free_hugepages", "0\n");
+  hpd_test_put (tree->root, N0 "surplus_hugepages", "0\n");
 
   tree->kernel = hpd_kernel_new (tree->root);
   tree->nodes = hpd_nodes_probe (tree->kernel);
@@ -163,9 +144,7 @@ tree_setup (Tree *tree, gconstpointer data)
 static void
 tree_teardown (Tree *tree, gconstpointer data)
 {
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tree->root);
-
-  g_assert_cmpint (system (cmd), ==, 0);
+  hpd_test_remove (tree->root);
   g_ptr_array_unref (tree->pools);
   g_array_unref (tree->nodes);
   g_object_unref (tree->kernel);
@@ -211,8 +190,8 @@ test_apply (Tree *tree, gconstpointer data)
 
   g_assert_true (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, &error));
   g_assert_no_error (error);
-  nr = get (tree, H2 "nr_hugepages");
-  oc = get (tree, H2 "nr_overcommit_hugepages");
+  nr = hpd_test_get (tree->root, H2 "nr_hugepages");
+  oc = hpd_test_get (tree->root, H2 "nr_overcommit_hugepages");
   g_assert_cmpstr (nr, ==, "4\n");
   g_assert_cmpstr (oc, ==, "6\n");
   g_assert_cmpuint (hpd_pool_counters_minimum (&after), ==, 4);
@@ -248,9 +227,9 @@ test_apply_keeps_maximum (Tree *tree, gconstpointer data)
   g_auto(HpdPoolCounters) after = { 0, };
   g_autofree char *oc = NULL;
 
-  put (tree, H2 "nr_hugepages", "3\n");
+  hpd_test_put (tree->root, H2 "nr_hugepages", "3\n");
   g_assert_true (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, NULL));
-  oc = get (tree, H2 "nr_overcommit_hugepages");
+  oc = hpd_test_get (tree->root, H2 "nr_overcommit_hugepages");
   g_assert_cmpstr (oc, ==, "5\n");
   g_assert_cmpuint (hpd_pool_counters_minimum (&after), ==, 3);
   g_assert_cmpuint (hpd_pool_counters_maximum (&after), ==, 8);
@@ -269,8 +248,8 @@ test_apply_node (Tree *tree, gconstpointer data)
   g_assert_true (hpd_pool_apply_node (tree->kernel, small, 0, 7, &options, NULL, &achieved, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (achieved, ==, 7);
-  nr = get (tree, N0 "nr_hugepages");
-  global = get (tree, H2 "nr_hugepages");
+  nr = hpd_test_get (tree->root, N0 "nr_hugepages");
+  global = hpd_test_get (tree->root, H2 "nr_hugepages");
   g_assert_cmpstr (nr, ==, "7\n");
   g_assert_cmpstr (global, ==, "0\n");
 }
@@ -282,9 +261,9 @@ test_demote (Tree *tree, gconstpointer data)
   g_autofree char *written = NULL;
   guint64 demoted = 99;
 
-  put (tree, H1G "nr_hugepages", "2\n");
+  hpd_test_put (tree->root, H1G "nr_hugepages", "2\n");
   g_assert_true (hpd_pool_demote (tree->kernel, giant, 1, &demoted, NULL));
-  written = get (tree, H1G "demote");
+  written = hpd_test_get (tree->root, H1G "demote");
   g_assert_cmpstr (written, ==, "1\n");
   /* the fake kernel did not demote anything, and we must not claim it did */
   g_assert_cmpuint (demoted, ==, 0);

@@ -13,17 +13,8 @@
 #include "hpd-auth.h"
 #include "hpd-kernel.h"
 #include "hpd-parse.h"
+#include "hpd-test-util.h"
 #include "hpd-tunables.h"
-
-static char *
-fixture (const char *name)
-{
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  return text;
-}
 
 static guint64
 base_page (void)
@@ -52,12 +43,12 @@ test_thp_choice_real (void)
   const char *const shmem[] = { "always", "within_size", "advise", "never", "deny", "force", NULL };
   const char *const mthp[] = { "always", "inherit", "madvise", "never", NULL };
   const char *const mthp_shmem[] = { "always", "inherit", "within_size", "advise", "never", NULL };
-  g_autofree char *e = fixture ("thp-enabled-6.18");
-  g_autofree char *d = fixture ("thp-defrag-6.18");
-  g_autofree char *s = fixture ("thp-shmem_enabled-6.18");
-  g_autofree char *m64 = fixture ("thp-64kB-enabled-6.18");
-  g_autofree char *m64s = fixture ("thp-64kB-shmem_enabled-6.18");
-  g_autofree char *m2048 = fixture ("thp-2048kB-enabled-6.18");
+  g_autofree char *e = hpd_test_fixture ("thp-enabled-6.18");
+  g_autofree char *d = hpd_test_fixture ("thp-defrag-6.18");
+  g_autofree char *s = hpd_test_fixture ("thp-shmem_enabled-6.18");
+  g_autofree char *m64 = hpd_test_fixture ("thp-64kB-enabled-6.18");
+  g_autofree char *m64s = hpd_test_fixture ("thp-64kB-shmem_enabled-6.18");
+  g_autofree char *m2048 = hpd_test_fixture ("thp-2048kB-enabled-6.18");
 
   /* as this machine had them: THP madvise, the PMD size inheriting it */
   g_assert_cmpstr (e, ==, "always [madvise] never\n");
@@ -128,9 +119,9 @@ test_thp_choice_bad (void)
 static void
 test_zoneinfo (void)
 {
-  g_autofree char *real = fixture ("zoneinfo-6.18");
-  g_autofree char *two = fixture ("zoneinfo-2node");
-  g_autofree char *odd = fixture ("zoneinfo-odd");
+  g_autofree char *real = hpd_test_fixture ("zoneinfo-6.18");
+  g_autofree char *two = hpd_test_fixture ("zoneinfo-2node");
+  g_autofree char *odd = hpd_test_fixture ("zoneinfo-odd");
 
   /* DMA, DMA32, Normal; Movable and Device are listed but empty */
   g_assert_cmpuint (hpd_parse_zoneinfo_populated (real), ==, 3);
@@ -161,7 +152,7 @@ test_zoneinfo (void)
 static void
 test_pagetypeinfo (void)
 {
-  g_autofree char *real = fixture ("pagetypeinfo-6.18");
+  g_autofree char *real = hpd_test_fixture ("pagetypeinfo-6.18");
 
   g_assert_cmpuint (hpd_parse_pagetypeinfo_block_pages (real), ==, 512);
   g_assert_cmpuint (hpd_parse_pagetypeinfo_block_pages ("Page block order: 13\nPages per block:  8192\n"), ==, 8192);
@@ -181,8 +172,8 @@ test_pagetypeinfo (void)
 static void
 test_buddyinfo_blocks (void)
 {
-  g_autofree char *real = fixture ("buddyinfo-6.18");
-  g_autofree char *two = fixture ("buddyinfo-2node");
+  g_autofree char *real = hpd_test_fixture ("buddyinfo-6.18");
+  g_autofree char *two = hpd_test_fixture ("buddyinfo-2node");
 
   /* order 0: every free base page; order 9: 2 MiB blocks; 10: 4 MiB */
   g_assert_cmpuint (hpd_parse_buddyinfo_blocks (real, 0), ==, 1025667);
@@ -250,9 +241,9 @@ test_buddyinfo_overflow (void)
 static void
 test_recommend_min_free_kbytes (void)
 {
-  g_autofree char *zoneinfo = fixture ("zoneinfo-6.18");
-  g_autofree char *pagetypeinfo = fixture ("pagetypeinfo-6.18");
-  g_autofree char *two = fixture ("zoneinfo-2node");
+  g_autofree char *zoneinfo = hpd_test_fixture ("zoneinfo-6.18");
+  g_autofree char *pagetypeinfo = hpd_test_fixture ("pagetypeinfo-6.18");
+  g_autofree char *two = hpd_test_fixture ("zoneinfo-2node");
   guint zones = hpd_parse_zoneinfo_populated (zoneinfo);
   guint64 block_kb = hpd_parse_pagetypeinfo_block_pages (pagetypeinfo) * 4;
 
@@ -306,23 +297,12 @@ typedef struct {
 } Tree;
 
 static void
-put (Tree *tree, const char *relative, const char *contents)
-{
-  g_autofree char *path = g_build_filename (tree->root, relative, NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
-}
-
-static void
 drop (Tree *tree, const char *relative)
 {
   g_autofree char *path = g_build_filename (tree->root, relative, NULL);
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", path);
 
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
-  g_assert_cmpint (system (cmd), ==, 0);
+  hpd_test_remove (path);
 }
 
 /* A 6.18 kernel as on the test machine, with values that differ from one
@@ -330,44 +310,42 @@ drop (Tree *tree, const char *relative)
 static void
 tree_setup (Tree *tree, gconstpointer data)
 {
-  g_autofree char *zoneinfo = fixture ("zoneinfo-6.18");
-  g_autofree char *pagetypeinfo = fixture ("pagetypeinfo-6.18");
+  g_autofree char *zoneinfo = hpd_test_fixture ("zoneinfo-6.18");
+  g_autofree char *pagetypeinfo = hpd_test_fixture ("pagetypeinfo-6.18");
 
   tree->root = g_dir_make_tmp ("hpd-tunables-XXXXXX", NULL);
   g_assert_nonnull (tree->root);
-  put (tree, HPD_SHMMAX, "18446744073692774399\n");
-  put (tree, HPD_SHMALL, "18446744073692774398\n");
-  put (tree, HPD_SHM_GROUP, "100\n");
-  put (tree, HPD_MIN_FREE_KBYTES, "67584\n");
-  put (tree, "proc/zoneinfo", zoneinfo);
-  put (tree, "proc/pagetypeinfo", pagetypeinfo);
-  put (tree, "proc/meminfo", "MemTotal:       24683568 kB\nHugepagesize:       2048 kB\n");
-  put (tree, THP "enabled", "always [madvise] never\n");
-  put (tree, THP "defrag", "always defer defer+madvise [madvise] never\n");
-  put (tree, THP "shmem_enabled", "always within_size advise [never] deny force\n");
-  put (tree, THP "hpage_pmd_size", "2097152\n");
-  put (tree, THP "use_zero_page", "1\n");
-  put (tree, THP "anon_beside_full", "0\n");
-  put (tree, THP "khugepaged/pages_to_scan", "4096\n");
-  put (tree, THP "khugepaged/scan_sleep_millisecs", "10000\n");
-  put (tree, THP "khugepaged/alloc_sleep_millisecs", "60000\n");
-  put (tree, THP "khugepaged/defrag", "1\n");
-  put (tree, THP "khugepaged/max_ptes_none", "511\n");
-  put (tree, THP "hugepages-8kB/shmem_enabled", "always inherit within_size advise [never]\n");
-  put (tree, THP "hugepages-64kB/enabled", "always inherit [madvise] never\n");
-  put (tree, THP "hugepages-64kB/shmem_enabled", "always inherit [within_size] advise never\n");
-  put (tree, THP "hugepages-64kB/stats/split", "0\n");
-  put (tree, THP "hugepages-2048kB/enabled", "always [inherit] madvise never\n");
-  put (tree, THP "hugepages-2048kB/shmem_enabled", "always [inherit] within_size advise never\n");
+  hpd_test_put (tree->root, HPD_SHMMAX, "18446744073692774399\n");
+  hpd_test_put (tree->root, HPD_SHMALL, "18446744073692774398\n");
+  hpd_test_put (tree->root, HPD_SHM_GROUP, "100\n");
+  hpd_test_put (tree->root, HPD_MIN_FREE_KBYTES, "67584\n");
+  hpd_test_put (tree->root, "proc/zoneinfo", zoneinfo);
+  hpd_test_put (tree->root, "proc/pagetypeinfo", pagetypeinfo);
+  hpd_test_put (tree->root, "proc/meminfo", "MemTotal:       24683568 kB\nHugepagesize:       2048 kB\n");
+  hpd_test_put (tree->root, THP "enabled", "always [madvise] never\n");
+  hpd_test_put (tree->root, THP "defrag", "always defer defer+madvise [madvise] never\n");
+  hpd_test_put (tree->root, THP "shmem_enabled", "always within_size advise [never] deny force\n");
+  hpd_test_put (tree->root, THP "hpage_pmd_size", "2097152\n");
+  hpd_test_put (tree->root, THP "use_zero_page", "1\n");
+  hpd_test_put (tree->root, THP "anon_beside_full", "0\n");
+  hpd_test_put (tree->root, THP "khugepaged/pages_to_scan", "4096\n");
+  hpd_test_put (tree->root, THP "khugepaged/scan_sleep_millisecs", "10000\n");
+  hpd_test_put (tree->root, THP "khugepaged/alloc_sleep_millisecs", "60000\n");
+  hpd_test_put (tree->root, THP "khugepaged/defrag", "1\n");
+  hpd_test_put (tree->root, THP "khugepaged/max_ptes_none", "511\n");
+  hpd_test_put (tree->root, THP "hugepages-8kB/shmem_enabled", "always inherit within_size advise [never]\n");
+  hpd_test_put (tree->root, THP "hugepages-64kB/enabled", "always inherit [madvise] never\n");
+  hpd_test_put (tree->root, THP "hugepages-64kB/shmem_enabled", "always inherit [within_size] advise never\n");
+  hpd_test_put (tree->root, THP "hugepages-64kB/stats/split", "0\n");
+  hpd_test_put (tree->root, THP "hugepages-2048kB/enabled", "always [inherit] madvise never\n");
+  hpd_test_put (tree->root, THP "hugepages-2048kB/shmem_enabled", "always [inherit] within_size advise never\n");
   tree->kernel = hpd_kernel_new (tree->root);
 }
 
 static void
 tree_teardown (Tree *tree, gconstpointer data)
 {
-  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tree->root);
-
-  g_assert_cmpint (system (cmd), ==, 0);
+  hpd_test_remove (tree->root);
   g_object_unref (tree->kernel);
   g_free (tree->root);
 }
@@ -415,8 +393,8 @@ test_read_full (Tree *tree, gconstpointer data)
   g_assert_false (g_hash_table_contains (t.thp, "khugepaged/pages_to_scan"));
 
   /* reading again replaces everything */
-  put (tree, HPD_MIN_FREE_KBYTES, "90112\n");
-  put (tree, THP "enabled", "[always] madvise never\n");
+  hpd_test_put (tree->root, HPD_MIN_FREE_KBYTES, "90112\n");
+  hpd_test_put (tree->root, THP "enabled", "[always] madvise never\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_cmpuint (t.min_free_kbytes, ==, 90112);
   assert_thp (&t, "enabled", "always", "always");
@@ -505,22 +483,22 @@ test_read_zone_movable (Tree *tree, gconstpointer data)
 {
   g_auto(HpdTunables) t = { 0, };
 
-  put (tree, "proc/sys/vm/movable_gigantic_pages", "1\n");
+  hpd_test_put (tree->root, "proc/sys/vm/movable_gigantic_pages", "1\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_cmpstr (t.zone_movable_file, ==, "proc/sys/vm/movable_gigantic_pages");
   g_assert_true (t.zone_movable);
 
   /* the old sysctl comes first where both exist */
-  put (tree, "proc/sys/vm/hugepages_treat_as_movable", "0\n");
+  hpd_test_put (tree->root, "proc/sys/vm/hugepages_treat_as_movable", "0\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_cmpstr (t.zone_movable_file, ==, "proc/sys/vm/hugepages_treat_as_movable");
   g_assert_false (t.zone_movable);
-  put (tree, "proc/sys/vm/hugepages_treat_as_movable", "2\n");
+  hpd_test_put (tree->root, "proc/sys/vm/hugepages_treat_as_movable", "2\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_true (t.zone_movable);
 
   /* unreadable: supported (the file is there) but shown as off */
-  put (tree, "proc/sys/vm/hugepages_treat_as_movable", "yes\n");
+  hpd_test_put (tree->root, "proc/sys/vm/hugepages_treat_as_movable", "yes\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_cmpstr (t.zone_movable_file, ==, "proc/sys/vm/hugepages_treat_as_movable");
   g_assert_false (t.zone_movable);
@@ -535,20 +513,20 @@ test_read_odd_values (Tree *tree, gconstpointer data)
   /* the kernel stores any int in hugetlb_shm_group: what is no gid reads 0 */
   for (gsize i = 0; i < G_N_ELEMENTS (bad_groups); i++)
     {
-      put (tree, HPD_SHM_GROUP, bad_groups[i]);
+      hpd_test_put (tree->root, HPD_SHM_GROUP, bad_groups[i]);
       hpd_tunables_read (tree->kernel, &t);
       g_assert_cmpuint (t.shm_group, ==, 0);
     }
-  put (tree, HPD_SHM_GROUP, "2147483647\n");
+  hpd_test_put (tree->root, HPD_SHM_GROUP, "2147483647\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_cmpuint (t.shm_group, ==, G_MAXINT32);
 
   /* THP files the parser refuses are left out, the others stay */
-  put (tree, THP "enabled", "always madvise never\n");
-  put (tree, THP "defrag", "[always] [defer] never\n");
-  put (tree, THP "hugepages-64kB/enabled", "garbage\n");
-  put (tree, THP "khugepaged/pages_to_scan", "4294967296\n");
-  put (tree, THP "khugepaged/scan_sleep_millisecs", "-1\n");
+  hpd_test_put (tree->root, THP "enabled", "always madvise never\n");
+  hpd_test_put (tree->root, THP "defrag", "[always] [defer] never\n");
+  hpd_test_put (tree->root, THP "hugepages-64kB/enabled", "garbage\n");
+  hpd_test_put (tree->root, THP "khugepaged/pages_to_scan", "4294967296\n");
+  hpd_test_put (tree->root, THP "khugepaged/scan_sleep_millisecs", "-1\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_false (g_hash_table_contains (t.thp, "enabled"));
   g_assert_false (g_hash_table_contains (t.thp, "defrag"));
@@ -560,11 +538,11 @@ test_read_odd_values (Tree *tree, gconstpointer data)
   g_assert_cmpuint (t.khugepaged_alloc_sleep_ms, ==, 60000);
 
   /* names that are not mTHP sizes, and a size that is a file */
-  put (tree, THP "hugepages-abckB/enabled", "[always] never\n");
-  put (tree, THP "hugepages-0kB/enabled", "[always] never\n");
-  put (tree, THP "hugepages-16kB", "[always] never\n");
-  put (tree, THP "hugepages-32kB/enabled/x", "[always] never\n");
-  put (tree, THP "not-hugepages-16kB/enabled", "[always] never\n");
+  hpd_test_put (tree->root, THP "hugepages-abckB/enabled", "[always] never\n");
+  hpd_test_put (tree->root, THP "hugepages-0kB/enabled", "[always] never\n");
+  hpd_test_put (tree->root, THP "hugepages-16kB", "[always] never\n");
+  hpd_test_put (tree->root, THP "hugepages-32kB/enabled/x", "[always] never\n");
+  hpd_test_put (tree->root, THP "not-hugepages-16kB/enabled", "[always] never\n");
   hpd_tunables_read (tree->kernel, &t);
   g_assert_false (g_hash_table_contains (t.thp, "hugepages-abckB/enabled"));
   g_assert_false (g_hash_table_contains (t.thp, "hugepages-0kB/enabled"));
@@ -582,14 +560,14 @@ test_thp_number (Tree *tree, gconstpointer data)
   g_assert_cmpuint (v, ==, 4096);
   g_assert_true (hpd_tunables_thp_number (tree->kernel, "khugepaged/max_ptes_none", &v));
   g_assert_cmpuint (v, ==, 511);
-  put (tree, THP "khugepaged/pages_to_scan", "4294967295\n");
+  hpd_test_put (tree->root, THP "khugepaged/pages_to_scan", "4294967295\n");
   g_assert_true (hpd_tunables_thp_number (tree->kernel, "khugepaged/pages_to_scan", &v));
   g_assert_cmpuint (v, ==, G_MAXUINT32);
 
   v = 7;
-  put (tree, THP "khugepaged/pages_to_scan", "4294967296\n");
+  hpd_test_put (tree->root, THP "khugepaged/pages_to_scan", "4294967296\n");
   g_assert_false (hpd_tunables_thp_number (tree->kernel, "khugepaged/pages_to_scan", &v));
-  put (tree, THP "khugepaged/pages_to_scan", "x\n");
+  hpd_test_put (tree->root, THP "khugepaged/pages_to_scan", "x\n");
   g_assert_false (hpd_tunables_thp_number (tree->kernel, "khugepaged/pages_to_scan", &v));
   g_assert_false (hpd_tunables_thp_number (tree->kernel, "khugepaged/nothing", &v));
   g_assert_cmpuint (v, ==, 7);
@@ -605,22 +583,22 @@ test_pageblock (Tree *tree, gconstpointer data)
   /* pagetypeinfo's 512 pages of the base page size */
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 512 * base_page () / 1024);
 
-  put (tree, "proc/pagetypeinfo", "Page block order: 10\nPages per block:  1024\n");
+  hpd_test_put (tree->root, "proc/pagetypeinfo", "Page block order: 10\nPages per block:  1024\n");
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 1024 * base_page () / 1024);
 
   /* unreadable or garbage pagetypeinfo: THP's PMD size */
-  put (tree, THP "hpage_pmd_size", "4194304\n");
-  put (tree, "proc/pagetypeinfo", "Pages per block:  0\n");
+  hpd_test_put (tree->root, THP "hpage_pmd_size", "4194304\n");
+  hpd_test_put (tree->root, "proc/pagetypeinfo", "Pages per block:  0\n");
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 4096);
-  put (tree, "proc/pagetypeinfo", "Pages per block:  x\n");
+  hpd_test_put (tree->root, "proc/pagetypeinfo", "Pages per block:  x\n");
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 4096);
-  put (tree, "proc/pagetypeinfo", "Pages per block:  1099511627776\n");
+  hpd_test_put (tree->root, "proc/pagetypeinfo", "Pages per block:  1099511627776\n");
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 4096);
   drop (tree, "proc/pagetypeinfo");
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 4096);
 
   /* neither: 2 MiB */
-  put (tree, THP "hpage_pmd_size", "512\n");
+  hpd_test_put (tree->root, THP "hpage_pmd_size", "512\n");
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 2048);
   drop (tree, THP "hpage_pmd_size");
   g_assert_cmpuint (hpd_tunables_pageblock_kb (tree->kernel), ==, 2048);

@@ -1,0 +1,44 @@
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "hpd-test-util.h"
+
+char *
+hpd_test_fixture (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", name, NULL);
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+void
+hpd_test_put (const char *root, const char *relative, const char *contents)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+char *
+hpd_test_get (const char *root, const char *relative)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+void
+hpd_test_remove (const char *path)
+{
+  g_autofree char *quoted = g_shell_quote (path);
+  g_autofree char *cmd = g_strdup_printf ("rm -rf %s", quoted);
+
+  g_assert_cmpint (system (cmd), ==, 0);
+}

@@ -1,0 +1,21 @@
+/* What the unit tests share: fixture files and small trees of files in a
+ * temporary directory. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The contents of tests/unit/fixtures/@name. */
+char *hpd_test_fixture (const char *name);
+
+/* Writes @contents to @root/@relative, making the directories on the way. */
+void hpd_test_put (const char *root, const char *relative, const char *contents);
+
+/* The contents of @root/@relative. */
+char *hpd_test_get (const char *root, const char *relative);
+
+/* Removes @path and everything below it. */
+void hpd_test_remove (const char *path);
+
+G_END_DECLS
