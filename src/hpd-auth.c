@@ -130,36 +130,65 @@ deny (GTask *task, const char *message)
   g_object_unref (task);
 }
 
-/* The caller's uid and pid come from the bus daemon, for the log and for
- * the root fallback. A caller that has left the bus by now gets nothing:
- * its change is not applied. */
 static void
-got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
+caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  GTask *task = user_data;
-  Check *check = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GTask) task = user_data;
+  GDBusMethodInvocation *invocation = g_task_get_task_data (task);
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) creds = NULL;
   g_autoptr(HpdCaller) caller = g_new0 (HpdCaller, 1);
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  if (reply != NULL)
+    creds = g_variant_get_child_value (reply, 0);
+  if (creds == NULL || !g_variant_lookup (creds, "UnixUserID", "u", &caller->uid))
     {
-      deny (task, "Could not identify the caller");
-      return;
-    }
-
-  creds = g_variant_get_child_value (reply, 0);
-  if (!g_variant_lookup (creds, "UnixUserID", "u", &caller->uid))
-    {
-      deny (task, "Could not identify the caller");
+      g_task_return_new_error (task, HP_ERROR, HP_ERROR_FAILED, "Could not identify the caller");
       return;
     }
   if (!g_variant_lookup (creds, "ProcessID", "u", &caller->pid))
     caller->pid = 0;
-  caller->sender = g_strdup (g_dbus_method_invocation_get_sender (check->invocation));
+  caller->sender = g_strdup (g_dbus_method_invocation_get_sender (invocation));
+  g_task_return_pointer (task, g_steal_pointer (&caller), (GDestroyNotify) hpd_caller_free);
+}
 
+void
+hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callback,
+                   gpointer user_data)
+{
+  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+
+  g_task_set_task_data (task, g_object_ref (invocation), g_object_unref);
+  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
+                          "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "GetConnectionCredentials",
+                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
+                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 5000,
+                          NULL, caller_got_credentials, task);
+}
+
+HpdCaller *
+hpd_caller_lookup_finish (GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* The caller's uid and pid, for the log and for the root fallback. A
+ * caller that has left the bus by now gets nothing: its change is not
+ * applied. */
+static void
+got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Check *check = g_task_get_task_data (task);
+  g_autoptr(HpdCaller) caller = hpd_caller_lookup_finish (result, NULL);
+
+  if (caller == NULL)
+    {
+      deny (task, "Could not identify the caller");
+      return;
+    }
   if (check->polkit_unavailable && caller->uid != 0)
     {
       deny (task, "Authorization is unavailable (polkit is not running); only root may make changes");
@@ -175,12 +204,7 @@ lookup_credentials (GTask *task)
 {
   Check *check = g_task_get_task_data (task);
 
-  g_dbus_connection_call (g_dbus_method_invocation_get_connection (check->invocation),
-                          "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionCredentials",
-                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (check->invocation)),
-                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 5000,
-                          NULL, got_credentials, task);
+  hpd_caller_lookup (check->invocation, got_caller, task);
 }
 
 static gboolean

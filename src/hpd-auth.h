@@ -18,6 +18,12 @@ typedef struct {
 void hpd_caller_free (HpdCaller *caller);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdCaller, hpd_caller_free)
 
+/* The uid and pid of @invocation's sender, from the bus daemon (never from
+ * /proc). Fails when the caller has left the bus. */
+void hpd_caller_lookup (GDBusMethodInvocation *invocation,
+                        GAsyncReadyCallback callback, gpointer user_data);
+HpdCaller *hpd_caller_lookup_finish (GAsyncResult *result, GError **error);
+
 /* The polkit action for a method, NULL if the method has none (read-only
  * methods, unknown methods). Exposed so a test can check the table against
  * the interface XML. */

@@ -195,26 +195,19 @@ typedef struct {
 /* The caller's uid and pid tailor two checks (shm group, memlock); they
  * come from the bus daemon, as for authorization. */
 static void
-explain_got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
+explain_got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   ExplainCall *call = user_data;
-  g_autoptr(GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
-  g_autoptr(GVariant) creds = NULL;
-  guint32 uid = G_MAXUINT32, pid = 0;
+  g_autoptr(HpdCaller) caller = hpd_caller_lookup_finish (result, NULL);
 
-  if (reply != NULL)
-    {
-      creds = g_variant_get_child_value (reply, 0);
-      g_variant_lookup (creds, "UnixUserID", "u", &uid);
-      g_variant_lookup (creds, "ProcessID", "u", &pid);
-    }
-  if (uid == G_MAXUINT32)
+  if (caller == NULL)
     g_dbus_method_invocation_return_error_literal (call->invocation, HP_ERROR, HP_ERROR_FAILED,
                                                    "Could not identify the caller");
   else
     g_dbus_method_invocation_return_value (call->invocation,
                                            g_variant_new_tuple ((GVariant *[]) {
-                                             hpd_explain (call->self->daemon, uid, pid) }, 1));
+                                             hpd_explain (call->self->daemon, caller->uid,
+                                                          caller->pid) }, 1));
   g_object_unref (call->self);
   g_object_unref (call->invocation);
   g_free (call);
@@ -235,12 +228,7 @@ handle_explain (HpDBusManager *object, GDBusMethodInvocation *invocation, GVaria
   call = g_new0 (ExplainCall, 1);
   call->self = g_object_ref (HPD_MANAGER (object));
   call->invocation = g_object_ref (invocation);
-  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
-                          "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                          "org.freedesktop.DBus", "GetConnectionCredentials",
-                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
-                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 5000,
-                          NULL, explain_got_credentials, call);
+  hpd_caller_lookup (invocation, explain_got_caller, call);
   return TRUE;
 }
 

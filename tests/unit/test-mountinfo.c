@@ -3,18 +3,17 @@
 #include "config.h"
 
 #include "hpd-mountinfo.h"
+#include "hpd-test-util.h"
 
 #define MiB (G_GUINT64_CONSTANT (1) << 20)
 
 static void
 test_fixture (void)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures", "mountinfo-hugetlbfs", NULL);
-  g_autofree char *text = NULL;
+  g_autofree char *text = hpd_test_fixture ("mountinfo-hugetlbfs");
   g_autoptr(GPtrArray) mounts = NULL;
   HpdMountInfo *m;
 
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   mounts = hpd_mountinfo_parse_hugetlbfs (text);
   g_assert_cmpuint (mounts->len, ==, 5);
 
