@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <grp.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,7 +15,6 @@
 
 /* How long a pool may keep trying at boot (compaction between tries). */
 #define APPLY_HARD_TIMEOUT_MS 30000
-#define MIN_FREE_KBYTES_FLOOR 1024
 
 typedef struct {
   HpdDaemon *daemon;
@@ -233,32 +231,27 @@ apply_tunables (Apply *a, const HpdConfig *c)
 
   if (c->shm_group.value != NULL)
     {
-      const char *g = c->shm_group.value;
-      guint64 gid;
-      struct group *gr = g_ascii_isdigit (g[0]) && hp_parse_u64 (g, &gid, NULL) && gid <= G_MAXINT32
-        ? getgrgid ((gid_t) gid) : getgrnam (g);
+      g_autoptr(GError) error = NULL;
+      guint32 gid;
 
-      if (gr == NULL)
-        say (a, FALSE, "vm.hugetlb_shm_group: no such group %s%s", g,
+      if (!hpd_tunables_resolve_shm_group (c->shm_group.value, &gid, &error))
+        say (a, FALSE, "vm.hugetlb_shm_group: %s%s", error->message,
              where (&c->shm_group.origin, at, sizeof at));
       else
-        write_checked (a, "vm.hugetlb_shm_group", HPD_SHM_GROUP, gr->gr_gid);
+        write_checked (a, "vm.hugetlb_shm_group", HPD_SHM_GROUP, gid);
     }
 
   if (c->min_free_kbytes.kind != HPD_CONFIG_UNSET)
     {
-      g_autofree char *meminfo = NULL;
-      guint64 kb = 0, value;
-
-      if (hpd_kernel_read_text (a->kernel, "proc/meminfo", &meminfo, NULL))
-        hpd_parse_meminfo (meminfo, "MemTotal", &kb);
+      g_autoptr(GError) error = NULL;
       /* "recommended" never lowers what is there */
-      value = c->min_free_kbytes.kind == HPD_CONFIG_RECOMMENDED
+      guint64 value = c->min_free_kbytes.kind == HPD_CONFIG_RECOMMENDED
         ? MAX (hpd_tunables_recommended_min_free_kbytes (a->daemon), t.min_free_kbytes)
         : c->min_free_kbytes.value;
-      if (value < MIN_FREE_KBYTES_FLOOR || value > kb / 20)
-        say (a, FALSE, "vm.min_free_kbytes: %" G_GUINT64_FORMAT " is outside 1024 kB to 5%% "
-             "of MemTotal%s", value, where (&c->min_free_kbytes.origin, at, sizeof at));
+
+      if (!hpd_tunables_check_min_free_kbytes (a->kernel, value, &error))
+        say (a, FALSE, "vm.min_free_kbytes: %s%s", error->message,
+             where (&c->min_free_kbytes.origin, at, sizeof at));
       else
         write_checked (a, "vm.min_free_kbytes", HPD_MIN_FREE_KBYTES, value);
     }

@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <grp.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,7 +13,6 @@
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 
-#define MIN_FREE_KBYTES_FLOOR 1024
 #define MAX_THP_SETTINGS 64
 
 /* A list of writes to apply in order, and what to put back if one fails. */
@@ -361,9 +359,8 @@ hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invoc
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
   g_autofree char *text = NULL;
-  struct group *gr = NULL;
   gboolean dry_run;
-  guint64 gid;
+  guint32 gid;
 
   if (!parse_options (options, &dry_run, NULL, &error))
     {
@@ -371,56 +368,23 @@ hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invoc
       return;
     }
 
-  /* the kernel stores any int, -1 too; we take existing groups only */
-  if (g_ascii_isdigit (group[0]) && strspn (group, "0123456789") == strlen (group))
+  if (!hpd_tunables_resolve_shm_group (group, &gid, &error))
     {
-      if (!hp_parse_u64 (group, &gid, NULL) || gid > G_MAXINT32)
-        {
-          g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                                 "The gid is out of range (at most %d)", G_MAXINT32);
-          return;
-        }
-      gr = getgrgid ((gid_t) gid);
-    }
-  else if (hpd_mount_name_is_valid (group))
-    gr = getgrnam (group);
-  else
-    {
-      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                                     "The group must be a group name or a decimal gid");
-      return;
-    }
-
-  if (gr == NULL)
-    {
-      g_autofree char *shown = g_strescape (group, NULL);
-      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NO_SUCH_GROUP,
-                                             "No such group: %s", shown);
+      hpd_job_return_error (invocation, error);
       return;
     }
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  if (dry_run || gr->gr_gid == t.shm_group)
+  if (dry_run || gid == t.shm_group)
     {
       g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
       return;
     }
 
-  text = g_strdup_printf ("%u", (guint) gr->gr_gid);
+  text = g_strdup_printf ("%u", gid);
   call = tunable_call_new (daemon, "vm.hugetlb_shm_group", FALSE);
   add_write (call, HPD_SHM_GROUP, text, TRUE, FALSE);
   run (g_steal_pointer (&call), invocation, text);
-}
-
-static guint64
-min_free_kbytes_cap (HpdDaemon *daemon)
-{
-  g_autofree char *meminfo = NULL;
-  guint64 kb = 0;
-
-  if (hpd_kernel_read_text (hpd_daemon_get_kernel (daemon), "proc/meminfo", &meminfo, NULL))
-    hpd_parse_meminfo (meminfo, "MemTotal", &kb);
-  return kb / 20;
 }
 
 static void
@@ -450,26 +414,12 @@ hpd_tunable_calls_set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation 
                                        guint64 value, GVariant *options)
 {
   g_autoptr(GError) error = NULL;
-  guint64 cap = min_free_kbytes_cap (daemon);
   gboolean dry_run;
 
-  if (!parse_options (options, &dry_run, NULL, &error))
+  if (!parse_options (options, &dry_run, NULL, &error) ||
+      !hpd_tunables_check_min_free_kbytes (hpd_daemon_get_kernel (daemon), value, &error))
     {
       hpd_job_return_error (invocation, error);
-      return;
-    }
-  if (value < MIN_FREE_KBYTES_FLOOR)
-    {
-      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                             "min_free_kbytes below %u kB breaks the system",
-                                             MIN_FREE_KBYTES_FLOOR);
-      return;
-    }
-  if (value > cap)
-    {
-      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
-                                             "min_free_kbytes above 5%% of MemTotal (%" G_GUINT64_FORMAT
-                                             " kB) risks out-of-memory kills", cap);
       return;
     }
   set_min_free_kbytes (daemon, invocation, value, dry_run, FALSE);
@@ -502,7 +452,7 @@ hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
                                                      "recommend for min_free_kbytes");
       return;
     }
-  recommended = MAX (recommended, MIN_FREE_KBYTES_FLOOR);
+  recommended = MAX (recommended, HPD_MIN_FREE_KBYTES_FLOOR);
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
   if (t.min_free_kbytes > recommended && !allow_lower)
     recommended = t.min_free_kbytes;

@@ -4,6 +4,11 @@
 #include <unistd.h>
 
 #include "hp-names.h"
+#include <grp.h>
+
+#include "hp-error.h"
+#include "hp-units.h"
+#include "hpd-hugetlbfs.h"
 #include "hpd-parse.h"
 #include "hpd-tunables.h"
 
@@ -141,4 +146,63 @@ guint64
 hpd_recommend_shmall (guint64 shmmax, guint64 base_page_size)
 {
   return shmmax / base_page_size + (shmmax % base_page_size != 0);
+}
+
+gboolean
+hpd_tunables_resolve_shm_group (const char *text, guint32 *gid, GError **error)
+{
+  struct group *gr = NULL;
+  guint64 id;
+
+  if (g_ascii_isdigit (text[0]) && strspn (text, "0123456789") == strlen (text))
+    {
+      if (!hp_parse_u64 (text, &id, NULL) || id > G_MAXINT32)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "The gid is out of range (at most %d)", G_MAXINT32);
+          return FALSE;
+        }
+      gr = getgrgid ((gid_t) id);
+    }
+  else if (hpd_mount_name_is_valid (text))
+    gr = getgrnam (text);
+  else
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                           "The group must be a group name or a decimal gid");
+      return FALSE;
+    }
+
+  if (gr == NULL)
+    {
+      g_autofree char *shown = g_strescape (text, NULL);
+      g_set_error (error, HP_ERROR, HP_ERROR_NO_SUCH_GROUP, "No such group: %s", shown);
+      return FALSE;
+    }
+  *gid = gr->gr_gid;
+  return TRUE;
+}
+
+gboolean
+hpd_tunables_check_min_free_kbytes (HpdKernel *kernel, guint64 value, GError **error)
+{
+  g_autofree char *meminfo = NULL;
+  guint64 kb = 0;
+
+  if (value < HPD_MIN_FREE_KBYTES_FLOOR)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "min_free_kbytes below %u kB breaks the system", HPD_MIN_FREE_KBYTES_FLOOR);
+      return FALSE;
+    }
+  if (hpd_kernel_read_text (kernel, "proc/meminfo", &meminfo, NULL))
+    hpd_parse_meminfo (meminfo, "MemTotal", &kb);
+  if (value > kb / 20)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+                   "min_free_kbytes above 5%% of MemTotal (%" G_GUINT64_FORMAT
+                   " kB) risks out-of-memory kills", kb / 20);
+      return FALSE;
+    }
+  return TRUE;
 }

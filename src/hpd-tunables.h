@@ -16,6 +16,9 @@ G_BEGIN_DECLS
 #define HPD_MIN_FREE_KBYTES "proc/sys/vm/min_free_kbytes"
 #define HPD_THP_DIR         "sys/kernel/mm/transparent_hugepage"
 
+/* Below this min_free_kbytes breaks the system. */
+#define HPD_MIN_FREE_KBYTES_FLOOR 1024
+
 typedef struct {
   char *current;
   GStrv choices;
@@ -53,6 +56,15 @@ guint64 hpd_tunables_pageblock_kb (HpdKernel *kernel);
 /* 11 pageblocks per populated zone, at most 5% of MemTotal (kB). */
 guint64 hpd_recommend_min_free_kbytes (guint populated_zones, guint64 pageblock_kb,
                                        guint64 mem_total_kb);
+
+/* The gid of an existing group named by @text (a name or a decimal gid up
+ * to INT_MAX): the kernel would store any int, -1 included. InvalidArgs or
+ * NoSuchGroup otherwise. Reads the group database: main thread only. */
+gboolean hpd_tunables_resolve_shm_group (const char *text, guint32 *gid, GError **error);
+
+/* min_free_kbytes from 1024 kB (less breaks the system, InvalidArgs) to 5%
+ * of MemTotal (more risks out-of-memory kills, LimitExceeded). */
+gboolean hpd_tunables_check_min_free_kbytes (HpdKernel *kernel, guint64 value, GError **error);
 
 /* Base pages needed for segments of @shmmax bytes, rounded up. */
 guint64 hpd_recommend_shmall (guint64 shmmax, guint64 base_page_size);
