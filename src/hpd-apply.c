@@ -401,12 +401,7 @@ gboolean
 hpd_apply_configuration (HpdDaemon *daemon, GString *report)
 {
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
-  const char *root = hpd_kernel_get_root (kernel);
-  g_autofree char *main_file = g_build_filename (root, HPD_CONFIG_FILE, NULL);
-  g_autofree char *vendor = g_build_filename (root, HPD_CONFIG_VENDOR_DIR, NULL);
-  g_autofree char *admin = g_build_filename (root, HPD_CONFIG_ADMIN_DIR, NULL);
-  const char *const dirs[] = { vendor, admin, NULL };
-  g_autoptr(HpdConfig) config = hpd_config_load (main_file, dirs);
+  g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
   g_auto(HpdTunables) t = { 0, };
   Apply a = { daemon, kernel, report, TRUE };
   ThpWalk w = { &a, &t };

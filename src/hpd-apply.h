@@ -10,11 +10,6 @@ G_BEGIN_DECLS
 
 typedef struct _HpdDaemon HpdDaemon;
 
-/* Where the configuration lives, below the service's root. */
-#define HPD_CONFIG_FILE        "etc/hugepagesd/hugepagesd.conf"
-#define HPD_CONFIG_VENDOR_DIR  "usr/lib/hugepagesd/hugepagesd.conf.d"
-#define HPD_CONFIG_ADMIN_DIR   "etc/hugepagesd/hugepagesd.conf.d"
-
 gboolean hpd_apply_configuration (HpdDaemon *daemon, GString *report);
 
 G_END_DECLS

@@ -168,3 +168,14 @@ hpd_config_load (const char *main_file, const char *const *dropin_dirs)
   return config;
 }
 
+
+HpdConfig *
+hpd_config_load_root (const char *root)
+{
+  g_autofree char *main_file = g_build_filename (root, HPD_CONFIG_FILE, NULL);
+  g_autofree char *vendor = g_build_filename (root, HPD_CONFIG_VENDOR_DIR, NULL);
+  g_autofree char *admin = g_build_filename (root, HPD_CONFIG_ADMIN_DIR, NULL);
+  const char *const dirs[] = { vendor, admin, NULL };
+
+  return hpd_config_load (main_file, dirs);
+}

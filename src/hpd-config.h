@@ -98,6 +98,14 @@ void hpd_config_parse_text (const char *name, const char *text, gssize length,
  * /dev/null, or a link to it, masks the name completely. */
 HpdConfig *hpd_config_load (const char *main_file, const char *const *dropin_dirs);
 
+/* Where the configuration lives, below the service's root (/ outside tests). */
+#define HPD_CONFIG_FILE        "etc/hugepagesd/hugepagesd.conf"
+#define HPD_CONFIG_VENDOR_DIR  "usr/lib/hugepagesd/hugepagesd.conf.d"
+#define HPD_CONFIG_ADMIN_DIR   "etc/hugepagesd/hugepagesd.conf.d"
+
+/* hpd_config_load of the main file and both drop-in directories under @root. */
+HpdConfig *hpd_config_load_root (const char *root);
+
 /* The configuration in canonical form: sections sorted, one key per line,
  * only values the service formats itself. Parses back to an equal one. */
 char *hpd_config_to_text (const HpdConfig *config);
