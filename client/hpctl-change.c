@@ -62,6 +62,7 @@ typedef struct {
   const ChangeCommand *command;
   gboolean hard;
   gboolean dry_run;
+  gboolean persist;
   guint32 timeout_ms;
   gboolean has_timeout;
   guint32 node;
@@ -203,6 +204,8 @@ build_options (const Change *change)
     g_variant_builder_add (&builder, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
   if (change->hard)
     g_variant_builder_add (&builder, "{sv}", "hard", g_variant_new_boolean (TRUE));
+  if (change->persist)
+    g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
   if (change->has_timeout)
     g_variant_builder_add (&builder, "{sv}", "timeout-ms", g_variant_new_uint32 (change->timeout_ms));
   return g_variant_builder_end (&builder);
@@ -364,6 +367,7 @@ run_change (HpctlContext *ctx, GStrv args, const ChangeCommand *command)
   const GOptionEntry entries[] = {
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &change.dry_run,
       "Only show what would be set; needs no authorization", NULL },
+    { "persist", 0, 0, G_OPTION_ARG_NONE, &change.persist, HPCTL_PERSIST_HELP, NULL },
     { NULL }
   };
   const GOptionEntry hard_entries[] = {

@@ -337,6 +337,7 @@ typedef struct {
   char *inodes;
   char *mode;
   char *page_size;
+  gboolean persist;
 } CreateArguments;
 
 static void
@@ -386,6 +387,8 @@ build_create_options (const CreateArguments *a, GError **error)
     g_variant_builder_add (&builder, "{sv}", "max-inodes", g_variant_new_uint64 (inodes));
   if (a->mode != NULL)
     g_variant_builder_add (&builder, "{sv}", "mode", g_variant_new_uint32 (mode));
+  if (a->persist)
+    g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
 
@@ -443,6 +446,7 @@ hpctl_mount_create (HpctlContext *ctx, GStrv args)
       "Mode of the mount's root instead of the scope's", "M" },
     { "page-size", 0, 0, G_OPTION_ARG_STRING, &a.page_size,
       "Only make the mount of this page size (2M, 1G, bytes or DEFAULT)", "SIZE" },
+    { "persist", 0, 0, G_OPTION_ARG_NONE, &a.persist, HPCTL_PERSIST_HELP, NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) options =
@@ -487,8 +491,15 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
                      "lists it; a mount point hugepagesd made is removed too.",
                      NULL);
   g_autoptr(GError) error = NULL;
-  GVariantBuilder no_options;
+  gboolean persist = FALSE;
+  const GOptionEntry entries[] = {
+    { "persist", 0, 0, G_OPTION_ARG_NONE, &persist,
+      "Also remove the configuration that makes this mount at boot", NULL },
+    { NULL }
+  };
+  GVariantBuilder unmount_options;
 
+  g_option_context_add_main_entries (options, entries, NULL);
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
   if (g_strv_length (args) != 2)
@@ -499,9 +510,11 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
 
-  g_variant_builder_init (&no_options, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_init (&unmount_options, G_VARIANT_TYPE_VARDICT);
+  if (persist)
+    g_variant_builder_add (&unmount_options, "{sv}", "persist", g_variant_new_boolean (TRUE));
   if (!hp_dbus_manager_call_unmount_sync (ctx->manager, args[1],
-                                          g_variant_builder_end (&no_options),
+                                          g_variant_builder_end (&unmount_options),
                                           hpctl_prepare_interactive (ctx),
                                           CHANGE_TIMEOUT_MS, NULL, &error))
     return hpctl_fail (error);

@@ -24,6 +24,7 @@
 /* The options of one tunable command. */
 typedef struct {
   gboolean dry_run;
+  gboolean persist;
   gboolean allow_lower;
 } TunableOptions;
 
@@ -34,6 +35,7 @@ command_options (const char *parameters, const char *summary, const char *descri
   GOptionContext *options = g_option_context_new (parameters);
   const GOptionEntry entries[] = {
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &o->dry_run, DRY_RUN_HELP, NULL },
+    { "persist", 0, 0, G_OPTION_ARG_NONE, &o->persist, HPCTL_PERSIST_HELP, NULL },
     { NULL }
   };
   const GOptionEntry recommended_entries[] = {
@@ -55,9 +57,9 @@ command_options (const char *parameters, const char *summary, const char *descri
 static gboolean
 check_option_use (const TunableOptions *o, const char *argument, gboolean recommended)
 {
-  if (argument == NULL && o->dry_run)
+  if (argument == NULL && (o->dry_run || o->persist))
     {
-      hpctl_usage_error ("--dry-run only applies to a change");
+      hpctl_usage_error ("--%s only applies to a change", o->dry_run ? "dry-run" : "persist");
       return FALSE;
     }
   if (o->allow_lower && !recommended)
@@ -78,6 +80,8 @@ build_options (const TunableOptions *o)
     g_variant_builder_add (&builder, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
   if (o->allow_lower)
     g_variant_builder_add (&builder, "{sv}", "allow-lower", g_variant_new_boolean (TRUE));
+  if (o->persist)
+    g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
   return g_variant_builder_end (&builder);
 }
 

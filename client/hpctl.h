@@ -62,12 +62,16 @@ GPtrArray *hpctl_get_page_sizes (HpctlContext *ctx, GError **error);
 /* "1.5 GiB (1610612736 bytes)", or "512 bytes" below 1 KiB. */
 char *hpctl_describe_bytes (guint64 bytes);
 
+/* --persist of every changing command */
+#define HPCTL_PERSIST_HELP "Also save the change, so hugepagesd --apply makes it again at boot"
+
 /* Flags for a call that may need authorization; starts an agent first if
  * one may be needed. */
 GDBusCallFlags hpctl_prepare_interactive (HpctlContext *ctx);
 
 /* The commands. */
 int hpctl_status (HpctlContext *ctx, GStrv args);
+int hpctl_config (HpctlContext *ctx, GStrv args);
 int hpctl_page_sizes (HpctlContext *ctx, GStrv args);
 int hpctl_pools (HpctlContext *ctx, GStrv args);
 int hpctl_set_min (HpctlContext *ctx, GStrv args);

@@ -32,6 +32,7 @@ static const HpctlCommand commands[] = {
   { "zone-movable", "[on|off]", hpctl_zone_movable, "Show or set huge pages in ZONE_MOVABLE" },
   { "thp", "[NAME=VALUE…]", hpctl_thp, "Show or set transparent huge page settings" },
   { "explain", "[--json]", hpctl_explain, "Explain the setup and what to fix (hugeadm --explain)" },
+  { "config", "[--check]", hpctl_config, "Show the saved configuration and where the kernel differs" },
 };
 
 int

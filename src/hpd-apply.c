@@ -48,10 +48,10 @@ where (const HpdConfigOrigin *origin, char *buf, gsize size)
   return buf;
 }
 
-static const HpdPool *
-find_pool (Apply *a, guint64 size)
+const HpdPool *
+hpd_apply_find_pool (HpdDaemon *daemon, guint64 size)
 {
-  GPtrArray *pools = hpd_daemon_get_pools (a->daemon);
+  GPtrArray *pools = hpd_daemon_get_pools (daemon);
 
   for (guint i = 0; i < pools->len; i++)
     {
@@ -64,8 +64,8 @@ find_pool (Apply *a, guint64 size)
 
 /* Pages from a config amount: a plain number is pages, memory must be a
  * whole number of pages. */
-static gboolean
-to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages)
+gboolean
+hpd_apply_to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages)
 {
   if (v->kind == HPD_CONFIG_NUMBER)
     {
@@ -95,8 +95,8 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
 
   if (!has_min && !has_max)
     return;
-  if ((has_min && !to_pages (&cp->minimum, pool, &minimum)) ||
-      (has_max && !to_pages (&cp->maximum, pool, &maximum)))
+  if ((has_min && !hpd_apply_to_pages (&cp->minimum, pool, &minimum)) ||
+      (has_max && !hpd_apply_to_pages (&cp->maximum, pool, &maximum)))
     {
       say (a, FALSE, "pool %s: the amount is not a whole number of pages%s", pool->name,
            where (&cp->origin, at, sizeof at));
@@ -163,7 +163,7 @@ apply_node (gpointer key, gpointer value, gpointer data)
   if (!hpd_pool_has_node (w->pool, node))
     say (w->a, FALSE, "pool %s node %u: no such NUMA node%s", w->pool->name, node,
          where (&v->origin, at, sizeof at));
-  else if (!to_pages (v, w->pool, &pages))
+  else if (!hpd_apply_to_pages (v, w->pool, &pages))
     say (w->a, FALSE, "pool %s node %u: not a whole number of pages%s", w->pool->name, node,
          where (&v->origin, at, sizeof at));
   else if (!hpd_pool_apply_node (w->a->kernel, w->pool, node, pages, &alloc, NULL, &got, &error))
@@ -179,7 +179,7 @@ apply_pool (gpointer key, gpointer value, gpointer data)
 {
   Apply *a = data;
   const HpdConfigPool *cp = value;
-  const HpdPool *pool = find_pool (a, cp->page_size);
+  const HpdPool *pool = hpd_apply_find_pool (a->daemon, cp->page_size);
   NodeWalk w = { a, pool };
   char at[512];
 
@@ -327,8 +327,8 @@ add_limit (GVariantBuilder *b, const char *key, const HpdConfigValue *v)
                                                                        v->value)));
 }
 
-static GVariant *
-mount_options (const HpdConfigMount *m)
+GVariant *
+hpd_apply_mount_options (const HpdConfigMount *m)
 {
   GVariantBuilder b;
 
@@ -350,7 +350,7 @@ apply_mount (gpointer key, gpointer value, gpointer data)
   const HpdConfigMount *m = value;
   GPtrArray *pools = hpd_daemon_get_pools (a->daemon);
   const char *root = hpd_kernel_get_root (a->kernel);
-  g_autoptr(GVariant) options = mount_options (m);
+  g_autoptr(GVariant) options = hpd_apply_mount_options (m);
   g_autoptr(HpdMountRequest) request = NULL;
   g_autoptr(GPtrArray) mounts = NULL;
   g_autoptr(GError) error = NULL;
@@ -368,7 +368,6 @@ apply_mount (gpointer key, gpointer value, gpointer data)
   for (guint i = 0; i < pools->len; i++)
     {
       const HpdPool *pool = g_ptr_array_index (pools, i);
-      g_auto(HpdPoolCounters) c = { 0, };
       g_autoptr(HpdMountSpec) spec = NULL;
       g_autoptr(GError) local_error = NULL;
       g_autofree char *path = NULL;
@@ -376,9 +375,8 @@ apply_mount (gpointer key, gpointer value, gpointer data)
 
       if (m->page_size.kind != HPD_CONFIG_UNSET && m->page_size.value != pool->size)
         continue;
-      if (!hpd_pool_read (a->kernel, pool, &c, &local_error) ||
-          !(spec = hpd_mount_request_spec (request, pool->size, hpd_pool_counters_minimum (&c),
-                                           &local_error)))
+      spec = hpd_mount_request_spec_now (request, a->kernel, pool, &local_error);
+      if (spec == NULL)
         {
           say (a, FALSE, "mount %s %s: %s", (const char *) key, pool->name, local_error->message);
           continue;

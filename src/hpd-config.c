@@ -86,7 +86,8 @@ hpd_config_new (void)
   config->pools = g_tree_new_full (compare_u64, NULL, NULL, (GDestroyNotify) pool_free);
   config->mounts = g_tree_new_full (compare_str, NULL, g_free, (GDestroyNotify) mount_free);
   config->thp = g_tree_new_full (compare_str, NULL, g_free, (GDestroyNotify) string_free);
-  config->errors = g_ptr_array_new_with_free_func (g_free);
+  /* NULL-terminated: the bus property takes it as it is */
+  config->errors = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   config->files = g_ptr_array_new_with_free_func (g_free);
   return config;
 }
@@ -748,31 +749,33 @@ hpd_config_parse_text (const char *name, const char *text, gssize length,
 
 /* ---- writing ---- */
 
-static void
-append_amount (GString *out, const char *key, const HpdConfigValue *v)
+char *
+hpd_config_value_to_string (const HpdConfigValue *v)
 {
-  g_autofree char *text = NULL;
-
   switch (v->kind)
     {
     case HPD_CONFIG_UNSET:
-      return;
+      return NULL;
     case HPD_CONFIG_NUMBER:
-      text = g_strdup_printf ("%" G_GUINT64_FORMAT, v->value);
-      break;
+      return g_strdup_printf ("%" G_GUINT64_FORMAT, v->value);
     case HPD_CONFIG_BYTES:
-      text = hp_size_name (v->value);
-      break;
+      return hp_size_name (v->value);
     case HPD_CONFIG_PERCENT:
-      text = g_strdup_printf ("%" G_GUINT64_FORMAT "%%", v->value);
-      break;
+      return g_strdup_printf ("%" G_GUINT64_FORMAT "%%", v->value);
     case HPD_CONFIG_RECOMMENDED:
-      text = g_strdup ("recommended");
-      break;
+      return g_strdup ("recommended");
     default:
       g_assert_not_reached ();
     }
-  g_string_append_printf (out, "%s = %s\n", key, text);
+}
+
+static void
+append_amount (GString *out, const char *key, const HpdConfigValue *v)
+{
+  g_autofree char *text = hpd_config_value_to_string (v);
+
+  if (text != NULL)
+    g_string_append_printf (out, "%s = %s\n", key, text);
 }
 
 static gboolean
@@ -855,6 +858,32 @@ hpd_config_to_text (const HpdConfig *c)
   if (out->len > 0)
     g_string_truncate (out, out->len - 1);
   return g_string_free (out, FALSE);
+}
+
+/* ---- editing ---- */
+
+void
+hpd_config_unset_pool_minimum (HpdConfig *config, guint64 page_size)
+{
+  HpdConfigPool *pool = g_tree_lookup (config->pools, &page_size);
+
+  if (pool != NULL)
+    pool->minimum = (HpdConfigValue) { HPD_CONFIG_UNSET, 0, { NULL, 0 } };
+}
+
+void
+hpd_config_unset_pool_nodes (HpdConfig *config, guint64 page_size)
+{
+  HpdConfigPool *pool = g_tree_lookup (config->pools, &page_size);
+
+  if (pool != NULL)
+    g_tree_remove_all (pool->nodes);
+}
+
+void
+hpd_config_remove_mount (HpdConfig *config, const char *key)
+{
+  g_tree_remove (config->mounts, key);
 }
 
 /* ---- comparing ---- */

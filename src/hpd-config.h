@@ -77,7 +77,7 @@ typedef struct {
   /* [thp]: "enabled", "hugepages-64kB/enabled" -> HpdConfigString *; the
    * values are checked against the running kernel when applied */
   GTree *thp;
-  GPtrArray *errors;        /* "FILE:LINE: text" */
+  GPtrArray *errors;        /* "FILE:LINE: text", NULL-terminated */
   GPtrArray *files;         /* the names origins point to */
 } HpdConfig;
 
@@ -109,6 +109,17 @@ HpdConfig *hpd_config_load_root (const char *root);
 /* The configuration in canonical form: sections sorted, one key per line,
  * only values the service formats itself. Parses back to an equal one. */
 char *hpd_config_to_text (const HpdConfig *config);
+
+/* Edits, for the drop-in the service writes itself (hpd-persist). A missing
+ * section or key is no error. */
+void hpd_config_unset_pool_minimum (HpdConfig *config, guint64 page_size);
+void hpd_config_unset_pool_nodes (HpdConfig *config, guint64 page_size);
+/* @key as the section is named: "system", "user alice", "group 1001" */
+void hpd_config_remove_mount (HpdConfig *config, const char *key);
+
+/* A value as the file would have it ("512", "2GB", "50%", "recommended");
+ * NULL when unset. Modes and yes/no are the caller's to format. */
+char *hpd_config_value_to_string (const HpdConfigValue *v);
 
 /* Same settings (origins and errors are not compared). */
 gboolean hpd_config_equal (const HpdConfig *a, const HpdConfig *b);

@@ -9,6 +9,7 @@
 #include "hpd-manager.h"
 #include "hpd-page-size.h"
 #include "hpd-parse.h"
+#include "hpd-persist.h"
 
 /* Changes waiting for the kernel beyond this are refused with Busy. */
 #define MAX_PENDING_CHANGES 64
@@ -156,6 +157,8 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
 
   g_return_if_fail (self->connection == NULL);
   self->connection = g_object_ref (connection);
+
+  hpd_persist_remove_stale (hpd_kernel_get_root (self->kernel));
 
   /* GLib raises SIGTERM when a bus connection closes; our SIGTERM handler
    * means a clean exit, but losing the bus is a failure. */

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "hp-units.h"
+#include "hpd-config.h"
 #include "hpd-daemon.h"
+#include "hpd-drift.h"
 #include "hpd-explain.h"
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
@@ -300,6 +302,31 @@ check_thp (Explain *e, const HpdTunables *t)
          "THP defrag is 'always': page faults may stall on compaction");
 }
 
+/* The configuration applied at boot: bad lines, and where the kernel no
+ * longer matches it (someone wrote sysfs, a pool fell short). */
+static void
+check_configuration (Explain *e)
+{
+  g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (e->kernel));
+  g_autoptr(GVariant) state = NULL;
+  g_autoptr(GVariant) drift = NULL;
+  GVariantIter iter;
+  const char *key, *configured, *actual, *message;
+
+  if (config->errors->len > 0)
+    add (e, "warning", "config-errors", "hugepagesctl config",
+         "The configuration has %u bad line(s), which are skipped; the first: %s",
+         config->errors->len, (const char *) g_ptr_array_index (config->errors, 0));
+
+  hpd_drift_describe (e->daemon, config, &state, &drift);
+  g_variant_ref_sink (state);
+  g_variant_ref_sink (drift);
+  g_variant_iter_init (&iter, drift);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
+    add (e, "warning", "config-drift", "systemctl restart hugepagesd-apply.service",
+         "%s differs from the configuration (%s = %s): %s", key, key, configured, message);
+}
+
 GVariant *
 hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
 {
@@ -320,6 +347,7 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
   check_shm (&e, &t, uid);
   check_memlock (&e, pid);
   check_thp (&e, &t);
+  check_configuration (&e);
 
   g_free (e.meminfo);
   return g_variant_builder_end (&e.builder);

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hpd-config.h"
 #include "hpd-daemon.h"
+#include "hpd-drift.h"
 #include "hpd-fresh.h"
 #include "hpd-manager.h"
 #include "hpd-mount-calls.h"
@@ -89,6 +91,20 @@ hpd_manager_refresh_tunables (HpdManager *self)
 }
 
 static void
+refresh_configuration (HpdManager *self)
+{
+  HpDBusManager *iface = HP_DBUS_MANAGER (self);
+  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
+  g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
+  GVariant *state, *drift;
+
+  hp_dbus_manager_set_configuration_errors (iface, (const char *const *) config->errors->pdata);
+  hpd_drift_describe (self->daemon, config, &state, &drift);
+  hp_dbus_manager_set_configured_state (iface, state);
+  hp_dbus_manager_set_drift (iface, drift);
+}
+
+static void
 hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   HpdManager *self = HPD_MANAGER (skeleton);
@@ -99,6 +115,7 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   /* the mounts and tunables do not depend on meminfo */
   hpd_manager_refresh_mounts (self);
   hpd_manager_refresh_tunables (self);
+  refresh_configuration (self);
   if (!hpd_kernel_read_text (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
                              &meminfo, NULL))
     return;

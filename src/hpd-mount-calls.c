@@ -6,6 +6,7 @@
 #include "hpd-mount-calls.h"
 #include "hpd-mounts.h"
 #include "hpd-options.h"
+#include "hpd-persist.h"
 
 typedef struct {
   HpdDaemon *daemon;
@@ -15,6 +16,8 @@ typedef struct {
   GArray *exists;       /* gboolean: already mounted as asked */
   gboolean single;
   char *unmount_path;   /* for Unmount */
+  char *config_key;     /* with persist: the section to replace or remove */
+  char *config_text;    /* with persist: the new section, NULL to remove */
 } MountCall;
 
 static void
@@ -26,6 +29,8 @@ mount_call_free (MountCall *call)
   g_clear_pointer (&call->paths, g_ptr_array_unref);
   g_clear_pointer (&call->exists, g_array_unref);
   g_free (call->unmount_path);
+  g_free (call->config_key);
+  g_free (call->config_text);
   g_free (call);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MountCall, mount_call_free)
@@ -41,6 +46,25 @@ mount_call_new (HpdDaemon *daemon)
   call->paths = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   call->exists = g_array_new (FALSE, FALSE, sizeof (gboolean));
   return call;
+}
+
+/* The section replaces the one of the same name: the call is saved as it
+ * was made, not merged with options an earlier call saved. */
+static gboolean
+edit_mounts (HpdConfig *config, gpointer data, GError **error)
+{
+  MountCall *call = data;
+
+  hpd_config_remove_mount (config, call->config_key);
+  return call->config_text == NULL || hpd_persist_merge (config, call->config_text, error);
+}
+
+static gboolean
+persist_mounts (MountCall *call, GError **error)
+{
+  if (call->config_key == NULL)
+    return TRUE;
+  return hpd_persist (call->root, edit_mounts, call, error);
 }
 
 static GVariant *
@@ -100,6 +124,8 @@ create_work (gpointer data, GCancellable *cancellable, GError **error)
           return NULL;
         }
     }
+  if (!persist_mounts (call, error))
+    return NULL;
   return created_reply (call);
 }
 
@@ -156,7 +182,6 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   for (guint i = 0; i < pools->len; i++)
     {
       const HpdPool *pool = g_ptr_array_index (pools, i);
-      g_auto(HpdPoolCounters) c = { 0, };
       g_autoptr(HpdMountSpec) spec = NULL;
       g_autofree char *path = NULL;
       const HpdMountInfo *existing;
@@ -164,8 +189,8 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
 
       if (only != NULL && pool != only)
         continue;
-      if (!hpd_pool_read (kernel, pool, &c, &error) ||
-          !(spec = hpd_mount_request_spec (request, pool->size, hpd_pool_counters_minimum (&c), &error)))
+      spec = hpd_mount_request_spec_now (request, kernel, pool, &error);
+      if (spec == NULL)
         {
           hpd_job_return_error (invocation, error);
           return;
@@ -199,7 +224,12 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
       return;
     }
 
-  if (all_exist)
+  if (request->persist)
+    {
+      call->config_key = hpd_mount_request_config_key (request);
+      call->config_text = hpd_mount_request_to_config (request, only ? only->size : 0);
+    }
+  else if (all_exist)
     {
       g_dbus_method_invocation_return_value (invocation, created_reply (call));
       return;
@@ -216,6 +246,8 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   polkit_details_insert (details, "owner-gid", gid);
   polkit_details_insert (details, "mode", mode);
   polkit_details_insert (details, "paths", joined);
+  if (request->persist)
+    polkit_details_insert (details, "persist", "true");
 
   hpd_job_run (daemon, invocation, details, create_work, create_done,
                g_steal_pointer (&call), (GDestroyNotify) mount_call_free);
@@ -226,7 +258,8 @@ unmount_work (gpointer data, GCancellable *cancellable, GError **error)
 {
   MountCall *call = data;
 
-  if (!hpd_hugetlbfs_unmount (call->root, call->unmount_path, error))
+  if (!hpd_hugetlbfs_unmount (call->root, call->unmount_path, error) ||
+      !persist_mounts (call, error))
     return NULL;
   return g_variant_new ("()");
 }
@@ -252,8 +285,12 @@ hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   g_autoptr(GPtrArray) mounts = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(PolkitDetails) details = NULL;
+  gboolean persist = FALSE;
+  const HpdOption known[] = {
+    { "persist", "b", &persist },
+  };
 
-  if (!hpd_options_parse (options, NULL, 0, &error))
+  if (!hpd_options_parse (options, known, G_N_ELEMENTS (known), &error))
     {
       hpd_job_return_error (invocation, error);
       return;
@@ -275,9 +312,26 @@ hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
       return;
     }
 
+  if (persist)
+    {
+      /* The whole section goes, with the mounts of its other page sizes
+       * (which stay mounted until unmounted): a section cannot say "every
+       * size but this one". */
+      call->config_key = hpd_mount_path_config_key (call->root, path);
+      if (call->config_key == NULL)
+        {
+          g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                 "%s is not a mount hugepagesd makes, so there "
+                                                 "is no configuration to remove it from", path);
+          return;
+        }
+    }
+
   call->unmount_path = g_strdup (path);
   details = polkit_details_new ();
   polkit_details_insert (details, "path", path);
+  if (persist)
+    polkit_details_insert (details, "persist", "true");
   hpd_job_run (daemon, invocation, details, unmount_work, unmount_done,
                g_steal_pointer (&call), (GDestroyNotify) mount_call_free);
 }

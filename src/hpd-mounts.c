@@ -209,6 +209,7 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
     { "min-size", "v", &request->min_size },
     { "max-inodes", "t", &request->max_inodes },
     { "mode", "u", &mode },
+    { "persist", "b", &request->persist },
   };
   static const guint32 default_modes[] = { 0770, 0700, 0070, 01777 };
 
@@ -358,6 +359,17 @@ hpd_mount_request_spec (const HpdMountRequest *request, guint64 page_size,
   return g_steal_pointer (&spec);
 }
 
+HpdMountSpec *
+hpd_mount_request_spec_now (const HpdMountRequest *request, HpdKernel *kernel,
+                            const HpdPool *pool, GError **error)
+{
+  g_auto(HpdPoolCounters) c = { 0, };
+
+  if (!hpd_pool_read (kernel, pool, &c, error))
+    return NULL;
+  return hpd_mount_request_spec (request, pool->size, hpd_pool_counters_minimum (&c), error);
+}
+
 char *
 hpd_mount_spec_path (const HpdMountSpec *spec, const char *root)
 {
@@ -410,4 +422,78 @@ hpd_mount_path_is_valid (const char *path)
         return FALSE;
   }
   return TRUE;
+}
+
+static const char *const config_scopes[] = { "system", "user", "group", "global" };
+
+char *
+hpd_mount_request_config_key (const HpdMountRequest *request)
+{
+  if (request->owner_name != NULL)
+    return g_strdup_printf ("%s %s", config_scopes[request->scope], request->owner_name);
+  return g_strdup (config_scopes[request->scope]);
+}
+
+/* A limit as the caller gave it: bytes, or a percentage that
+ * hpd_mount_request_spec has already checked to be "N%". */
+static void
+append_limit (GString *out, const char *key, GVariant *limit)
+{
+  if (limit == NULL)
+    return;
+  if (g_variant_is_of_type (limit, G_VARIANT_TYPE_UINT64))
+    g_string_append_printf (out, "%s = %" G_GUINT64_FORMAT "\n", key, g_variant_get_uint64 (limit));
+  else
+    {
+      guint64 percent = 0;
+      g_autofree char *digits = g_strdup (g_variant_get_string (limit, NULL));
+
+      digits[strcspn (digits, "%")] = '\0';
+      hp_parse_u64 (digits, &percent, NULL);
+      g_string_append_printf (out, "%s = %" G_GUINT64_FORMAT "%%\n", key, percent);
+    }
+}
+
+char *
+hpd_mount_request_to_config (const HpdMountRequest *request, guint64 page_size)
+{
+  g_autofree char *key = hpd_mount_request_config_key (request);
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "[mount %s]\n", key);
+  if (page_size != 0)
+    {
+      g_autofree char *size = hp_size_name (page_size);
+      g_string_append_printf (out, "page-size = %s\n", size);
+    }
+  append_limit (out, "max-size", request->max_size);
+  append_limit (out, "min-size", request->min_size);
+  if (request->max_inodes != 0)
+    g_string_append_printf (out, "max-inodes = %" G_GUINT64_FORMAT "\n", request->max_inodes);
+  g_string_append_printf (out, "mode = %04o\n", request->mode);
+  return g_string_free (out, FALSE);
+}
+
+char *
+hpd_mount_path_config_key (const char *root, const char *path)
+{
+  g_autofree char *dir = g_build_filename (root, HPD_MOUNT_BASE, NULL);
+  g_autofree char *base = g_strconcat (dir, "/", NULL);
+  g_auto(GStrv) parts = NULL;
+  guint n;
+
+  if (!g_str_has_prefix (path, base))
+    return NULL;
+  parts = g_strsplit (path + strlen (base), "/", -1);
+  n = g_strv_length (parts);
+  if (n == 0 || !g_str_has_prefix (parts[n - 1], "pagesize-"))
+    return NULL;
+  if (n == 1)
+    return g_strdup ("system");
+  if (n == 2 && g_str_equal (parts[0], "global"))
+    return g_strdup ("global");
+  if (n == 3 && (g_str_equal (parts[0], "user") || g_str_equal (parts[0], "group")) &&
+      hpd_mount_name_is_valid (parts[1]))
+    return g_strdup_printf ("%s %s", parts[0], parts[1]);
+  return NULL;
 }

@@ -33,6 +33,7 @@ typedef struct {
   GVariant *max_size;   /* t or s, NULL if not given */
   GVariant *min_size;
   guint64 max_inodes;
+  gboolean persist;     /* option "persist": save in the configuration */
 } HpdMountRequest;
 
 void hpd_mount_request_free (HpdMountRequest *request);
@@ -47,7 +48,21 @@ HpdMountSpec *hpd_mount_request_spec (const HpdMountRequest *request,
                                       guint64 page_size, guint64 persistent_pages,
                                       GError **error);
 
+/* hpd_mount_request_spec with the pool's Minimum as the kernel has it now. */
+HpdMountSpec *hpd_mount_request_spec_now (const HpdMountRequest *request, HpdKernel *kernel,
+                                          const HpdPool *pool, GError **error);
+
 char *hpd_mount_spec_path (const HpdMountSpec *spec, const char *root);
+
+/* The configuration section a request is saved as: its name ("system",
+ * "user alice") and its text, from checked values only. @page_size 0: one
+ * mount per page size. */
+char *hpd_mount_request_config_key (const HpdMountRequest *request);
+char *hpd_mount_request_to_config (const HpdMountRequest *request, guint64 page_size);
+
+/* The section name of the configuration that makes a managed mount at
+ * @path (under <root>/var/lib/hugetlbfs), or NULL for any other path. */
+char *hpd_mount_path_config_key (const char *root, const char *path);
 
 /* Whether an existing mount is what @spec would make. A percentage limit
  * matches any size limit: its value depends on the pool at mount time. */

@@ -8,6 +8,8 @@
 #include "hpd-mounts.h"
 #include "hpd-options.h"
 #include "hpd-page-size.h"
+#include "hpd-persist.h"
+#include "hp-units.h"
 
 /* How long "hard" may keep trying unless the caller says otherwise. */
 #define DEFAULT_HARD_TIMEOUT_MS 30000
@@ -96,12 +98,15 @@ typedef struct {
   guint node;
   guint64 pages;
   HpdAllocOptions alloc;
+  gboolean persist;
+  char *saved;        /* the configuration text persisting writes */
 } Change;
 
 static void
 change_free (Change *change)
 {
   g_clear_object (&change->self);
+  g_free (change->saved);
   g_free (change);
 }
 
@@ -122,6 +127,94 @@ static void
 return_pages (GDBusMethodInvocation *invocation, guint64 pages)
 {
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(t)", pages));
+}
+
+static const HpdPool *
+find_pool (HpdDaemon *daemon, guint64 size)
+{
+  GPtrArray *pools = hpd_daemon_get_pools (daemon);
+
+  for (guint i = 0; i < pools->len; i++)
+    if (((const HpdPool *) g_ptr_array_index (pools, i))->size == size)
+      return g_ptr_array_index (pools, i);
+  return NULL;
+}
+
+static void
+append_section (GString *text, const HpdPool *pool, const char *key, guint64 pages)
+{
+  g_autofree char *size = hp_size_name (pool->size);
+
+  g_string_append_printf (text, "[pool %s]\n%s = %" G_GUINT64_FORMAT "\n", size, key, pages);
+}
+
+/* The saved pool is what was asked for, not what the kernel gave: a pool
+ * that fell short shows as drift, and boot, before memory fragments, is
+ * the best moment to get the rest. Node counts and a minimum contradict
+ * each other, so setting one drops the other from the service's file. */
+static gboolean
+edit_pool (HpdConfig *config, gpointer data, GError **error)
+{
+  Change *change = data;
+  const HpdPool *pool = change->self->pool;
+
+  if (change->kind == CHANGE_MINIMUM || change->kind == CHANGE_DEMOTE)
+    hpd_config_unset_pool_nodes (config, pool->size);
+  if (change->kind == CHANGE_NODE)
+    hpd_config_unset_pool_minimum (config, pool->size);
+  if (change->kind == CHANGE_DEMOTE)
+    hpd_config_unset_pool_nodes (config, pool->demote_size);
+  return hpd_persist_merge (config, change->saved, error);
+}
+
+static gboolean
+persist_change (Change *change, GError **error)
+{
+  HpdDaemon *daemon = change->self->daemon;
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  const HpdPool *pool = change->self->pool;
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  switch (change->kind)
+    {
+    case CHANGE_MINIMUM:
+      append_section (text, pool, "minimum", change->pages);
+      break;
+    case CHANGE_MAXIMUM:
+      append_section (text, pool, "maximum", change->pages);
+      break;
+    case CHANGE_NODE:
+      {
+        g_autofree char *key = g_strdup_printf ("node%u", change->node);
+        append_section (text, pool, key, change->pages);
+      }
+      break;
+    case CHANGE_DEMOTE:
+      {
+        /* both pools as the demotion left them */
+        const HpdPool *pools[] = { pool, find_pool (daemon, pool->demote_size) };
+
+        for (guint i = 0; i < G_N_ELEMENTS (pools); i++)
+          {
+            g_auto(HpdPoolCounters) c = { 0, };
+
+            if (pools[i] == NULL || !hpd_pool_read (kernel, pools[i], &c, error))
+              {
+                if (pools[i] == NULL)
+                  g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED,
+                                       "The demote size has no pool");
+                return FALSE;
+              }
+            append_section (text, pools[i], "minimum", hpd_pool_counters_minimum (&c));
+          }
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  change->saved = g_string_free (g_steal_pointer (&text), FALSE);
+  return hpd_persist (hpd_kernel_get_root (kernel), edit_pool, change, error);
 }
 
 /* Runs in the queue's worker thread: the only place pools are written. */
@@ -172,6 +265,8 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
       g_assert_not_reached ();
     }
 
+  if (change->persist && !persist_change (change, error))
+    return NULL;
   return g_variant_new ("(t)", result);
 }
 
@@ -201,15 +296,16 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
   if (change->kind == CHANGE_MINIMUM)
     hpd_daemon_note_requested (self->daemon, self->pool, change->pages);
   g_message ("uid %u (pid %u) set the %s %s%s to %" G_GUINT64_FORMAT
-             " pages; the kernel gave %" G_GUINT64_FORMAT "%s",
+             " pages; the kernel gave %" G_GUINT64_FORMAT "%s%s",
              caller->uid, caller->pid, self->pool->name, what, where,
-             change->pages, result, result != change->pages ? " (short)" : "");
+             change->pages, result, result != change->pages ? " (short)" : "",
+             change->persist ? "; saved for boot" : "");
 }
 
 static void
 authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
                      ChangeKind kind, guint node, guint64 pages,
-                     const HpdAllocOptions *alloc)
+                     const HpdAllocOptions *alloc, gboolean persist)
 {
   Change *change = g_new0 (Change, 1);
   g_autoptr(PolkitDetails) details = polkit_details_new ();
@@ -221,6 +317,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->node = node;
   change->pages = pages;
   change->alloc = *alloc;
+  change->persist = persist;
 
   polkit_details_insert (details, "page-size", size);
   polkit_details_insert (details, "pages", count);
@@ -229,6 +326,8 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
       g_autofree char *node_text = g_strdup_printf ("%u", node);
       polkit_details_insert (details, "node", node_text);
     }
+  if (persist)
+    polkit_details_insert (details, "persist", "true");
 
   hpd_job_run (self->daemon, invocation, details, apply_change, change_done,
                change, (GDestroyNotify) change_free);
@@ -236,8 +335,9 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
 
 /* Options of the pool methods. Which ones a method accepts is its own. */
 typedef struct {
-  gboolean hard;
+  gboolean persist;
   gboolean dry_run;
+  gboolean hard;
   guint32 timeout_ms;
 } PoolOptions;
 
@@ -246,16 +346,18 @@ parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
                     HpdAllocOptions *alloc, GError **error)
 {
   const HpdOption known[] = {
+    { "persist", "b", &out->persist },
     { "dry-run", "b", &out->dry_run },
     { "hard", "b", &out->hard },
     { "timeout-ms", "u", &out->timeout_ms },
   };
 
+  out->persist = FALSE;
   out->hard = FALSE;
   out->dry_run = FALSE;
   out->timeout_ms = DEFAULT_HARD_TIMEOUT_MS;
 
-  if (!hpd_options_parse (options, known, allow_hard ? G_N_ELEMENTS (known) : 1, error))
+  if (!hpd_options_parse (options, known, allow_hard ? G_N_ELEMENTS (known) : 2, error))
     return FALSE;
   if (out->timeout_ms > MAX_HARD_TIMEOUT_MS)
     {
@@ -303,12 +405,14 @@ handle_pool_target (HpdPageSize *self, GDBusMethodInvocation *invocation,
       return;
     }
 
+  /* with persist, a pool that already has it still needs saving */
   if (opts.dry_run ||
-      (target.minimum == hpd_pool_counters_minimum (&now) &&
+      (!opts.persist &&
+       target.minimum == hpd_pool_counters_minimum (&now) &&
        target.maximum == hpd_pool_counters_maximum (&now)))
     return_pages (invocation, kind == CHANGE_MINIMUM ? target.minimum : target.maximum);
   else
-    authorize_and_apply (self, invocation, kind, 0, pages, &alloc);
+    authorize_and_apply (self, invocation, kind, 0, pages, &alloc, opts.persist);
 }
 
 static gboolean
@@ -375,10 +479,10 @@ handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *inv
       return TRUE;
     }
 
-  if (opts.dry_run || pages == node_minimum)
+  if (opts.dry_run || (pages == node_minimum && !opts.persist))
     return_pages (invocation, pages);
   else
-    authorize_and_apply (self, invocation, CHANGE_NODE, node, pages, &alloc);
+    authorize_and_apply (self, invocation, CHANGE_NODE, node, pages, &alloc, opts.persist);
   return TRUE;
 }
 
@@ -411,10 +515,10 @@ handle_demote (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
   available = now.free > now.reserved ? now.free - now.reserved : 0;
   if (opts.dry_run)
     return_pages (invocation, MIN (pages, available));
-  else if (pages == 0)
+  else if (pages == 0 && !opts.persist)
     return_pages (invocation, 0);
   else
-    authorize_and_apply (self, invocation, CHANGE_DEMOTE, 0, pages, &alloc);
+    authorize_and_apply (self, invocation, CHANGE_DEMOTE, 0, pages, &alloc, opts.persist);
   return TRUE;
 }
 

@@ -10,6 +10,7 @@
 #include "hpd-job.h"
 #include "hpd-options.h"
 #include "hpd-parse.h"
+#include "hpd-persist.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 
@@ -29,8 +30,8 @@ typedef struct {
   HpdDaemon *daemon;
   GPtrArray *writes;  /* Write */
   char *what;         /* for the log: "kernel.shmmax" */
-  GVariant *reply;    /* floating until sent; "()" or "(t)" */
-  gboolean reply_value;
+  const char *reply_file; /* the value the reply carries, for "(t)" */
+  char *persist;      /* configuration text to save, NULL: runtime only */
 } TunableCall;
 
 static void
@@ -48,19 +49,21 @@ tunable_call_free (TunableCall *call)
   g_clear_object (&call->daemon);
   g_clear_pointer (&call->writes, g_ptr_array_unref);
   g_free (call->what);
+  g_free (call->persist);
   g_free (call);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TunableCall, tunable_call_free)
 
+/* @reply_file: the file whose value the reply carries, NULL for "()". */
 static TunableCall *
-tunable_call_new (HpdDaemon *daemon, const char *what, gboolean reply_value)
+tunable_call_new (HpdDaemon *daemon, const char *what, const char *reply_file)
 {
   TunableCall *call = g_new0 (TunableCall, 1);
 
   call->daemon = g_object_ref (daemon);
   call->writes = g_ptr_array_new_with_free_func ((GDestroyNotify) write_free);
   call->what = g_strdup (what);
-  call->reply_value = reply_value;
+  call->reply_file = reply_file;
   return call;
 }
 
@@ -152,13 +155,15 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
     {
       guint64 value = 0;
 
-      if (call->reply_value)
-        {
-          Write *first = g_ptr_array_index (call->writes, 0);
-          hpd_kernel_read_counter (kernel, first->file, &value, NULL);
-          return g_variant_new ("(t)", value);
-        }
-      return g_variant_new ("()");
+      /* Applied: a failure to save is reported, not undone, so the
+       * caller knows the kernel has the change and the file has not. */
+      if (call->persist != NULL &&
+          !hpd_persist_text (hpd_kernel_get_root (kernel), call->persist, error))
+        return NULL;
+      if (call->reply_file == NULL)
+        return g_variant_new ("()");
+      hpd_kernel_read_counter (kernel, call->reply_file, &value, NULL);
+      return g_variant_new ("(t)", value);
     }
 
   /* put back what was already written, newest first */
@@ -187,7 +192,8 @@ tunable_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GEr
       g_string_append_printf (what, "%s%s=%s", i ? ", " : "", w->file, w->value);
     }
   if (reply != NULL)
-    g_message ("uid %u (pid %u) set %s: %s", caller->uid, caller->pid, call->what, what->str);
+    g_message ("uid %u (pid %u) set %s: %s%s", caller->uid, caller->pid, call->what, what->str,
+               call->persist ? " (saved for boot)" : "");
   else
     g_warning ("uid %u (pid %u): setting %s (%s) failed: %s", caller->uid, caller->pid,
                call->what, what->str, error->message);
@@ -200,24 +206,55 @@ run (TunableCall *call, GDBusMethodInvocation *invocation, const char *detail_va
   HpdDaemon *daemon = call->daemon;
 
   polkit_details_insert (details, "tunable", call->what);
+  if (call->persist != NULL)
+    polkit_details_insert (details, "persist", "true");
   if (detail_value != NULL)
     polkit_details_insert (details, "value", detail_value);
   hpd_job_run (daemon, invocation, details, tunable_work, tunable_done,
                call, (GDestroyNotify) tunable_call_free);
 }
 
+typedef struct {
+  gboolean dry_run;
+  gboolean persist;
+  gboolean allow_lower;
+} TunableOptions;
+
 static gboolean
-parse_options (GVariant *options, gboolean *dry_run, gboolean *allow_lower, GError **error)
+parse_options (GVariant *options, gboolean with_allow_lower, TunableOptions *out, GError **error)
 {
   const HpdOption known[] = {
-    { "dry-run", "b", dry_run },
-    { "allow-lower", "b", allow_lower },
+    { "dry-run", "b", &out->dry_run },
+    { "persist", "b", &out->persist },
+    { "allow-lower", "b", &out->allow_lower },
   };
 
-  *dry_run = FALSE;
-  if (allow_lower != NULL)
-    *allow_lower = FALSE;
-  return hpd_options_parse (options, known, allow_lower ? 2 : 1, error);
+  *out = (TunableOptions) { FALSE, FALSE, FALSE };
+  return hpd_options_parse (options, known, with_allow_lower ? 3 : 2, error);
+}
+
+/* Answers at once what needs no authorization: a dry run, or a call that
+ * changes neither the kernel nor the saved configuration. */
+static gboolean
+answered_at_once (GDBusMethodInvocation *invocation, const TunableOptions *opts,
+                  gboolean kernel_has_it, GVariant *reply)
+{
+  if (!opts->dry_run && (!kernel_has_it || opts->persist))
+    {
+      g_variant_unref (g_variant_ref_sink (reply));
+      return FALSE;
+    }
+  g_dbus_method_invocation_return_value (invocation, reply);
+  return TRUE;
+}
+
+/* A name the configuration parser takes back unchanged, else the id. */
+static char *
+group_for_config (const char *group, guint32 gid)
+{
+  if (hpd_mount_name_is_valid (group))
+    return g_strdup (group);
+  return g_strdup_printf ("%u", gid);
 }
 
 static char *
@@ -267,34 +304,37 @@ hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon)
 }
 
 /* shmmax, with shmall raised when it would block a segment that size. */
+/* @recommended: the call was SetRecommendedShmMax, which replies the value
+ * and saves the keyword, so the next boot recomputes it. */
 static void
 set_shmmax (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
-            gboolean dry_run, gboolean reply_value)
+            const TunableOptions *opts, gboolean recommended)
 {
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
   g_auto(HpdTunables) t = { 0, };
-  g_autoptr(TunableCall) call = tunable_call_new (daemon, "kernel.shmmax", reply_value);
+  g_autoptr(TunableCall) call = NULL;
   g_autofree char *text = u64_text (value);
   guint64 shmall;
 
   hpd_tunables_read (kernel, &t);
   shmall = hpd_recommend_shmall (value, (guint64) sysconf (_SC_PAGESIZE));
 
-  if (dry_run || (value == t.shmmax && shmall <= t.shmall))
-    {
-      g_dbus_method_invocation_return_value (invocation,
-                                             reply_value ? g_variant_new ("(t)", value)
-                                                         : g_variant_new ("()"));
-      return;
-    }
+  if (answered_at_once (invocation, opts, value == t.shmmax && shmall <= t.shmall,
+                        recommended ? g_variant_new ("(t)", value) : g_variant_new ("()")))
+    return;
 
-  add_write (call, HPD_SHMMAX, text, TRUE, FALSE);
+  call = tunable_call_new (daemon, "kernel.shmmax", recommended ? HPD_SHMMAX : NULL);
+  if (value != t.shmmax)
+    add_write (call, HPD_SHMMAX, text, TRUE, FALSE);
   /* decided again in the worker: shmall may have grown by then */
   if (shmall > t.shmall)
     {
       g_autofree char *all = u64_text (shmall);
       add_write (call, HPD_SHMALL, all, TRUE, TRUE);
     }
+  if (opts->persist)
+    call->persist = recommended ? g_strdup ("[tunables]\nshmmax = recommended\n")
+                                : g_strdup_printf ("[tunables]\nshmmax = %s\n", text);
   run (g_steal_pointer (&call), invocation, text);
 }
 
@@ -303,9 +343,9 @@ hpd_tunable_calls_set_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocat
                                guint64 value, GVariant *options)
 {
   g_autoptr(GError) error = NULL;
-  gboolean dry_run;
+  TunableOptions opts;
 
-  if (!parse_options (options, &dry_run, NULL, &error))
+  if (!parse_options (options, FALSE, &opts, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
@@ -317,7 +357,7 @@ hpd_tunable_calls_set_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocat
                                              "than a page: no segment could be created", value);
       return;
     }
-  set_shmmax (daemon, invocation, value, dry_run, FALSE);
+  set_shmmax (daemon, invocation, value, &opts, FALSE);
 }
 
 void
@@ -326,12 +366,21 @@ hpd_tunable_calls_set_recommended_shm_max (HpdDaemon *daemon, GDBusMethodInvocat
 {
   g_autoptr(GError) error = NULL;
   g_auto(HpdTunables) t = { 0, };
-  gboolean dry_run, allow_lower;
+  TunableOptions opts;
   guint64 recommended;
 
-  if (!parse_options (options, &dry_run, &allow_lower, &error))
+  if (!parse_options (options, TRUE, &opts, &error))
     {
       hpd_job_return_error (invocation, error);
+      return;
+    }
+  if (opts.persist && opts.allow_lower)
+    {
+      /* the saved keyword never lowers at boot; saving it would not keep
+       * what this call does */
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                     "persist and allow-lower cannot be combined: "
+                                                     "set the value itself to save a lower one");
       return;
     }
 
@@ -346,9 +395,9 @@ hpd_tunable_calls_set_recommended_shm_max (HpdDaemon *daemon, GDBusMethodInvocat
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
   /* a larger value is someone's choice (or the kernel's generous default) */
-  if (t.shmmax > recommended && !allow_lower)
+  if (t.shmmax > recommended && !opts.allow_lower)
     recommended = t.shmmax;
-  set_shmmax (daemon, invocation, recommended, dry_run, TRUE);
+  set_shmmax (daemon, invocation, recommended, &opts, TRUE);
 }
 
 void
@@ -359,10 +408,10 @@ hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invoc
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
   g_autofree char *text = NULL;
-  gboolean dry_run;
+  TunableOptions opts;
   guint32 gid;
 
-  if (!parse_options (options, &dry_run, NULL, &error))
+  if (!parse_options (options, FALSE, &opts, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
@@ -375,37 +424,42 @@ hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invoc
     }
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  if (dry_run || gid == t.shm_group)
-    {
-      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
-      return;
-    }
+  if (answered_at_once (invocation, &opts, gid == t.shm_group, g_variant_new ("()")))
+    return;
 
   text = g_strdup_printf ("%u", gid);
-  call = tunable_call_new (daemon, "vm.hugetlb_shm_group", FALSE);
-  add_write (call, HPD_SHM_GROUP, text, TRUE, FALSE);
+  call = tunable_call_new (daemon, "vm.hugetlb_shm_group", NULL);
+  if (gid != t.shm_group)
+    add_write (call, HPD_SHM_GROUP, text, TRUE, FALSE);
+  if (opts.persist)
+    {
+      g_autofree char *saved = group_for_config (group, gid);
+      call->persist = g_strdup_printf ("[tunables]\nshm-group = %s\n", saved);
+    }
   run (g_steal_pointer (&call), invocation, text);
 }
 
+/* @recommended: as for set_shmmax */
 static void
 set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
-                     gboolean dry_run, gboolean reply_value)
+                     const TunableOptions *opts, gboolean recommended)
 {
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
   g_autofree char *text = u64_text (value);
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  if (dry_run || value == t.min_free_kbytes)
-    {
-      g_dbus_method_invocation_return_value (invocation,
-                                             reply_value ? g_variant_new ("(t)", value)
-                                                         : g_variant_new ("()"));
-      return;
-    }
+  if (answered_at_once (invocation, opts, value == t.min_free_kbytes,
+                        recommended ? g_variant_new ("(t)", value) : g_variant_new ("()")))
+    return;
 
-  call = tunable_call_new (daemon, "vm.min_free_kbytes", reply_value);
-  add_write (call, HPD_MIN_FREE_KBYTES, text, TRUE, FALSE);
+  call = tunable_call_new (daemon, "vm.min_free_kbytes",
+                           recommended ? HPD_MIN_FREE_KBYTES : NULL);
+  if (value != t.min_free_kbytes)
+    add_write (call, HPD_MIN_FREE_KBYTES, text, TRUE, FALSE);
+  if (opts->persist)
+    call->persist = g_strdup_printf ("[tunables]\nmin-free-kbytes = %s\n",
+                                     recommended ? "recommended" : text);
   run (g_steal_pointer (&call), invocation, text);
 }
 
@@ -414,15 +468,15 @@ hpd_tunable_calls_set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation 
                                        guint64 value, GVariant *options)
 {
   g_autoptr(GError) error = NULL;
-  gboolean dry_run;
+  TunableOptions opts;
 
-  if (!parse_options (options, &dry_run, NULL, &error) ||
+  if (!parse_options (options, FALSE, &opts, &error) ||
       !hpd_tunables_check_min_free_kbytes (hpd_daemon_get_kernel (daemon), value, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
     }
-  set_min_free_kbytes (daemon, invocation, value, dry_run, FALSE);
+  set_min_free_kbytes (daemon, invocation, value, &opts, FALSE);
 }
 
 void
@@ -432,12 +486,19 @@ hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
 {
   g_autoptr(GError) error = NULL;
   g_auto(HpdTunables) t = { 0, };
-  gboolean dry_run, allow_lower;
+  TunableOptions opts;
   guint64 recommended;
 
-  if (!parse_options (options, &dry_run, &allow_lower, &error))
+  if (!parse_options (options, TRUE, &opts, &error))
     {
       hpd_job_return_error (invocation, error);
+      return;
+    }
+  if (opts.persist && opts.allow_lower)
+    {
+      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                                                     "persist and allow-lower cannot be combined: "
+                                                     "set the value itself to save a lower one");
       return;
     }
 
@@ -454,9 +515,9 @@ hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
     }
   recommended = MAX (recommended, HPD_MIN_FREE_KBYTES_FLOOR);
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  if (t.min_free_kbytes > recommended && !allow_lower)
+  if (t.min_free_kbytes > recommended && !opts.allow_lower)
     recommended = t.min_free_kbytes;
-  set_min_free_kbytes (daemon, invocation, recommended, dry_run, TRUE);
+  set_min_free_kbytes (daemon, invocation, recommended, &opts, TRUE);
 }
 
 void
@@ -466,9 +527,9 @@ hpd_tunable_calls_set_zone_movable (HpdDaemon *daemon, GDBusMethodInvocation *in
   g_autoptr(GError) error = NULL;
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
-  gboolean dry_run;
+  TunableOptions opts;
 
-  if (!parse_options (options, &dry_run, NULL, &error))
+  if (!parse_options (options, FALSE, &opts, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
@@ -484,14 +545,14 @@ hpd_tunable_calls_set_zone_movable (HpdDaemon *daemon, GDBusMethodInvocation *in
                                                      "ZONE_MOVABLE by themselves)");
       return;
     }
-  if (dry_run || enabled == t.zone_movable)
-    {
-      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
-      return;
-    }
+  if (answered_at_once (invocation, &opts, enabled == t.zone_movable, g_variant_new ("()")))
+    return;
 
-  call = tunable_call_new (daemon, "zone movable", FALSE);
-  add_write (call, t.zone_movable_file, enabled ? "1" : "0", TRUE, FALSE);
+  call = tunable_call_new (daemon, "zone movable", NULL);
+  if (enabled != t.zone_movable)
+    add_write (call, t.zone_movable_file, enabled ? "1" : "0", TRUE, FALSE);
+  if (opts.persist)
+    call->persist = g_strdup_printf ("[tunables]\nzone-movable = %s\n", enabled ? "yes" : "no");
   run (g_steal_pointer (&call), invocation, enabled ? "1" : "0");
 }
 
@@ -507,13 +568,14 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
 {
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
   g_autoptr(GError) error = NULL;
-  g_autoptr(TunableCall) call = tunable_call_new (daemon, "transparent huge pages", FALSE);
+  g_autoptr(TunableCall) call = tunable_call_new (daemon, "transparent huge pages", NULL);
+  g_autoptr(GString) saved = g_string_new ("[thp]\n");
   g_auto(HpdTunables) t = { 0, };
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gsize n = g_variant_n_children (settings);
-  gboolean dry_run;
+  TunableOptions opts;
 
-  if (!parse_options (options, &dry_run, NULL, &error))
+  if (!parse_options (options, FALSE, &opts, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
@@ -563,6 +625,7 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
             }
           if (!g_str_equal (wanted, choice->current))
             add_write (call, file, wanted, FALSE, FALSE);
+          g_string_append_printf (saved, "%s = %s\n", name, wanted);
         }
       else if (is_numeric_thp (name))
         {
@@ -588,6 +651,7 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
           text = g_strdup_printf ("%u", wanted);
           if (wanted != current)
             add_write (call, file, text, TRUE, FALSE);
+          g_string_append_printf (saved, "%s = %s\n", name, text);
         }
       else
         {
@@ -597,11 +661,11 @@ hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
         }
     }
 
-  if (dry_run || call->writes->len == 0)
-    {
-      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
-      return;
-    }
+  if (answered_at_once (invocation, &opts, call->writes->len == 0, g_variant_new ("()")))
+    return;
+  /* names the kernel offers and values it lists, nothing else */
+  if (opts.persist)
+    call->persist = g_string_free (g_steal_pointer (&saved), FALSE);
   {
     /* only names the kernel offers and values it lists reach this string */
     g_autoptr(GString) value = g_string_new (NULL);

@@ -3,7 +3,6 @@ drop-ins below the service root) is applied once, every line of the report
 says what was asked and what the kernel gave, and the exit status is
 non-zero when anything failed or fell short, while the rest still applies."""
 
-import os
 import subprocess
 
 import pytest
@@ -16,12 +15,6 @@ H1G = 'sys/kernel/mm/hugepages/hugepages-1048576kB'
 NODE1_2M = 'sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages'
 THP = 'sys/kernel/mm/transparent_hugepage'
 
-
-def put(fk, rel, text):
-    path = fk.path(rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, 'w') as f:
-        f.write(text)
 
 
 def apply(hugepagesd, fk):
@@ -39,7 +32,7 @@ def test_nothing_to_apply(hugepagesd, fake_kernel):
 
 
 def test_pools_nodes_and_tunables(hugepagesd, fake_kernel):
-    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 8\nmaximum = 16\nnode1 = 3\n'
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 8\nmaximum = 16\nnode1 = 3\n'
                            '[tunables]\nmin-free-kbytes = 70000\n'
                            '[thp]\nkhugepaged/pages_to_scan = 1024\n')
     status, lines, err = apply(hugepagesd, fake_kernel)
@@ -57,7 +50,7 @@ def test_pools_nodes_and_tunables(hugepagesd, fake_kernel):
 def test_thp_choice_read_back_by_the_simulated_kernel(hugepagesd, fake_kernel):
     if not fake_kernel.simulating:
         pytest.skip('the fake kernel simulator could not start')
-    put(fake_kernel, CONF, '[thp]\nenabled = never\n')
+    fake_kernel.write(CONF, '[thp]\nenabled = never\n')
     status, lines, err = apply(hugepagesd, fake_kernel)
     assert status == 0, '\n'.join(lines) + err
     assert lines == ['ok      THP enabled: requested never, achieved never']
@@ -65,11 +58,11 @@ def test_thp_choice_read_back_by_the_simulated_kernel(hugepagesd, fake_kernel):
 
 
 def test_drop_ins_later_names_win_and_etc_masks_usr_lib(hugepagesd, fake_kernel):
-    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 2\n')
-    put(fake_kernel, f'{VENDOR}/10-vendor.conf', '[pool 2MB]\nminimum = 4\n')
-    put(fake_kernel, f'{VENDOR}/50-masked.conf', '[pool 2MB]\nminimum = 40\n')
-    put(fake_kernel, f'{ADMIN}/30-admin.conf', '[pool 2MB]\nminimum = 6\n')
-    put(fake_kernel, f'{ADMIN}/50-masked.conf', '# nothing\n')
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 2\n')
+    fake_kernel.write(f'{VENDOR}/10-vendor.conf', '[pool 2MB]\nminimum = 4\n')
+    fake_kernel.write(f'{VENDOR}/50-masked.conf', '[pool 2MB]\nminimum = 40\n')
+    fake_kernel.write(f'{ADMIN}/30-admin.conf', '[pool 2MB]\nminimum = 6\n')
+    fake_kernel.write(f'{ADMIN}/50-masked.conf', '# nothing\n')
     status, lines, err = apply(hugepagesd, fake_kernel)
     assert status == 0, '\n'.join(lines) + err
     assert lines == ['ok      pool 2MB minimum: requested 6, achieved 6']
@@ -77,7 +70,7 @@ def test_drop_ins_later_names_win_and_etc_masks_usr_lib(hugepagesd, fake_kernel)
 
 
 def test_bad_lines_fail_but_the_rest_applies(hugepagesd, fake_kernel):
-    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 1M\nmaximum = 4\n[bogus]\n'
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 1M\nmaximum = 4\n[bogus]\n'
                            '[tunables]\nmin-free-kbytes = 70000\n')
     status, lines, _ = apply(hugepagesd, fake_kernel)
     assert status == 1
@@ -90,7 +83,7 @@ def test_bad_lines_fail_but_the_rest_applies(hugepagesd, fake_kernel):
 
 def test_what_the_kernel_cannot_do_is_a_failure(hugepagesd, fake_kernel):
     # no overcommit for gigantic pages, no zone movable sysctl, no 16 GB pages
-    put(fake_kernel, CONF, '[pool 1GB]\nminimum = 1\nmaximum = 2\n'
+    fake_kernel.write(CONF, '[pool 1GB]\nminimum = 1\nmaximum = 2\n'
                            '[pool 16GB]\nminimum = 1\n'
                            '[tunables]\nzone-movable = yes\n')
     before = fake_kernel.snapshot()
@@ -107,14 +100,14 @@ def test_a_short_pool_is_a_failure(hugepagesd, fake_kernel):
     if not fake_kernel.simulating:
         pytest.skip('the fake kernel simulator could not start')
     fake_kernel.limit_pool(2048, 5)
-    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 8\n')
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 8\n')
     status, lines, _ = apply(hugepagesd, fake_kernel)
     assert status == 1
     assert 'FAILED  pool 2MB minimum: requested 8, achieved 5' in lines
 
 
 def test_over_the_memory_limit_is_refused(hugepagesd, fake_kernel):
-    put(fake_kernel, CONF, '[pool 2MB]\nminimum = 1000000\n')
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 1000000\n')
     before = fake_kernel.snapshot()
     status, lines, _ = apply(hugepagesd, fake_kernel)
     assert status == 1

@@ -45,6 +45,10 @@ def different_value(sig, current):
         return [tuple(n) for n in current] + [(99, 1, 1, 0, 1)]
     if sig == 'as':
         return list(current) + ['/mnt/other']
+    if sig == 'a(sss)':    # ConfiguredState
+        return [tuple(e) for e in current] + [('pool 4MB minimum', '1', 'x:1')]
+    if sig == 'a(ssss)':   # Drift
+        return [tuple(e) for e in current] + [('pool 4MB minimum', '1', '0', 'm')]
     if sig == 'a(sa{sv})':
         return list(current) + [('/mnt/other', {'page-size': 2 << 20, 'uid': 0, 'gid': 0,
                                                 'mode': 0o777, 'flags': 'rw', 'managed': True})]
@@ -57,6 +61,16 @@ def variant(sig, value):
         value = [(path, {k: GLib.Variant(MOUNT_ATTRIBUTES[k], v) for k, v in attrs.items()})
                  for path, attrs in value]
     return GLib.Variant(sig, value)
+
+
+def with_configuration(fk):
+    """A configuration with a bad line, so that ConfigurationErrors,
+    ConfiguredState and Drift all have values to send back."""
+    import os
+    path = fk.path('etc/hugepagesd/hugepagesd.conf')
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write('[pool 2MB]\nminimum = 99\nbad line\n')
 
 
 def state(conn, fk):
@@ -78,9 +92,10 @@ def test_introspection_matches_the_xml_and_is_read_only(service, conn, path, ifa
 def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, name, sig):
     polkit.allow_unknown(True)  # even "allowed by polkit" must not make Set work
     polkit.allow(*hpdtest.ALL_ACTIONS)
+    with_configuration(fake_kernel)
     before = state(conn, fake_kernel)
     current = hpdtest.get(conn, path, iface, name)
-    if sig in ('as', 'a(sa{sv})'):
+    if sig in ('as', 'a(sa{sv})', 'a(sss)', 'a(ssss)'):
         assert current, f'{name} is empty: the test would not send a value back'
     for value in (variant(sig, different_value(sig, current)), variant(sig, current),
                   GLib.Variant('s', 'wrong type')):
@@ -93,6 +108,7 @@ def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, n
 
 @pytest.mark.fake_kernel(pools=POOLS, mounts=MOUNTS)
 def test_set_refused_for_unprivileged_caller(service, conn, fake_kernel, run_python_as, NOBODY):
+    with_configuration(fake_kernel)
     before = state(conn, fake_kernel)
     ops = []
     for path, iface, name, sig in PROPERTIES:

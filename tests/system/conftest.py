@@ -41,6 +41,7 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -228,6 +229,25 @@ def pools_guard(request):
     kill_helpers()
     problems = restore_pools(snap)
     assert not problems, "could not restore the pools: %s" % problems
+
+
+@pytest.fixture
+def etc_config():
+    """A private, empty /etc/hugepagesd for this test only (a temporary
+    directory bind-mounted there, seen by the service in this namespace)."""
+    etc = "/etc/hugepagesd"
+    created = not os.path.exists(etc)
+    if created:
+        os.mkdir(etc)
+    tmp = tempfile.mkdtemp(prefix="hpd-etc-")
+    subprocess.run(["mount", "--bind", tmp, etc], check=True)
+    try:
+        yield tmp
+    finally:
+        subprocess.run(["umount", etc], check=True)
+        subprocess.run(["rm", "-rf", tmp], check=True)
+        if created:
+            os.rmdir(etc)
 
 
 @pytest.fixture

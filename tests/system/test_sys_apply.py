@@ -5,31 +5,12 @@ after they were reset; the pools guard restores them afterwards."""
 
 import os
 import subprocess
-import tempfile
 
 import pytest
 
 from hpdsys import KB_2M, builddir, pool_dir, read_counter, stable_counters, write_counter
 
-ETC = "/etc/hugepagesd"
 MIN_FREE = "/proc/sys/vm/min_free_kbytes"
-
-
-@pytest.fixture
-def etc_config():
-    """A private /etc/hugepagesd for this test only."""
-    created = not os.path.exists(ETC)
-    if created:
-        os.mkdir(ETC)
-    tmp = tempfile.mkdtemp(prefix="hpd-etc-")
-    subprocess.run(["mount", "--bind", tmp, ETC], check=True)
-    try:
-        yield tmp
-    finally:
-        subprocess.run(["umount", ETC], check=True)
-        subprocess.run(["rm", "-rf", tmp], check=True)
-        if created:
-            os.rmdir(ETC)
 
 
 def apply():

@@ -86,8 +86,8 @@ def create_mount(system, user, kb, scope, owner="", **opts):
                 (scope, owner, opts), "(s)")
 
 
-def unmount(system, user, path):
-    return call(system, user, MANAGER_PATH, MANAGER_IFACE, "Unmount", "sa{sv}", (path, {}), "()")
+def unmount(system, user, path, **opts):
+    return call(system, user, MANAGER_PATH, MANAGER_IFACE, "Unmount", "sa{sv}", (path, opts), "()")
 
 
 def ok(result):
@@ -888,3 +888,22 @@ def test_concurrent_creates_and_unmounts_stay_consistent(system, area, rng):
     assert area.new_mounts() == []
     assert not any(os.path.lexists(p) for p in paths)
     system.assert_service_alive()
+
+
+def test_persisted_mount_is_saved_and_removed(system, area, etc_config):
+    own = os.path.join(etc_config, "hugepagesd.conf.d", "90-persisted.conf")
+    path = ok(create_mount(system, ALLOWED_USER, KB_2M, "global", max_inodes=("t", 9),
+                           persist=("b", True)))[0]
+    assert path == mount_path("global", None, KB_2M)
+    with open(own) as f:
+        assert f.read().split("\n\n", 1)[1] == ("[mount global]\npage-size = 2MB\n"
+                                               "max-inodes = 9\nmode = 1777\n")
+    state = {k: v for k, v, _o in system.get(MANAGER_PATH, MANAGER_IFACE, "ConfiguredState")}
+    assert state["mount global"] == "page-size=2MB max-inodes=9 mode=1777"
+    assert system.get(MANAGER_PATH, MANAGER_IFACE, "Drift") == []
+
+    ok(unmount(system, ALLOWED_USER, path, persist=("b", True)))
+    assert mounts_at(path) == []
+    with open(own) as f:
+        assert f.read().split("\n\n", 1)[1] == ""
+    assert system.get(MANAGER_PATH, MANAGER_IFACE, "ConfiguredState") == []

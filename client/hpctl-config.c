@@ -1,0 +1,85 @@
+/* hugepagesctl config: the configuration the service reads (ConfiguredState),
+ * where the kernel differs from it (Drift), and its bad lines. */
+#include "config.h"
+
+#include <string.h>
+
+#include "hpctl.h"
+
+static GHashTable *
+drift_by_key (GVariant *drift)
+{
+  GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+  GVariantIter iter;
+  const char *key, *configured, *actual, *message;
+
+  g_variant_iter_init (&iter, drift);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
+    g_hash_table_insert (table, (gpointer) key, (gpointer) message);
+  return table;
+}
+
+int
+hpctl_config (HpctlContext *ctx, GStrv args)
+{
+  gboolean check = FALSE;
+  const GOptionEntry entries[] = {
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+      "Exit with 3 if the kernel differs from the configuration, 1 on a bad line", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) options = g_option_context_new ("config");
+  GVariant *state, *drift;
+  g_autoptr(GHashTable) drifted = NULL;
+  const char *const *errors;
+  const char *key, *value, *origin;
+  GVariantIter iter;
+  int width = 0;
+
+  g_option_context_set_summary (options,
+                                "Show the configuration hugepagesd --apply makes at boot "
+                                "(hugepagesd.conf(5)),\nwith where each setting comes from "
+                                "and where the kernel differs from it now.");
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!hpctl_parse_command (ctx, options, &args))
+    return HPCTL_EXIT_USAGE;
+  if (args[1] != NULL)
+    return hpctl_usage_error ("usage: hugepagesctl config [--check]");
+  if (!hpctl_connect (ctx))
+    return HPCTL_EXIT_ERROR;
+
+  state = hp_dbus_manager_get_configured_state (ctx->manager);
+  drift = hp_dbus_manager_get_drift (ctx->manager);
+  errors = hp_dbus_manager_get_configuration_errors (ctx->manager);
+  if (state == NULL || drift == NULL || errors == NULL)
+    {
+      g_printerr ("%s: the service does not report its configuration\n", g_get_prgname ());
+      return HPCTL_EXIT_ERROR;
+    }
+  drifted = drift_by_key (drift);
+
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+    width = MAX (width, (int) (strlen (key) + 1 + strlen (value)));
+
+  if (g_variant_n_children (state) == 0)
+    g_print ("Nothing is configured.\n");
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+    {
+      g_autofree char *setting = g_strdup_printf ("%s %s", key, value);
+      const char *message = g_hash_table_lookup (drifted, key);
+
+      g_print ("%-*s  %s\n", width, setting, origin);
+      if (message != NULL)
+        g_print ("  ! %s\n", message);
+    }
+  for (gsize i = 0; errors[i] != NULL; i++)
+    g_print ("error: %s\n", errors[i]);
+
+  if (check && errors[0] != NULL)
+    return HPCTL_EXIT_ERROR;
+  if (check && g_hash_table_size (drifted) > 0)
+    return HPCTL_EXIT_SHORTFALL;
+  return HPCTL_EXIT_OK;
+}

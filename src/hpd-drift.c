@@ -1,0 +1,353 @@
+#include "config.h"
+
+#include "hp-units.h"
+#include "hpd-apply.h"
+#include "hpd-daemon.h"
+#include "hpd-drift.h"
+#include "hpd-mounts.h"
+#include "hpd-parse.h"
+#include "hpd-tunable-calls.h"
+#include "hpd-tunables.h"
+
+/* One walk over the settings serves both properties: every setting is
+ * listed; with @drift, those the kernel does not match are also added
+ * there. */
+typedef struct {
+  HpdDaemon *daemon;
+  HpdKernel *kernel;
+  GVariantBuilder state;   /* a(sss) */
+  GVariantBuilder drift;   /* a(ssss) */
+  gboolean want_drift;
+  const HpdConfig *config;
+  HpdTunables tunables;
+} Walk;
+
+static void
+list (Walk *w, const char *key, const char *value, const HpdConfigOrigin *origin)
+{
+  g_autofree char *where = origin->file
+    ? g_strdup_printf ("%s:%u", origin->file, origin->line) : g_strdup ("");
+
+  g_variant_builder_add (&w->state, "(sss)", key, value, where);
+}
+
+static void
+drifted (Walk *w, const char *key, const char *configured, const char *actual,
+         const char *format, ...) G_GNUC_PRINTF (5, 6);
+
+static void
+drifted (Walk *w, const char *key, const char *configured, const char *actual,
+         const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  if (!w->want_drift)
+    return;
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_variant_builder_add (&w->drift, "(ssss)", key, configured, actual, message);
+}
+
+static void
+compare_number (Walk *w, const char *key, const char *configured, guint64 wanted,
+                guint64 actual, const char *what)
+{
+  g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT, actual);
+
+  if (actual != wanted)
+    drifted (w, key, configured, text, "%s: %s, the configuration asks for %" G_GUINT64_FORMAT,
+             what, text, wanted);
+}
+
+/* ---- pools ---- */
+
+typedef struct {
+  Walk *w;
+  const HpdPool *pool;        /* NULL: no such size here */
+  const char *name;           /* "2MB", "DEFAULT" */
+  const HpdConfigPool *shadow;/* for DEFAULT: the section of the real size */
+  HpdPoolCounters counters;
+  gboolean have_counters;
+} PoolWalk;
+
+/* @floor: the kernel ends up with at least this (a maximum below the
+ * minimum is raised to it) */
+static void
+pool_setting (PoolWalk *p, const char *key_name, const HpdConfigValue *v, gboolean check,
+              guint64 floor, guint64 actual, const char *what)
+{
+  Walk *w = p->w;
+  g_autofree char *key = g_strdup_printf ("pool %s %s", p->name, key_name);
+  g_autofree char *value = hpd_config_value_to_string (v);
+  guint64 pages;
+
+  list (w, key, value, &v->origin);
+  if (!check)
+    return;
+  if (p->pool == NULL)
+    drifted (w, key, value, "", "This kernel has no %s huge pages", p->name);
+  else if (!hpd_apply_to_pages (v, p->pool, &pages))
+    drifted (w, key, value, "", "%s is not a whole number of %s pages", value, p->pool->name);
+  else if (p->have_counters)
+    compare_number (w, key, value, MAX (pages, floor), actual, what);
+}
+
+static gboolean
+node_setting (gpointer key, gpointer value, gpointer data)
+{
+  PoolWalk *p = data;
+  guint node = GPOINTER_TO_UINT (key);
+  g_autofree char *name = g_strdup_printf ("node%u", node);
+  g_autofree char *what = g_strdup_printf ("Pages in the %s pool on node %u", p->name, node);
+  const HpdNodeCounters *n = p->have_counters ? hpd_pool_counters_node (&p->counters, node) : NULL;
+  gboolean shadowed = p->shadow != NULL && g_tree_lookup (p->shadow->nodes, key) != NULL;
+
+  if (p->have_counters && n == NULL)
+    {
+      g_autofree char *k = g_strdup_printf ("pool %s %s", p->name, name);
+      g_autofree char *v = hpd_config_value_to_string (value);
+
+      list (p->w, k, v, &((const HpdConfigValue *) value)->origin);
+      drifted (p->w, k, v, "", "There is no NUMA node %u", node);
+      return FALSE;
+    }
+  pool_setting (p, name, value, !shadowed, 0,
+                n != NULL && n->total > n->surplus ? n->total - n->surplus : 0, what);
+  return FALSE;
+}
+
+static gboolean
+pool_section (gpointer key, gpointer value, gpointer data)
+{
+  Walk *w = data;
+  const HpdConfigPool *cp = value;
+  g_autofree char *name = cp->page_size ? hp_size_name (cp->page_size) : g_strdup ("DEFAULT");
+  g_autofree char *what_min = g_strdup_printf ("Pages in the %s pool", name);
+  g_autofree char *what_max = g_strdup_printf ("The most pages the %s pool may grow to", name);
+  g_auto(HpdPoolCounters) counters = { 0, };
+  PoolWalk p = { w, hpd_apply_find_pool (w->daemon, cp->page_size), name, NULL, { 0, }, FALSE };
+  gboolean has_nodes = g_tree_nnodes (cp->nodes) > 0;
+  guint64 minimum = 0;
+
+  /* [pool DEFAULT] yields where the section of the default size sets the
+   * same key: that one is applied after it */
+  if (cp->page_size == 0 && p.pool != NULL)
+    p.shadow = g_tree_lookup (w->config->pools, &p.pool->size);
+  p.have_counters = p.pool != NULL && hpd_pool_read (w->kernel, p.pool, &counters, NULL);
+  p.counters = counters;
+
+  if (p.pool != NULL && cp->minimum.kind != HPD_CONFIG_UNSET)
+    hpd_apply_to_pages (&cp->minimum, p.pool, &minimum);
+
+  if (cp->minimum.kind != HPD_CONFIG_UNSET)
+    /* node counts, applied after the minimum, decide the pool's size */
+    pool_setting (&p, "minimum", &cp->minimum,
+                  !has_nodes && !(p.shadow && p.shadow->minimum.kind != HPD_CONFIG_UNSET), 0,
+                  hpd_pool_counters_minimum (&counters), what_min);
+  if (cp->maximum.kind != HPD_CONFIG_UNSET)
+    pool_setting (&p, "maximum", &cp->maximum,
+                  !has_nodes && !(p.shadow && p.shadow->maximum.kind != HPD_CONFIG_UNSET),
+                  minimum, hpd_pool_counters_maximum (&counters), what_max);
+  g_tree_foreach (cp->nodes, node_setting, &p);
+  return FALSE;
+}
+
+/* ---- tunables and THP ---- */
+
+static void
+tunable_number (Walk *w, const char *name, const HpdConfigValue *v, guint64 recommended,
+                guint64 actual, const char *what)
+{
+  g_autofree char *key = g_strdup_printf ("tunables %s", name);
+  g_autofree char *value = hpd_config_value_to_string (v);
+
+  if (v->kind == HPD_CONFIG_UNSET)
+    return;
+  list (w, key, value, &v->origin);
+  if (v->kind != HPD_CONFIG_RECOMMENDED)
+    compare_number (w, key, value, v->value, actual, what);
+  else if (actual < recommended)
+    {
+      /* "recommended" never lowers, so only less than it is drift */
+      g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT, actual);
+      drifted (w, key, value, text, "%s: %s, below the recommended %" G_GUINT64_FORMAT,
+               what, text, recommended);
+    }
+}
+
+static void
+tunables (Walk *w, const HpdConfig *c)
+{
+  const HpdTunables *t = &w->tunables;
+
+  tunable_number (w, "shmmax", &c->shmmax,
+                  w->want_drift ? hpd_tunables_recommended_shmmax (w->daemon) : 0,
+                  t->shmmax, "kernel.shmmax");
+  tunable_number (w, "min-free-kbytes", &c->min_free_kbytes,
+                  w->want_drift ? MAX (hpd_tunables_recommended_min_free_kbytes (w->daemon),
+                                       HPD_MIN_FREE_KBYTES_FLOOR) : 0,
+                  t->min_free_kbytes, "vm.min_free_kbytes");
+
+  if (c->shm_group.value != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *actual = g_strdup_printf ("%u", t->shm_group);
+      guint32 gid;
+
+      list (w, "tunables shm-group", c->shm_group.value, &c->shm_group.origin);
+      if (!hpd_tunables_resolve_shm_group (c->shm_group.value, &gid, &error))
+        drifted (w, "tunables shm-group", c->shm_group.value, actual, "%s", error->message);
+      else if (gid != t->shm_group)
+        drifted (w, "tunables shm-group", c->shm_group.value, actual,
+                 "vm.hugetlb_shm_group is %u, the configuration asks for %s (gid %u)",
+                 t->shm_group, c->shm_group.value, gid);
+    }
+
+  if (c->zone_movable.kind != HPD_CONFIG_UNSET)
+    {
+      const char *value = c->zone_movable.value ? "yes" : "no";
+
+      list (w, "tunables zone-movable", value, &c->zone_movable.origin);
+      if (t->zone_movable_file == NULL)
+        drifted (w, "tunables zone-movable", value, "", "This kernel has no such setting");
+      else if (t->zone_movable != (c->zone_movable.value != 0))
+        drifted (w, "tunables zone-movable", value, t->zone_movable ? "yes" : "no",
+                 "Huge pages in ZONE_MOVABLE are %s, the configuration asks for %s",
+                 t->zone_movable ? "on" : "off", value);
+    }
+}
+
+static gboolean
+thp_setting (gpointer key, gpointer value, gpointer data)
+{
+  Walk *w = data;
+  const char *name = key;
+  const HpdConfigString *s = value;
+  g_autofree char *k = g_strdup_printf ("thp %s", name);
+  const HpdThpChoice *choice = g_hash_table_lookup (w->tunables.thp, name);
+  guint32 number;
+
+  list (w, k, s->value, &s->origin);
+  if (choice != NULL)
+    {
+      if (g_strcmp0 (choice->current, s->value) != 0)
+        drifted (w, k, s->value, choice->current ? choice->current : "",
+                 "THP %s is %s, the configuration asks for %s", name,
+                 choice->current ? choice->current : "unreadable", s->value);
+    }
+  else if (g_strv_contains (hpd_thp_numeric_settings, name) &&
+           hpd_tunables_thp_number (w->kernel, name, &number))
+    {
+      g_autofree char *actual = g_strdup_printf ("%u", number);
+
+      if (!g_str_equal (actual, s->value))
+        drifted (w, k, s->value, actual, "THP %s is %s, the configuration asks for %s",
+                 name, actual, s->value);
+    }
+  else
+    drifted (w, k, s->value, "", "This kernel has no THP setting %s", name);
+  return FALSE;
+}
+
+/* ---- mounts ---- */
+
+static char *
+mount_value (const HpdConfigMount *m)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  const struct { const char *key; const HpdConfigValue *v; } values[] = {
+    { "page-size", &m->page_size }, { "max-size", &m->max_size },
+    { "min-size", &m->min_size }, { "max-inodes", &m->max_inodes },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *text = hpd_config_value_to_string (values[i].v);
+      if (text != NULL)
+        g_string_append_printf (out, "%s%s=%s", out->len ? " " : "", values[i].key, text);
+    }
+  if (m->mode.kind != HPD_CONFIG_UNSET)
+    g_string_append_printf (out, "%smode=%04o", out->len ? " " : "", (guint) m->mode.value);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static gboolean
+mount_section (gpointer key, gpointer value, gpointer data)
+{
+  static const char *const scopes[] = { "system", "user", "group", "global" };
+  Walk *w = data;
+  const HpdConfigMount *m = value;
+  g_autofree char *k = g_strdup_printf ("mount %s", (const char *) key);
+  g_autofree char *v = mount_value (m);
+  g_autoptr(GVariant) options = NULL;
+  g_autoptr(HpdMountRequest) request = NULL;
+  g_autoptr(GPtrArray) mounts = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *pools = hpd_daemon_get_pools (w->daemon);
+  const char *root = hpd_kernel_get_root (w->kernel);
+
+  list (w, k, v, &m->origin);
+  if (!w->want_drift)
+    return FALSE;
+
+  options = hpd_apply_mount_options (m);
+  request = hpd_mount_request_new (scopes[m->scope], m->owner ? m->owner : "", options, &error);
+  if (request == NULL)
+    {
+      drifted (w, k, v, "", "%s", error->message);
+      return FALSE;
+    }
+  mounts = hpd_mounts_read (w->kernel, hpd_daemon_get_default_page_size (w->daemon));
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      g_autoptr(HpdMountSpec) spec = NULL;
+      g_autofree char *path = NULL;
+      const HpdMountInfo *existing;
+
+      if (m->page_size.kind != HPD_CONFIG_UNSET && m->page_size.value != pool->size)
+        continue;
+      spec = hpd_mount_request_spec_now (request, w->kernel, pool, NULL);
+      if (spec == NULL)
+        continue;
+      path = hpd_mount_spec_path (spec, root);
+      existing = hpd_mounts_find (mounts, path);
+      if (existing == NULL)
+        drifted (w, k, v, "", "%s is not mounted", path);
+      else if (!hpd_mount_spec_matches (spec, existing))
+        drifted (w, k, v, path, "%s is mounted with other options", path);
+    }
+  return FALSE;
+}
+
+/* ---- both ---- */
+
+static void
+walk (Walk *w, const HpdConfig *config)
+{
+  w->config = config;
+  hpd_tunables_read (w->kernel, &w->tunables);
+  g_tree_foreach (config->pools, pool_section, w);
+  g_tree_foreach (config->mounts, mount_section, w);
+  tunables (w, config);
+  g_tree_foreach (config->thp, thp_setting, w);
+  hpd_tunables_clear (&w->tunables);
+}
+
+void
+hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GVariant **state, GVariant **drift)
+{
+  Walk w = { daemon, hpd_daemon_get_kernel (daemon), };
+
+  w.want_drift = drift != NULL;
+  g_variant_builder_init (&w.state, G_VARIANT_TYPE ("a(sss)"));
+  g_variant_builder_init (&w.drift, G_VARIANT_TYPE ("a(ssss)"));
+  walk (&w, config);
+  *state = g_variant_builder_end (&w.state);
+  if (drift != NULL)
+    *drift = g_variant_builder_end (&w.drift);
+  else
+    g_variant_builder_clear (&w.drift);
+}
