@@ -182,12 +182,16 @@ tunables (Walk *w, const HpdConfig *c)
 {
   const HpdTunables *t = &w->tunables;
 
+  /* the recommendations read several files: only when asked for */
+  gboolean shmmax_rec = w->want_drift && c->shmmax.kind == HPD_CONFIG_RECOMMENDED;
+  gboolean min_free_rec = w->want_drift && c->min_free_kbytes.kind == HPD_CONFIG_RECOMMENDED;
+
   tunable_number (w, "shmmax", &c->shmmax,
-                  w->want_drift ? hpd_tunables_recommended_shmmax (w->daemon) : 0,
+                  shmmax_rec ? hpd_tunables_recommended_shmmax (w->daemon) : 0,
                   t->shmmax, "kernel.shmmax");
   tunable_number (w, "min-free-kbytes", &c->min_free_kbytes,
-                  w->want_drift ? MAX (hpd_tunables_recommended_min_free_kbytes (w->daemon),
-                                       HPD_MIN_FREE_KBYTES_FLOOR) : 0,
+                  min_free_rec ? MAX (hpd_tunables_recommended_min_free_kbytes (w->daemon),
+                                      HPD_MIN_FREE_KBYTES_FLOOR) : 0,
                   t->min_free_kbytes, "vm.min_free_kbytes");
 
   if (c->shm_group.value != NULL)
@@ -328,12 +332,18 @@ static void
 walk (Walk *w, const HpdConfig *config)
 {
   w->config = config;
-  hpd_tunables_read (w->kernel, &w->tunables);
   g_tree_foreach (config->pools, pool_section, w);
   g_tree_foreach (config->mounts, mount_section, w);
-  tunables (w, config);
-  g_tree_foreach (config->thp, thp_setting, w);
-  hpd_tunables_clear (&w->tunables);
+  /* reading the tunables is a dozen files: not for every property read
+   * of a configuration without them */
+  if (config->shmmax.kind || config->shm_group.value || config->min_free_kbytes.kind ||
+      config->zone_movable.kind || g_tree_nnodes (config->thp) > 0)
+    {
+      hpd_tunables_read (w->kernel, &w->tunables);
+      tunables (w, config);
+      g_tree_foreach (config->thp, thp_setting, w);
+      hpd_tunables_clear (&w->tunables);
+    }
 }
 
 void
