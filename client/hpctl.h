@@ -87,5 +87,6 @@ int hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args);
 int hpctl_zone_movable (HpctlContext *ctx, GStrv args);
 int hpctl_thp (HpctlContext *ctx, GStrv args);
 int hpctl_explain (HpctlContext *ctx, GStrv args);
+int hpctl_boot (HpctlContext *ctx, GStrv args);
 
 G_END_DECLS

@@ -33,6 +33,7 @@ static const HpctlCommand commands[] = {
   { "thp", "[NAME=VALUE…]", hpctl_thp, "Show or set transparent huge page settings" },
   { "explain", "[--json]", hpctl_explain, "Explain the setup and what to fix (hugeadm --explain)" },
   { "config", "[--check]", hpctl_config, "Show the saved configuration and where the kernel differs" },
+  { "boot", "[--write [--dry-run]]", hpctl_boot, "Show the huge page boot parameters, or write them" },
 };
 
 int
@@ -158,6 +159,9 @@ describe_commands (void)
     "changes take --dry-run. 'recommended' sets the value hugepagesd recommends.\n"
     "explain --json prints {\"entries\": [{\"severity\", \"id\", \"message\", \"fix\"}]};\n"
     "see 'hugepagesctl explain --help'.\n"
+    "boot --write writes the configured boot parameters for the boot loader\n"
+    "(Debian with GRUB); elsewhere it prints what to add to the kernel command\n"
+    "line.\n"
     "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
     "polkit agent is running.\n"
     "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"

@@ -40,6 +40,7 @@ static const struct {
   { HP_MANAGER_INTERFACE,   "SetRecommendedMinFreeKbytes", HP_ACTION_CONFIGURE_TUNABLES },
   { HP_MANAGER_INTERFACE,   "SetZoneMovable", HP_ACTION_CONFIGURE_TUNABLES },
   { HP_MANAGER_INTERFACE,   "SetThp",       HP_ACTION_CONFIGURE_TUNABLES },
+  { HP_MANAGER_INTERFACE,   "ConfigureBoot", HP_ACTION_CONFIGURE_BOOT },
 };
 
 const char *

@@ -20,6 +20,7 @@ typedef enum {
   SECTION_MOUNT,
   SECTION_TUNABLES,
   SECTION_THP,
+  SECTION_BOOT,
 } SectionKind;
 
 typedef struct {
@@ -440,19 +441,21 @@ parse_header (Parser *p, const char *line)
       p->mount = mount;
       p->section = SECTION_MOUNT;
     }
-  else if (g_str_equal (words[0], "tunables") || g_str_equal (words[0], "thp"))
+  else if (g_str_equal (words[0], "tunables") || g_str_equal (words[0], "thp") ||
+           g_str_equal (words[0], "boot"))
     {
       if (n != 1)
         {
           add_error (p, "[%s] takes no argument", words[0]);
           return;
         }
-      p->section = g_str_equal (words[0], "thp") ? SECTION_THP : SECTION_TUNABLES;
+      p->section = g_str_equal (words[0], "thp") ? SECTION_THP
+                   : g_str_equal (words[0], "boot") ? SECTION_BOOT : SECTION_TUNABLES;
     }
   else
     {
       g_autofree char *s = shown (words[0]);
-      add_error (p, "unknown section '%s' (known: pool, mount, tunables, thp)", s);
+      add_error (p, "unknown section '%s' (known: pool, mount, tunables, thp, boot)", s);
     }
 }
 
@@ -640,6 +643,20 @@ parse_thp_key (Parser *p, const char *key, const char *value)
   set_string (p, target, g_strdup (value));
 }
 
+static void
+parse_boot_key (Parser *p, const char *key, const char *value)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 size;
+
+  if (!g_str_equal (key, "default-page-size"))
+    unknown_key (p, key, "boot");
+  else if (!parse_page_size (value, &size, &error))
+    bad_value (p, key, value, error);
+  else
+    set_value (p, &p->config->boot_default_page_size, HPD_CONFIG_BYTES, size);
+}
+
 /* ---- lines ---- */
 
 static void
@@ -710,6 +727,9 @@ parse_line (Parser *p, const char *start, gsize len)
         break;
       case SECTION_THP:
         parse_thp_key (p, key, value);
+        break;
+      case SECTION_BOOT:
+        parse_boot_key (p, key, value);
         break;
       default:
         g_assert_not_reached ();
@@ -854,6 +874,13 @@ hpd_config_to_text (const HpdConfig *c)
       g_string_append_c (out, '\n');
     }
 
+  if (c->boot_default_page_size.kind != HPD_CONFIG_UNSET)
+    {
+      g_string_append (out, "[boot]\n");
+      append_amount (out, "default-page-size", &c->boot_default_page_size);
+      g_string_append_c (out, '\n');
+    }
+
   /* no blank line at the end */
   if (out->len > 0)
     g_string_truncate (out, out->len - 1);
@@ -957,5 +984,6 @@ hpd_config_equal (const HpdConfig *a, const HpdConfig *b)
          g_strcmp0 (a->shm_group.value, b->shm_group.value) == 0 &&
          value_equal (&a->min_free_kbytes, &b->min_free_kbytes) &&
          value_equal (&a->zone_movable, &b->zone_movable) &&
-         tree_equal (a->thp, b->thp, compare_str, string_equal);
+         tree_equal (a->thp, b->thp, compare_str, string_equal) &&
+         value_equal (&a->boot_default_page_size, &b->boot_default_page_size);
 }

@@ -77,6 +77,10 @@ typedef struct {
   /* [thp]: "enabled", "hugepages-64kB/enabled" -> HpdConfigString *; the
    * values are checked against the running kernel when applied */
   GTree *thp;
+  /* [boot]: the default huge page size the kernel is to boot with
+   * (default_hugepagesz=); BYTES, a power of two, checked against the
+   * running kernel's sizes when used */
+  HpdConfigValue boot_default_page_size;
   GPtrArray *errors;        /* "FILE:LINE: text", NULL-terminated */
   GPtrArray *files;         /* the names origins point to */
 } HpdConfig;

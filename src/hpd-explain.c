@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "hp-units.h"
+#include "hpd-boot.h"
+#include "hpd-boot-calls.h"
 #include "hpd-config.h"
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
@@ -81,17 +83,6 @@ order_of (guint64 size)
   return order;
 }
 
-/* A size as the kernel command line writes it: 1G, 16G, 32M, 64K. */
-static char *
-cmdline_size (guint64 bytes)
-{
-  if (bytes % (G_GUINT64_CONSTANT (1) << 30) == 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "G", bytes >> 30);
-  if (bytes % (G_GUINT64_CONSTANT (1) << 20) == 0)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "M", bytes >> 20);
-  return g_strdup_printf ("%" G_GUINT64_FORMAT "K", bytes >> 10);
-}
-
 static void
 check_pools (Explain *e, GPtrArray *mounts)
 {
@@ -147,7 +138,7 @@ check_pools (Explain *e, GPtrArray *mounts)
       if (pool->gigantic && (minimum > 0 || requested > 0))
         {
           guint64 want = MAX (minimum, requested);
-          g_autofree char *size = cmdline_size (pool->size);
+          g_autofree char *size = hpd_boot_size_text (pool->size);
 
           id = g_strdup_printf ("gigantic-at-boot-%s", pool->name);
           fix = g_strdup_printf ("add \"hugepagesz=%s hugepages=%" G_GUINT64_FORMAT
@@ -189,6 +180,29 @@ check_pools (Explain *e, GPtrArray *mounts)
           g_clear_pointer (&id, g_free);
         }
     }
+}
+
+static void
+check_boot (Explain *e)
+{
+  g_auto(HpdBootState) state = { 0, };
+  g_autofree char *wanted = NULL;
+  g_autofree char *got = NULL;
+
+  hpd_boot_state_read (e->daemon, &state);
+  if (!state.reboot_required)
+    return;
+  /* a configured pool of 0 pages asks for no parameters */
+  wanted = *state.boot_parameters != '\0'
+    ? g_strdup_printf ("the boot parameters \"%s\"", state.boot_parameters)
+    : g_strdup ("no gigantic pages at boot");
+  got = *state.kernel_command_line != '\0'
+    ? g_strdup_printf ("with \"%s\"", state.kernel_command_line)
+    : g_strdup ("without huge page parameters");
+  add (e, "warning", "reboot-required", "hugepagesctl boot --write, then reboot",
+       "The configuration asks for %s, but the kernel was booted %s: the huge pages "
+       "reserved at boot differ until the boot loader passes them and the machine "
+       "is rebooted", wanted, got);
 }
 
 static void
@@ -343,6 +357,7 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
 
   check_memory (&e);
   check_pools (&e, mounts);
+  check_boot (&e);
   check_min_free_kbytes (&e, &t);
   check_shm (&e, &t, uid);
   check_memlock (&e, pid);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hpd-boot-calls.h"
 #include "hpd-config.h"
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
@@ -90,6 +91,20 @@ hpd_manager_refresh_tunables (HpdManager *self)
   hp_dbus_manager_set_khugepaged_alloc_sleep_millisecs (iface, t.khugepaged_alloc_sleep_ms);
 }
 
+/* The configuration files and proc/cmdline are read on every refresh: an
+ * administrator edits the files while the service runs. */
+static void
+hpd_manager_refresh_boot (HpdManager *self)
+{
+  HpDBusManager *iface = HP_DBUS_MANAGER (self);
+  g_auto(HpdBootState) state = { 0, };
+
+  hpd_boot_state_read (self->daemon, &state);
+  hp_dbus_manager_set_boot_parameters (iface, state.boot_parameters);
+  hp_dbus_manager_set_kernel_command_line (iface, state.kernel_command_line);
+  hp_dbus_manager_set_reboot_required (iface, state.reboot_required);
+}
+
 static void
 refresh_configuration (HpdManager *self)
 {
@@ -112,10 +127,11 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   g_autofree char *meminfo = NULL;
   guint64 kb;
 
-  /* the mounts and tunables do not depend on meminfo */
+  /* the mounts, tunables and boot parameters do not depend on meminfo */
   hpd_manager_refresh_mounts (self);
   hpd_manager_refresh_tunables (self);
   refresh_configuration (self);
+  hpd_manager_refresh_boot (self);
   if (!hpd_kernel_read_text (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
                              &meminfo, NULL))
     return;
@@ -204,6 +220,14 @@ handle_set_thp (HpDBusManager *object, GDBusMethodInvocation *invocation,
   return TRUE;
 }
 
+static gboolean
+handle_configure_boot (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                       GVariant *options)
+{
+  hpd_boot_calls_configure (HPD_MANAGER (object)->daemon, invocation, options);
+  return TRUE;
+}
+
 typedef struct {
   HpdManager *self;
   GDBusMethodInvocation *invocation;
@@ -259,6 +283,7 @@ hpd_manager_iface_init (HpDBusManagerIface *iface)
   iface->handle_set_recommended_min_free_kbytes = handle_set_recommended_min_free_kbytes;
   iface->handle_set_zone_movable = handle_set_zone_movable;
   iface->handle_set_thp = handle_set_thp;
+  iface->handle_configure_boot = handle_configure_boot;
   iface->handle_explain = handle_explain;
   iface->handle_create_mounts = handle_create_mounts;
   iface->handle_unmount = handle_unmount;

@@ -8,6 +8,7 @@ Importable (tests, simulations) and runnable as a script:
                       [--mem-total KB] [--max-order 10] [--no-tunables]
                       [--pool 2048:total=8,free=6,overcommit=5 ...]
                       [--overcommit-file 1048576=yes ...] [--memoryless 2 ...]
+                      [--cmdline 'hugepagesz=1G hugepages=2']
 
 Sizes are in kB, as in the kernel's directory names (hugepages-<N>kB).
 
@@ -64,6 +65,10 @@ bare keyword, it is rewritten the way the kernel would show it, or put back
 to the previous value if the kernel would have refused the keyword.
 limit_pool(size_kb, pages) makes nr_hugepages of a size read back at most
 pages, as when memory is short. stop() (or close()) ends the simulator.
+    proc/cmdline              (only when cmdline is given: the kernel command
+                               line, a newline added as the kernel does;
+                               without it the service sees a kernel booted
+                               without huge page parameters)
     proc/self/mountinfo       (only when mounts are given: a few other file
                                systems and one line per hugetlbfs Mount, in
                                the kernel's format; the service reads its
@@ -85,6 +90,7 @@ HUGEPAGES_DIR = 'sys/kernel/mm/hugepages'
 NODE_DIR = 'sys/devices/system/node'
 DEFAULT_MEM_TOTAL_KB = 16 * 1024 * 1024  # 16 GiB
 MOUNTINFO = 'proc/self/mountinfo'
+CMDLINE = 'proc/cmdline'
 HUGETLBFS_FLAGS = 'rw,nosuid,nodev,relatime'
 # Mount table lines around the hugetlbfs ones, as on a real machine.
 OTHER_MOUNTS_BEFORE = [
@@ -293,7 +299,7 @@ class FakeKernel:
 
     def __init__(self, root, nodes=1, sizes=(2048, 1048576), default_size=None,
                  mem_total_kb=DEFAULT_MEM_TOTAL_KB, max_order=10, pools=None,
-                 memoryless=(), demote=True, tunables=Tunables(), mounts=None):
+                 memoryless=(), demote=True, tunables=Tunables(), mounts=None, cmdline=None):
         self.root = os.path.abspath(str(root))
         if os.path.realpath(self.root) == '/':
             raise ValueError('refusing to write a fake kernel tree over /')
@@ -312,6 +318,8 @@ class FakeKernel:
         self.generate()
         if mounts is not None:
             self.write_mountinfo(mounts)
+        if cmdline is not None:
+            self.write_cmdline(cmdline)
 
     # --- facts the service should derive from the tree -------------------
 
@@ -459,6 +467,10 @@ class FakeKernel:
             lines.append(m if isinstance(m, str) else m.line(50 + i))
         lines.extend(after)
         self.write(MOUNTINFO, ''.join(line + '\n' for line in lines))
+
+    def write_cmdline(self, cmdline: str) -> None:
+        """Writes proc/cmdline: cmdline and the newline the kernel ends it with."""
+        self.write(CMDLINE, cmdline + '\n')
 
     # --- inspecting ---------------------------------------------------------
 
@@ -865,6 +877,7 @@ def main(argv=None) -> int:
     parser.add_argument('--no-demote', action='store_true', help='no demote files')
     parser.add_argument('--no-tunables', action='store_true',
                         help='no shm, min_free_kbytes, zoneinfo, pagetypeinfo or THP files')
+    parser.add_argument('--cmdline', help='the kernel command line (proc/cmdline)')
     args = parser.parse_args(argv)
 
     sizes = [int(s) for s in args.sizes.split(',') if s]
@@ -883,7 +896,7 @@ def main(argv=None) -> int:
     FakeKernel(args.root, nodes=args.nodes, sizes=sizes, default_size=args.default_size,
                mem_total_kb=args.mem_total, max_order=args.max_order, pools=pools,
                memoryless=args.memoryless, demote=not args.no_demote,
-               tunables=None if args.no_tunables else Tunables())
+               tunables=None if args.no_tunables else Tunables(), cmdline=args.cmdline)
     return 0
 
 

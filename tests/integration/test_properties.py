@@ -94,6 +94,10 @@ def expected_manager(fk):
         'MemTotal': mem_kb * 1024,
         'PoolMemoryLimit': mem_kb * 1024 * 9 // 10,
         'Mounts': expected_mounts(fk),
+        # no configuration and no proc/cmdline in these trees (test_boot.py has them)
+        'BootParameters': '',
+        'KernelCommandLine': '',
+        'RebootRequired': False,
     }
 
 

@@ -280,7 +280,7 @@ test_errors (void)
     "t.conf:5: bad value 'many' for 'maximum': 'many' does not start with a decimal number",
     "t.conf:6: expected [section] or key = value",
     "t.conf:7: expected [section] or key = value",
-    "t.conf:8: unknown section 'nonsense' (known: pool, mount, tunables, thp)",
+    "t.conf:8: unknown section 'nonsense' (known: pool, mount, tunables, thp, boot)",
     "t.conf:10: bad pool size '3MB': page size '3MB' is not a power of two",
     "t.conf:11: a pool section is [pool SIZE], such as [pool 2MB] or [pool DEFAULT]",
     "t.conf:12: a section header ends with ']'",
@@ -591,6 +591,50 @@ test_thp (void)
   g_assert_cmpstr (thp (config, "khugepaged/pages_to_scan"), ==, "4096");
 }
 
+static void
+test_boot (void)
+{
+  g_autoptr(HpdConfig) config = parse ("[boot]\n"
+                                       "default-page-size = 2M\n"
+                                       "[boot]\n"
+                                       "default-page-size = 1GB\n");
+  g_autoptr(HpdConfig) other = parse ("[boot]\n"
+                                      "default-page-size = 16G\n"
+                                      "default-page-size = 3M\n"       /* 3 */
+                                      "default-page-size = 0\n"        /* 4 */
+                                      "default-page-size = DEFAULT\n"  /* 5 */
+                                      "default-page-size = \n"         /* 6 */
+                                      "default-page-size = 1G 2M\n"    /* 7 */
+                                      "default = 1G\n"                 /* 8 */
+                                      "[boot 1G]\n"                    /* 9 */
+                                      "default-page-size = 2M\n");
+  const char *errors[] = {
+    "t.conf:3: bad value '3M' for 'default-page-size': page size '3M' is not a power of two",
+    "t.conf:4: bad value '0' for 'default-page-size': size '0' is zero",
+    NULL,
+  };
+  g_autoptr(HpdConfig) none = parse ("[pool 1G]\nminimum = 1\n");
+
+  assert_no_errors (config);
+  assert_value (&config->boot_default_page_size, HPD_CONFIG_BYTES, GB);
+  assert_origin (config->boot_default_page_size.origin, "t.conf", 4);
+
+  /* the later good value stays; the key under the bad header is skipped */
+  g_assert_cmpuint (other->errors->len, ==, 7);
+  for (guint i = 0; errors[i] != NULL; i++)
+    g_assert_cmpstr (g_ptr_array_index (other->errors, i), ==, errors[i]);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (other->errors, 2), "t.conf:5: bad value 'DEFAULT'"));
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (other->errors, 3), "t.conf:6: bad value ''"));
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (other->errors, 4), "t.conf:7: bad value '1G 2M'"));
+  g_assert_cmpstr (g_ptr_array_index (other->errors, 5), ==, "t.conf:8: unknown key 'default' in [boot]");
+  g_assert_cmpstr (g_ptr_array_index (other->errors, 6), ==, "t.conf:9: [boot] takes no argument");
+  assert_value (&other->boot_default_page_size, HPD_CONFIG_BYTES, 16 * GB);
+
+  g_assert_cmpint (none->boot_default_page_size.kind, ==, HPD_CONFIG_UNSET);
+  g_assert_false (hpd_config_equal (config, other));
+  g_assert_false (hpd_config_equal (config, none));
+}
+
 /* ---- the canonical form ---- */
 
 static void
@@ -620,6 +664,8 @@ test_round_trip (void)
     "min-free-kbytes = 90112\n"
     "shm-group = 0\n"
     "shmmax = 4097\n"
+    "[boot]\n"
+    "default-page-size = 1073741824\n"
     "[mount global]\n"
     "page-size = 2097152\n"
     "min-size = 1024\n"
@@ -657,7 +703,10 @@ test_round_trip (void)
     "\n"
     "[thp]\n"
     "enabled = madvise\n"
-    "khugepaged/pages_to_scan = 4096\n";
+    "khugepaged/pages_to_scan = 4096\n"
+    "\n"
+    "[boot]\n"
+    "default-page-size = 1GB\n";
   g_autoptr(HpdConfig) config = parse (text);
   g_autofree char *written = hpd_config_to_text (config);
   g_autoptr(HpdConfig) again = parse (written);
@@ -867,7 +916,7 @@ test_odd_inputs (void)
     g_assert_cmpuint (config->errors->len, ==, 2);
     g_assert_true (g_str_has_prefix (g_ptr_array_index (config->errors, 0), "t.conf:2: bad value 'a=b'"));
     g_assert_cmpstr (g_ptr_array_index (config->errors, 1), ==,
-                     "t.conf:3: unknown section 'a=b' (known: pool, mount, tunables, thp)");
+                     "t.conf:3: unknown section 'a=b' (known: pool, mount, tunables, thp, boot)");
   }
 }
 
@@ -888,6 +937,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/mounts", test_mounts);
   g_test_add_func ("/config/tunables", test_tunables);
   g_test_add_func ("/config/thp", test_thp);
+  g_test_add_func ("/config/boot", test_boot);
   g_test_add_func ("/config/round-trip", test_round_trip);
   g_test_add_func ("/config/round-trip/edges", test_round_trip_edges);
   g_test_add_func ("/config/doc-example", test_doc_example);

@@ -1,0 +1,33 @@
+/* The boot side of org.hugepages.Manager: what the BootParameters,
+ * KernelCommandLine and RebootRequired properties say (also for Explain),
+ * and the ConfigureBoot method, which writes BootParameters for the boot
+ * loader (hpd-boot-grub.h) in the worker, after authorization
+ * (org.hugepages.manager.configure-boot). */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-boot.h"
+
+G_BEGIN_DECLS
+
+typedef struct _HpdDaemon HpdDaemon;
+
+typedef struct {
+  HpdBootParams *wanted;      /* from the configuration files, read now */
+  GPtrArray *problems;        /* what of them cannot be used, "FILE:LINE: text" */
+  char *boot_parameters;      /* BootParameters */
+  char *kernel_command_line;  /* KernelCommandLine: the huge page subset */
+  gboolean reboot_required;   /* RebootRequired */
+} HpdBootState;
+
+/* Reads the configuration (below the service's root) and the running
+ * kernel's proc/cmdline (none: as if empty) and compares them. */
+void hpd_boot_state_read (HpdDaemon *daemon, HpdBootState *state);
+void hpd_boot_state_clear (HpdBootState *state);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdBootState, hpd_boot_state_clear)
+
+void hpd_boot_calls_configure (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                               GVariant *options);
+
+G_END_DECLS
