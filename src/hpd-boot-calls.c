@@ -9,18 +9,19 @@
 #include "hpd-options.h"
 
 void
-hpd_boot_state_read (HpdDaemon *daemon, HpdBootState *state)
+hpd_boot_state_read (HpdDaemon *daemon, const HpdConfig *config, HpdBootState *state)
 {
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
   GPtrArray *pools = hpd_daemon_get_pools (daemon);
   guint64 default_size = hpd_daemon_get_default_page_size (daemon);
-  g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
+  g_autoptr(HpdConfig) loaded = config ? NULL : hpd_config_load_root (hpd_kernel_get_root (kernel));
   g_autoptr(HpdBootParams) running = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *cmdline = NULL;
 
   state->problems = g_ptr_array_new_with_free_func (g_free);
-  state->wanted = hpd_boot_params_from_config (config, pools, default_size, state->problems);
+  state->wanted = hpd_boot_params_from_config (config ? config : loaded, pools, default_size,
+                                               state->problems);
   state->boot_parameters = hpd_boot_params_to_string (state->wanted);
 
   /* a fake tree without proc/cmdline is a kernel booted without parameters */
@@ -140,7 +141,7 @@ hpd_boot_calls_configure (HpdDaemon *daemon, GDBusMethodInvocation *invocation, 
       return;
     }
 
-  hpd_boot_state_read (daemon, &state);
+  hpd_boot_state_read (daemon, NULL, &state);
   /* writing less than the configuration asks for would fail silently at boot */
   if (state.problems->len > 0)
     {

@@ -21,9 +21,9 @@ typedef struct {
   gboolean reboot_required;   /* RebootRequired */
 } HpdBootState;
 
-/* Reads the configuration (below the service's root) and the running
- * kernel's proc/cmdline (none: as if empty) and compares them. */
-void hpd_boot_state_read (HpdDaemon *daemon, HpdBootState *state);
+/* Compares @config (NULL: read it from below the service's root) with the
+ * running kernel's proc/cmdline (none: as if empty). */
+void hpd_boot_state_read (HpdDaemon *daemon, const HpdConfig *config, HpdBootState *state);
 void hpd_boot_state_clear (HpdBootState *state);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdBootState, hpd_boot_state_clear)
 

@@ -189,7 +189,7 @@ check_boot (Explain *e)
   g_autofree char *wanted = NULL;
   g_autofree char *got = NULL;
 
-  hpd_boot_state_read (e->daemon, &state);
+  hpd_boot_state_read (e->daemon, NULL, &state);
   if (!state.reboot_required)
     return;
   /* a configured pool of 0 pages asks for no parameters */

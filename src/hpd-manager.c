@@ -94,29 +94,23 @@ hpd_manager_refresh_tunables (HpdManager *self)
 /* The configuration files and proc/cmdline are read on every refresh: an
  * administrator edits the files while the service runs. */
 static void
-hpd_manager_refresh_boot (HpdManager *self)
-{
-  HpDBusManager *iface = HP_DBUS_MANAGER (self);
-  g_auto(HpdBootState) state = { 0, };
-
-  hpd_boot_state_read (self->daemon, &state);
-  hp_dbus_manager_set_boot_parameters (iface, state.boot_parameters);
-  hp_dbus_manager_set_kernel_command_line (iface, state.kernel_command_line);
-  hp_dbus_manager_set_reboot_required (iface, state.reboot_required);
-}
-
-static void
 refresh_configuration (HpdManager *self)
 {
   HpDBusManager *iface = HP_DBUS_MANAGER (self);
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
   g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
+  g_auto(HpdBootState) boot = { 0, };
   GVariant *state, *drift;
 
   hp_dbus_manager_set_configuration_errors (iface, (const char *const *) config->errors->pdata);
   hpd_drift_describe (self->daemon, config, &state, &drift);
   hp_dbus_manager_set_configured_state (iface, state);
   hp_dbus_manager_set_drift (iface, drift);
+
+  hpd_boot_state_read (self->daemon, config, &boot);
+  hp_dbus_manager_set_boot_parameters (iface, boot.boot_parameters);
+  hp_dbus_manager_set_kernel_command_line (iface, boot.kernel_command_line);
+  hp_dbus_manager_set_reboot_required (iface, boot.reboot_required);
 }
 
 static void
@@ -131,7 +125,6 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   hpd_manager_refresh_mounts (self);
   hpd_manager_refresh_tunables (self);
   refresh_configuration (self);
-  hpd_manager_refresh_boot (self);
   if (!hpd_kernel_read_text (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
                              &meminfo, NULL))
     return;
