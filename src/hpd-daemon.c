@@ -5,7 +5,9 @@
 #include "hp-error.h"
 #include "hp-names.h"
 #include "hp-units.h"
+#include "hpd-bus-name.h"
 #include "hpd-daemon.h"
+#include "hpd-idle.h"
 #include "hpd-manager.h"
 #include "hpd-page-size.h"
 #include "hpd-parse.h"
@@ -30,12 +32,13 @@ struct _HpdDaemon
   GPtrArray *page_sizes;      /* HpdPageSize */
   GHashTable *requested;      /* HpdPool * -> guint64 * pages last asked for */
   GUnixMountMonitor *mount_monitor;
-  guint owner_id;
-  gboolean name_owned;
+  HpdBusName *bus_name;
+  HpdIdle *idle;
+  double idle_timeout;
   gulong closed_id;
 };
 
-enum { SIGNAL_LOST, N_SIGNALS };
+enum { SIGNAL_LOST, SIGNAL_IDLE_EXIT, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_TYPE (HpdDaemon, hpd_daemon, G_TYPE_OBJECT)
@@ -45,7 +48,11 @@ hpd_daemon_dispose (GObject *object)
 {
   HpdDaemon *self = HPD_DAEMON (object);
 
-  g_clear_handle_id (&self->owner_id, g_bus_unown_name);
+  if (self->bus_name != NULL)
+    g_signal_handlers_disconnect_by_data (self->bus_name, self);
+  g_clear_object (&self->bus_name);
+  if (self->idle != NULL)
+    g_signal_handlers_disconnect_by_data (self->idle, self);
   if (self->mount_monitor != NULL)
     g_signal_handlers_disconnect_by_data (self->mount_monitor, self);
   g_clear_object (&self->mount_monitor);
@@ -65,6 +72,7 @@ hpd_daemon_dispose (GObject *object)
   g_clear_pointer (&self->nodes, g_array_unref);
   g_clear_object (&self->auth);
   g_clear_object (&self->kernel);
+  g_clear_object (&self->idle);
 
   G_OBJECT_CLASS (hpd_daemon_parent_class)->dispose (object);
 }
@@ -81,12 +89,18 @@ hpd_daemon_class_init (HpdDaemonClass *klass)
   signals[SIGNAL_LOST] = g_signal_new ("lost", G_TYPE_FROM_CLASS (klass),
                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                        G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
+  /* the idle timeout passed, the name is released and every call that
+   * reached us is answered: time to quit, successfully */
+  signals[SIGNAL_IDLE_EXIT] = g_signal_new ("idle-exit", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                            G_TYPE_NONE, 0);
 }
 
 static void
 hpd_daemon_init (HpdDaemon *self)
 {
   self->requested = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  self->idle = hpd_idle_new ();
 }
 
 HpdDaemon *
@@ -118,26 +132,35 @@ hpd_daemon_new (const char *kernel_root, GError **error)
 }
 
 static void
-name_acquired (GDBusConnection *connection, const char *name, gpointer user_data)
+name_acquired (HpdBusName *bus_name, gpointer user_data)
 {
   HpdDaemon *self = user_data;
 
-  self->name_owned = TRUE;
-  g_message ("Acquired the name %s", name);
+  g_message ("Acquired the name %s", HP_BUS_NAME);
+  hpd_idle_start (self->idle, bus_name);
 }
 
 static void
-name_lost (GDBusConnection *connection, const char *name, gpointer user_data)
+name_lost (HpdBusName *bus_name, gboolean had_it, const char *why, gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+  g_autofree char *reason = NULL;
+
+  if (had_it)
+    {
+      g_signal_emit (self, signals[SIGNAL_LOST], 0, "Another instance replaced this one", FALSE);
+      return;
+    }
+  reason = g_strdup_printf ("Could not own the bus name (%s)", why);
+  g_signal_emit (self, signals[SIGNAL_LOST], 0, reason, TRUE);
+}
+
+static void
+idle_exit (HpdIdle *idle, gpointer user_data)
 {
   HpdDaemon *self = user_data;
 
-  if (connection == NULL)
-    g_signal_emit (self, signals[SIGNAL_LOST], 0, "Could not connect to the bus", TRUE);
-  else if (self->name_owned)
-    g_signal_emit (self, signals[SIGNAL_LOST], 0, "Another instance replaced this one", FALSE);
-  else
-    g_signal_emit (self, signals[SIGNAL_LOST], 0,
-                   "Could not own the bus name (another instance runs; see --replace)", TRUE);
+  g_signal_emit (self, signals[SIGNAL_IDLE_EXIT], 0);
 }
 
 static void
@@ -150,9 +173,15 @@ connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
 }
 
 void
+hpd_daemon_set_idle_timeout (HpdDaemon *self, double seconds)
+{
+  g_return_if_fail (self->connection == NULL);
+  self->idle_timeout = seconds;
+}
+
+void
 hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace)
 {
-  GBusNameOwnerFlags flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT;
   g_autoptr(GError) error = NULL;
 
   g_return_if_fail (self->connection == NULL);
@@ -195,11 +224,14 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
   g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
                             G_CALLBACK (hpd_daemon_refresh_mounts), self);
 
-  if (replace)
-    flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE;
-  self->owner_id = g_bus_own_name_on_connection (connection, HP_BUS_NAME, flags,
-                                                 name_acquired, name_lost,
-                                                 self, NULL);
+  /* watching the calls starts before the name is ours: the ones the bus
+   * queued while it started us come right behind the RequestName reply */
+  hpd_idle_watch (self->idle, connection, self->idle_timeout);
+  g_signal_connect (self->idle, "exit", G_CALLBACK (idle_exit), self);
+
+  self->bus_name = hpd_bus_name_own (connection, HP_BUS_NAME, replace);
+  g_signal_connect (self->bus_name, "acquired", G_CALLBACK (name_acquired), self);
+  g_signal_connect (self->bus_name, "lost", G_CALLBACK (name_lost), self);
 }
 
 void
@@ -224,6 +256,18 @@ HpdQueue *
 hpd_daemon_get_queue (HpdDaemon *self)
 {
   return self->queue;
+}
+
+HpdIdle *
+hpd_daemon_get_idle (HpdDaemon *self)
+{
+  return self->idle;
+}
+
+gboolean
+hpd_daemon_is_exiting_idle (HpdDaemon *self)
+{
+  return hpd_idle_is_exiting (self->idle);
 }
 
 GPtrArray *

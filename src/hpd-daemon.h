@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 
 #include "hpd-auth.h"
+#include "hpd-idle.h"
 #include "hpd-kernel.h"
 #include "hpd-pool.h"
 #include "hpd-queue.h"
@@ -18,16 +19,27 @@ G_DECLARE_FINAL_TYPE (HpdDaemon, hpd_daemon, HPD, DAEMON, GObject)
 
 HpdDaemon *hpd_daemon_new (const char *kernel_root, GError **error);
 
+/* Exit when idle for @seconds (0, the default: never); before
+ * hpd_daemon_start(). See hpd-idle.h. */
+void hpd_daemon_set_idle_timeout (HpdDaemon *self, double seconds);
+
 /* Exports the objects on @connection and asks for the bus name. The
- * "lost" signal fires when the name or the bus goes away. */
+ * "lost" signal fires when the name or the bus goes away; "idle-exit" when
+ * the idle timeout passed, the name is released and every call that
+ * reached us is answered. */
 void hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection,
                        gboolean replace);
 /* Stops taking changes and cancels the one running (at SIGTERM). */
 void hpd_daemon_stop (HpdDaemon *self);
 
+/* TRUE once an idle exit has released the name and is answering the last
+ * calls. */
+gboolean hpd_daemon_is_exiting_idle (HpdDaemon *self);
+
 HpdKernel *hpd_daemon_get_kernel (HpdDaemon *self);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
 HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
+HpdIdle *hpd_daemon_get_idle (HpdDaemon *self);
 GPtrArray *hpd_daemon_get_pools (HpdDaemon *self);
 GArray *hpd_daemon_get_nodes (HpdDaemon *self);
 

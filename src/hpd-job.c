@@ -20,6 +20,8 @@ job_free (Job *job)
   if (job->free_data != NULL)
     job->free_data (job->data);
   g_clear_object (&job->invocation);
+  if (job->daemon != NULL)
+    hpd_idle_release (hpd_daemon_get_idle (job->daemon));
   g_clear_object (&job->daemon);
   g_clear_pointer (&job->caller, hpd_caller_free);
   g_free (job);
@@ -97,6 +99,10 @@ hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   job->data = data;
   job->free_data = free_data;
 
+  /* From authorization to the reply the service must not exit when idle,
+   * even for a caller that asked for no reply (which the idle exit's count
+   * of unanswered calls does not see). */
+  hpd_idle_hold (hpd_daemon_get_idle (daemon));
   hpd_auth_check_async (hpd_daemon_get_auth (daemon), invocation, details, NULL,
                         job_authorized, job);
 }

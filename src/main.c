@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include <gio/gio.h>
@@ -11,8 +12,15 @@
 #include "hpd-apply.h"
 #include "hpd-daemon.h"
 
+/* Longest --idle-timeout: a day is plenty, and keeps the timer's
+ * milliseconds far from overflowing. */
+#define MAX_IDLE_TIMEOUT_S 86400.0
+
 typedef struct {
   GMainLoop *loop;
+  HpdDaemon *daemon;
+  double idle_timeout;
+  gboolean terminating;
   int exit_status;
 } Run;
 
@@ -21,9 +29,31 @@ on_terminate (gpointer user_data)
 {
   Run *run = user_data;
 
+  /* Under systemd (Type=dbus) giving the name back at an idle exit makes
+   * the service manager stop the unit with SIGTERM right away. The name is
+   * already released then, and the idle exit only answers the calls that
+   * reached us before: cancel the changes, but let it answer them rather
+   * than lose them. A second signal quits at once. */
+  if (hpd_daemon_is_exiting_idle (run->daemon) && !run->terminating)
+    {
+      run->terminating = TRUE;
+      g_message ("Terminating once the calls already received are answered");
+      hpd_daemon_stop (run->daemon);
+      return G_SOURCE_CONTINUE;
+    }
+
   g_message ("Terminating");
   g_main_loop_quit (run->loop);
   return G_SOURCE_CONTINUE;
+}
+
+static void
+on_idle_exit (HpdDaemon *daemon, gpointer user_data)
+{
+  Run *run = user_data;
+
+  g_message ("Idle for %g s; released the name and exiting", run->idle_timeout);
+  g_main_loop_quit (run->loop);
 }
 
 static void
@@ -46,6 +76,7 @@ main (int argc, char **argv)
 {
   g_autofree char *kernel_root = NULL;
   gboolean replace = FALSE, verbose = FALSE, version = FALSE, apply = FALSE;
+  double idle_timeout = 0;
   const GOptionEntry entries[] = {
     { "kernel-root", 0, 0, G_OPTION_ARG_FILENAME, &kernel_root,
       "Use the kernel files under DIR instead of / (for tests and simulations)", "DIR" },
@@ -54,6 +85,11 @@ main (int argc, char **argv)
       "non-zero if anything failed or the kernel gave less than asked", NULL },
     { "replace", 'r', 0, G_OPTION_ARG_NONE, &replace,
       "Replace a running instance", NULL },
+    { "idle-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &idle_timeout,
+      "Exit after SECONDS without calls and with no work pending, first giving the bus "
+      "name back and answering every call already received, so the bus starts a new "
+      "instance for the next call (for D-Bus activation; the activation file and the "
+      "systemd unit pass 30). 0, the default, never exits", "SECONDS" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
       "Log debug messages", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version,
@@ -65,7 +101,7 @@ main (int argc, char **argv)
   g_autoptr(GDBusConnection) connection = NULL;
   g_autoptr(HpdDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = NULL;
-  Run run = { NULL, EXIT_SUCCESS };
+  Run run = { NULL, NULL, 0, FALSE, EXIT_SUCCESS };
 
   setlocale (LC_ALL, "");
 
@@ -81,6 +117,12 @@ main (int argc, char **argv)
     {
       g_print ("hugepagesd %s\n", VERSION);
       return EXIT_SUCCESS;
+    }
+  if (!isfinite (idle_timeout) || idle_timeout < 0 || idle_timeout > MAX_IDLE_TIMEOUT_S)
+    {
+      g_printerr ("hugepagesd: --idle-timeout must be between 0 and %g seconds\n",
+                  MAX_IDLE_TIMEOUT_S);
+      return EXIT_FAILURE;
     }
   if (verbose)
     g_log_set_debug_enabled (TRUE);
@@ -113,10 +155,14 @@ main (int argc, char **argv)
 
   loop = g_main_loop_new (NULL, FALSE);
   run.loop = loop;
+  run.daemon = daemon;
+  run.idle_timeout = idle_timeout;
   g_unix_signal_add (SIGTERM, on_terminate, &run);
   g_unix_signal_add (SIGINT, on_terminate, &run);
   g_signal_connect (daemon, "lost", G_CALLBACK (on_lost), &run);
+  g_signal_connect (daemon, "idle-exit", G_CALLBACK (on_idle_exit), &run);
 
+  hpd_daemon_set_idle_timeout (daemon, idle_timeout);
   hpd_daemon_start (daemon, connection, replace);
   g_main_loop_run (loop);
 

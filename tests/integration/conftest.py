@@ -18,6 +18,20 @@ Fixture names are stable (test_client.py and others rely on them):
                   (also for every child process).
   make_bus        factory: make_bus() -> a further private Bus with the same
                   config, stopped at teardown (for tests that kill a bus).
+  activating_bus  factory: activating_bus(kernel_root, idle_timeout=None,
+                  args=()) -> ActivatingBus: a further private Bus with the
+                  same config plus a <servicedir> whose
+                  org.hugepages.Manager.service makes the bus itself start
+                  hugepagesd (--kernel-root kernel_root, -v, --idle-timeout
+                  when given, args) for the first call to the name, as D-Bus
+                  activation does; and its own polkitd mock (.polkit, reset
+                  like `polkit`). The bus runs Exec directly (a system-type
+                  bus without <servicehelper> needs no setuid launch helper)
+                  and points DBUS_SYSTEM_BUS_ADDRESS of the child at itself.
+                  .started() and .exited() list the instances it started
+                  (pid; pid -> exit status), .wait_exit(pid, timeout),
+                  .log() is the instances' shared log. Instances still
+                  running at teardown get SIGTERM.
   polkit          the mock polkitd on `bus`, reset for every test to: deny
                   everything, no delay, no hang, empty call log. Methods:
                   allow(*actions), allow_unknown(bool), set_delay(seconds),
@@ -58,6 +72,7 @@ fake tree; nothing here touches the real kernel.
 """
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -129,7 +144,7 @@ BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 
   <!-- the project's real policy -->
   <includedir>{policy_dir}</includedir>
-</busconfig>
+{servicedir}</busconfig>
 '''
 
 
@@ -206,14 +221,16 @@ def wait_for(predicate, timeout, what, interval=0.01):
 class Bus:
     """A private dbus-daemon of type system with the project's policy."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, servicedir=None):
         self.dir = directory
         os.chmod(directory, 0o755)  # unprivileged clients must reach the socket
         self.socket = os.path.join(directory, 'system_bus_socket')
         self.config = os.path.join(directory, 'bus.conf')
         self.log_path = os.path.join(directory, 'dbus-daemon.log')
+        activation = f'  <servicedir>{servicedir}</servicedir>\n' if servicedir else ''
         with open(self.config, 'w') as f:
-            f.write(BUS_CONFIG.format(socket=self.socket, policy_dir=hpdtest.POLICY_DIR))
+            f.write(BUS_CONFIG.format(socket=self.socket, policy_dir=hpdtest.POLICY_DIR,
+                                      servicedir=activation))
         with open(self.log_path, 'w') as log:
             self.proc = subprocess.Popen(
                 ['dbus-daemon', '--config-file=' + self.config, '--nofork', '--nopidfile',
@@ -368,6 +385,119 @@ class Polkit:
         self.conn.close_sync(None)
 
 
+# What the bus runs to activate hugepagesd. Its parent is the bus, not the
+# test, so this records each instance's pid and exit status for the test.
+ACTIVATION_SCRIPT = '''#!/bin/sh
+export G_DEBUG=fatal-criticals G_MESSAGES_DEBUG=all
+{command} >>{log} 2>&1 </dev/null &
+pid=$!
+echo "$pid" >>{started}
+echo "=== instance $pid started" >>{log}
+wait "$pid"
+status=$?
+echo "=== instance $pid exited with status $status" >>{log}
+echo "$pid $status" >>{exited}
+'''
+
+ACTIVATION_FILE = '''[D-BUS Service]
+Name={name}
+Exec={script}
+User=root
+'''
+
+
+class ActivatingBus:
+    """A private bus that starts hugepagesd by D-Bus activation, with its
+    own polkitd mock (see the activating_bus fixture)."""
+
+    def __init__(self, directory, binary, kernel_root, idle_timeout, args):
+        real_root = os.path.realpath(kernel_root)
+        if real_root == '/' or not os.path.isdir(real_root):
+            raise ValueError(f'refusing to run hugepagesd on kernel root {kernel_root!r}')
+        self.dir = directory
+        self.args = [binary, '--kernel-root', kernel_root, '-v', *args]
+        if idle_timeout is not None:
+            self.args.append(f'--idle-timeout={idle_timeout}')
+        self.log_path = os.path.join(directory, 'hugepagesd.log')
+        self._started = os.path.join(directory, 'started')
+        self._exited = os.path.join(directory, 'exited')
+        open(self.log_path, 'w').close()
+        servicedir = os.path.join(directory, 'services')
+        os.mkdir(servicedir)
+        script = os.path.join(directory, 'activate-hugepagesd')
+        with open(script, 'w') as f:
+            f.write(ACTIVATION_SCRIPT.format(command=shlex.join(self.args),
+                                             log=shlex.quote(self.log_path),
+                                             started=shlex.quote(self._started),
+                                             exited=shlex.quote(self._exited)))
+        os.chmod(script, 0o755)
+        with open(os.path.join(servicedir, hpdtest.BUS_NAME + '.service'), 'w') as f:
+            f.write(ACTIVATION_FILE.format(name=hpdtest.BUS_NAME, script=script))
+        self.bus = Bus(directory, servicedir=servicedir)
+        self.address = self.bus.address
+        try:
+            self.polkit = Polkit(self.bus, os.path.join(directory, 'polkitd-mock.log'))
+            self.polkit.reset()
+        except BaseException:
+            self.bus.stop()
+            raise
+
+    def connect(self):
+        return self.bus.connect()
+
+    def log(self):
+        with open(self.log_path, errors='replace') as f:
+            return f.read()
+
+    @staticmethod
+    def _lines(path):
+        try:
+            with open(path) as f:
+                return [line.split() for line in f if line.strip()]
+        except FileNotFoundError:
+            return []
+
+    def started(self):
+        """Pids of the instances started so far, in order."""
+        return [int(fields[0]) for fields in self._lines(self._started)]
+
+    def exited(self):
+        """{pid: exit status} of the instances that have exited."""
+        return {int(pid): int(status) for pid, status in self._lines(self._exited)}
+
+    def running(self):
+        exited = self.exited()
+        return [pid for pid in self.started() if pid not in exited]
+
+    def wait_exit(self, pid, timeout):
+        """The exit status of instance pid, None if it still runs after timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self.exited().get(pid)
+            if status is not None:
+                return status
+            time.sleep(0.01)
+        return self.exited().get(pid)
+
+    def _is_ours(self, pid):
+        try:
+            with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                return f.read().split(b'\0')[0] == self.args[0].encode()
+        except OSError:
+            return False
+
+    def stop(self):
+        for pid in self.running():
+            if self._is_ours(pid):
+                os.kill(pid, signal.SIGTERM)
+        for pid in self.running():
+            if self.wait_exit(pid, 5) is None and self._is_ours(pid):
+                os.kill(pid, signal.SIGKILL)
+                self.wait_exit(pid, 5)
+        self.polkit.stop()
+        self.bus.stop()
+
+
 @pytest.fixture(scope='session')
 def _polkit_mock(bus, _session_dir):
     p = Polkit(bus, os.path.join(_session_dir, 'polkitd-mock.log'))
@@ -380,6 +510,24 @@ def polkit(_polkit_mock, request):
     _polkit_mock.reset()
     attach_log(request, 'polkitd mock log', _polkit_mock.log_path)
     return _polkit_mock
+
+
+@pytest.fixture
+def activating_bus(hugepagesd, _session_dir, request):
+    made = []
+
+    def make(kernel_root, idle_timeout=None, args=()):
+        d = tempfile.mkdtemp(prefix='activating-', dir=_session_dir)
+        ab = ActivatingBus(d, hugepagesd, kernel_root, idle_timeout, list(args))
+        made.append(ab)
+        attach_log(request, f'activated hugepagesd log ({" ".join(ab.args[1:])})', ab.log_path)
+        attach_log(request, f'dbus-daemon log ({d})', ab.bus.log_path)
+        attach_log(request, f'polkitd mock log ({d})', ab.polkit.log_path)
+        return ab
+
+    yield make
+    for ab in made:
+        ab.stop()
 
 
 DEFAULT_FAKE_KERNEL = dict(nodes=2, sizes=(2048, 1048576), default_size=2048)
