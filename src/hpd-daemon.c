@@ -12,6 +12,7 @@
 #include "hpd-page-size.h"
 #include "hpd-parse.h"
 #include "hpd-persist.h"
+#include "hpd-requested.h"
 
 /* Changes waiting for the kernel beyond this are refused with Busy. */
 #define MAX_PENDING_CHANGES 64
@@ -30,7 +31,6 @@ struct _HpdDaemon
   GDBusObjectManagerServer *object_manager;
   HpdManager *manager;
   GPtrArray *page_sizes;      /* HpdPageSize */
-  GHashTable *requested;      /* HpdPool * -> guint64 * pages last asked for */
   GUnixMountMonitor *mount_monitor;
   HpdBusName *bus_name;
   HpdIdle *idle;
@@ -57,7 +57,6 @@ hpd_daemon_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->mount_monitor, self);
   g_clear_object (&self->mount_monitor);
   g_clear_pointer (&self->page_sizes, g_ptr_array_unref);
-  g_clear_pointer (&self->requested, g_hash_table_unref);
   if (self->manager != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
   g_clear_object (&self->manager);
@@ -99,7 +98,6 @@ hpd_daemon_class_init (HpdDaemonClass *klass)
 static void
 hpd_daemon_init (HpdDaemon *self)
 {
-  self->requested = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   self->idle = hpd_idle_new ();
 }
 
@@ -313,15 +311,13 @@ hpd_daemon_refresh_tunables (HpdDaemon *self)
 void
 hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages)
 {
-  g_hash_table_insert (self->requested, (gpointer) pool, g_memdup2 (&pages, sizeof pages));
+  hpd_requested_note (hpd_kernel_get_root (self->kernel), pool->name, pages);
 }
 
 guint64
 hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool)
 {
-  guint64 *pages = g_hash_table_lookup (self->requested, pool);
-
-  return pages ? *pages : 0;
+  return hpd_requested_get (hpd_kernel_get_root (self->kernel), pool->name);
 }
 
 guint64

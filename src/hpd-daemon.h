@@ -52,8 +52,8 @@ void hpd_daemon_refresh_mounts (HpdDaemon *self);
 /* Re-reads the tunables into the Manager's properties. */
 void hpd_daemon_refresh_tunables (HpdDaemon *self);
 
-/* The persistent pool a caller last asked for (0: none yet), so Explain can
- * tell a pool that fell short. */
+/* The persistent pool a caller last asked for since boot (0: none yet), so
+ * Explain can tell a pool that fell short; kept under /run (hpd-requested). */
 void hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages);
 guint64 hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool);
 

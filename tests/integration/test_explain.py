@@ -250,6 +250,22 @@ def test_pool_short(service, conn, simulated, polkit):
     assert ids(conn) == QUIET
 
 
+@pytest.mark.fake_kernel(pools={2048: Pool(total=2, free=2, overcommit=4)})
+def test_pool_short_outlives_the_instance(start_service, fake_kernel, conn, simulated, polkit):
+    """An idle exit or a restart must not forget what was asked: the request
+    is kept under /run, not in the daemon's memory."""
+    fk = simulated
+    polkit.allow(hpdtest.ACTION_POOLS)
+    write_mountinfo(fk, [hugetlbfs_line(50, '/dev/hugepages', '2M')])
+    first = start_service(fk.root)
+    fk.limit_pool(2048, 3)
+    assert pool_call(conn, 2048, 'SetMinimum', 8) == 3
+    assert first.terminate() == 0
+    start_service(fk.root)
+    assert 'pool-short-2MB' in ids(conn)
+    assert fk.read('run/hugepagesd/requested') == '[minimum]\n2MB=8\n'
+
+
 @pytest.mark.fake_kernel(pools={2048: Pool(total=2, free=2)})
 def test_pool_short_needs_a_request(service, conn, fk):
     # a pool that shrank behind the service's back was not asked for by it

@@ -140,6 +140,16 @@ def system():
         os.chmod(tmp, 0o755)      # polkitd and the test users reach the bus socket here
         system = System(tmp)
         stack.callback(_keep_logs, system)
+
+        # the service's runtime state (/run/hugepagesd) stays in this
+        # namespace: a private directory bound over it, and the mount point
+        # removed again if the host had none
+        run_state = tmp / "run-hugepagesd"
+        run_state.mkdir()
+        if not os.path.exists("/run/hugepagesd"):
+            os.mkdir("/run/hugepagesd")
+            stack.callback(os.rmdir, "/run/hugepagesd")
+        _bind(stack, str(run_state), "/run/hugepagesd")
         _emergency["system"] = system
 
         # pools: put back whatever happens
