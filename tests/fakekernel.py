@@ -494,7 +494,17 @@ class FakeKernel:
     def changes_since(self, before: Dict[str, bytes]):
         return self.diff(before, self.snapshot())
 
+    # the service's own files below the root: its runtime state and its
+    # configuration, which are not kernel state
+    SERVICE_STATE = ('run/hugepagesd/', 'etc/hugepagesd/')
+
+    def kernel_changes_since(self, before: Dict[str, bytes]):
+        """changes_since() without the service's own state files."""
+        return {p: c for p, c in self.changes_since(before).items()
+                if not p.startswith(self.SERVICE_STATE)}
+
     # convenience accessors for one size
+
     def pool_file(self, size_kb: int, name: str) -> str:
         return f'{size_dir(size_kb)}/{name}'
 

@@ -65,7 +65,7 @@ def test_allowed_succeeds(service, conn, fake_kernel, polkit, size_kb, method, a
     polkit.allow(ACTION_POOLS)
     before = fake_kernel.snapshot()
     pool_call(conn, size_kb, method, *args)
-    assert set(fake_kernel.changes_since(before)) == writes
+    assert set(fake_kernel.kernel_changes_since(before)) == writes
     assert [c.action for c in polkit.checks()] == [ACTION_POOLS]
 
 

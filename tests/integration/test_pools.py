@@ -38,7 +38,7 @@ def pool_state(fk, size_kb=SMALL):
 
 
 def changed_files(fk, before):
-    return set(fk.changes_since(before))
+    return set(fk.kernel_changes_since(before))
 
 
 def props(conn, size_kb=SMALL):
@@ -106,7 +106,7 @@ def test_gigantic_set_minimum_writes_only_the_pool(service, conn, fake_kernel, a
     assert not fake_kernel.exists(oc_file(fake_kernel, GIANT))
     before = fake_kernel.snapshot()
     assert pool_call(conn, GIANT, 'SetMinimum', 5) == 5
-    assert fake_kernel.changes_since(before) == {nr_file(fake_kernel, GIANT): (b'2\n', b'5\n')}
+    assert fake_kernel.kernel_changes_since(before) == {nr_file(fake_kernel, GIANT): (b'2\n', b'5\n')}
     p = props(conn, GIANT)
     assert (p['Minimum'], p['Maximum'], p['CanOvercommit']) == (5, 5, False)
 
