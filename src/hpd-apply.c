@@ -356,6 +356,14 @@ apply_mount (gpointer key, gpointer value, gpointer data)
   g_autoptr(GError) error = NULL;
   char at[512];
 
+  /* at boot as at a call: a mount only this process would see is a failure */
+  if (!hpd_daemon_check_mounts_visible (a->daemon, &error))
+    {
+      say (a, FALSE, "mount %s: %s%s", (const char *) key, error->message,
+           where (&m->origin, at, sizeof at));
+      return FALSE;
+    }
+
   request = hpd_mount_request_new (scopes[m->scope], m->owner ? m->owner : "", options, &error);
   if (request == NULL)
     {

@@ -9,6 +9,16 @@
 #define CHECK_TIMEOUT_S 25
 #define INTERACTIVE_CHECK_TIMEOUT_S 300
 
+/* Checks waiting for polkitd (or for the caller's credentials) at once.
+ * Each one is a call from us awaiting its reply, and a system bus lets a
+ * connection have only 128 of those (max_replies_per_connection): past
+ * that the bus itself would fail our checks, and the callers would be
+ * told they are not authorized. So refuse earlier, with Busy, and bound
+ * the memory a flood of calls can pin. One caller (one connection) may
+ * hold a quarter of them, so that a single client cannot take them all. */
+#define MAX_PENDING_CHECKS 64
+#define MAX_PENDING_CHECKS_PER_CALLER 16
+
 /* What a refusal tells the caller it was not allowed to do. */
 static const struct {
   const char *action;
@@ -74,18 +84,49 @@ hpd_caller_free (HpdCaller *caller)
 struct _HpdAuth
 {
   GObject parent_instance;
+  guint pending;
+  GHashTable *pending_by_caller;   /* unique name -> count */
 };
 
 G_DEFINE_TYPE (HpdAuth, hpd_auth, G_TYPE_OBJECT)
 
 static void
+hpd_auth_finalize (GObject *object)
+{
+  HpdAuth *self = HPD_AUTH (object);
+
+  g_hash_table_unref (self->pending_by_caller);
+  G_OBJECT_CLASS (hpd_auth_parent_class)->finalize (object);
+}
+
+static void
 hpd_auth_class_init (HpdAuthClass *klass)
 {
+  G_OBJECT_CLASS (klass)->finalize = hpd_auth_finalize;
 }
 
 static void
 hpd_auth_init (HpdAuth *self)
 {
+  self->pending_by_caller = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+static guint
+pending_of (HpdAuth *self, const char *caller)
+{
+  return GPOINTER_TO_UINT (g_hash_table_lookup (self->pending_by_caller, caller));
+}
+
+static void
+count_pending (HpdAuth *self, const char *caller, int delta)
+{
+  guint n = pending_of (self, caller) + (guint) delta;
+
+  self->pending = self->pending + (guint) delta;
+  if (n == 0)
+    g_hash_table_remove (self->pending_by_caller, caller);
+  else
+    g_hash_table_replace (self->pending_by_caller, g_strdup (caller), GUINT_TO_POINTER (n));
 }
 
 HpdAuth *
@@ -102,11 +143,18 @@ typedef struct {
   gboolean polkit_unavailable;
   GCancellable *cancellable;
   guint timeout_id;
+  HpdAuth *counted;   /* owned; set while the check counts as pending */
 } Check;
 
 static void
 check_free (Check *check)
 {
+  /* GTask drops its source object before the task data: hold our own ref */
+  if (check->counted != NULL)
+    {
+      count_pending (check->counted, g_dbus_method_invocation_get_sender (check->invocation), -1);
+      g_clear_object (&check->counted);
+    }
   g_clear_handle_id (&check->timeout_id, g_source_remove);
   g_clear_object (&check->invocation);
   g_clear_object (&check->details);
@@ -318,6 +366,18 @@ hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
       deny (task, "Not authorized");
       return;
     }
+
+  if (self->pending >= MAX_PENDING_CHECKS ||
+      pending_of (self, g_dbus_method_invocation_get_sender (invocation)) >=
+      MAX_PENDING_CHECKS_PER_CALLER)
+    {
+      g_task_return_new_error (task, HP_ERROR, HP_ERROR_BUSY,
+                               "Too many changes are waiting for authorization; try again later");
+      g_object_unref (task);
+      return;
+    }
+  check->counted = g_object_ref (self);
+  count_pending (self, g_dbus_method_invocation_get_sender (invocation), +1);
 
   check->timeout_id = g_timeout_add_seconds (check->interactive ? INTERACTIVE_CHECK_TIMEOUT_S
                                                                 : CHECK_TIMEOUT_S,

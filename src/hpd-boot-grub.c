@@ -248,7 +248,8 @@ hpd_boot_run (const char *const *argv, guint timeout_s, GCancellable *cancellabl
   g_autofree char *output = NULL;
   g_autofree char *line = NULL;
   gboolean ok, killed = FALSE;
-  pid_t group;
+  const char *identifier;
+  pid_t group = 0;
   Run run = { NULL, FALSE };
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
@@ -264,8 +265,12 @@ hpd_boot_run (const char *const *argv, guint timeout_s, GCancellable *cancellabl
       g_main_context_pop_thread_default (context);
       return FALSE;
     }
-  /* kept: the group outlives its leader while what it started runs */
-  group = (pid_t) atoi (g_subprocess_get_identifier (process));
+  /* kept: the group outlives its leader while what it started runs. GLib's
+   * worker thread may have reaped a quick child already, and then there is
+   * no identifier (and no pid to kill) any more. */
+  identifier = g_subprocess_get_identifier (process);
+  if (identifier != NULL)
+    group = (pid_t) g_ascii_strtoll (identifier, NULL, 10);
 
   g_subprocess_communicate_utf8_async (process, NULL, stop, communicated, &run);
   timeout = g_timeout_source_new_seconds (timeout_s);

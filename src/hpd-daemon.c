@@ -9,6 +9,8 @@
 #include "hpd-daemon.h"
 #include "hpd-idle.h"
 #include "hpd-manager.h"
+#include "hpd-memory.h"
+#include "hpd-namespace.h"
 #include "hpd-page-size.h"
 #include "hpd-parse.h"
 #include "hpd-persist.h"
@@ -36,6 +38,11 @@ struct _HpdDaemon
   HpdIdle *idle;
   double idle_timeout;
   gulong closed_id;
+  guint memory_watch_id;
+
+  HpdMountNs mount_ns;
+  char *mount_ns_detail;
+  gboolean private_mount_ns_allowed;
 };
 
 enum { SIGNAL_LOST, SIGNAL_IDLE_EXIT, N_SIGNALS };
@@ -44,10 +51,20 @@ static guint signals[N_SIGNALS];
 G_DEFINE_TYPE (HpdDaemon, hpd_daemon, G_TYPE_OBJECT)
 
 static void
+hpd_daemon_finalize (GObject *object)
+{
+  HpdDaemon *self = HPD_DAEMON (object);
+
+  g_free (self->mount_ns_detail);
+  G_OBJECT_CLASS (hpd_daemon_parent_class)->finalize (object);
+}
+
+static void
 hpd_daemon_dispose (GObject *object)
 {
   HpdDaemon *self = HPD_DAEMON (object);
 
+  g_clear_handle_id (&self->memory_watch_id, g_source_remove);
   if (self->bus_name != NULL)
     g_signal_handlers_disconnect_by_data (self->bus_name, self);
   g_clear_object (&self->bus_name);
@@ -82,6 +99,7 @@ hpd_daemon_class_init (HpdDaemonClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = hpd_daemon_dispose;
+  object_class->finalize = hpd_daemon_finalize;
 
   /* (reason, failed): failed is FALSE only when another instance took
    * over the name, which is no reason for a service manager to restart us */
@@ -113,6 +131,8 @@ hpd_daemon_new (const char *kernel_root, GError **error)
   self->pools = hpd_pools_probe (self->kernel, self->nodes, error);
   if (self->pools == NULL)
     return NULL;
+  /* once: neither our mount namespace nor PID 1's changes while we run */
+  self->mount_ns = hpd_mount_ns_check (self->kernel, &self->mount_ns_detail);
 
   if (self->pools->len == 0)
     g_warning ("The kernel under %s offers no huge pages", kernel_root);
@@ -217,6 +237,8 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
       return;
     }
 
+  self->memory_watch_id = hpd_memory_watch ();
+
   /* the kernel tells about mount changes; our own and everybody else's */
   self->mount_monitor = g_unix_mount_monitor_get ();
   g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
@@ -236,6 +258,54 @@ void
 hpd_daemon_stop (HpdDaemon *self)
 {
   hpd_queue_cancel_all (self->queue);
+}
+
+void
+hpd_daemon_finish (HpdDaemon *self)
+{
+  /* Calls still waiting for polkit or the queue hold references to us, so
+   * the last unref in main() need not dispose of anything: wait for the
+   * worker here, or exit() would cut a running change short. */
+  hpd_queue_shutdown (self->queue);
+}
+
+void
+hpd_daemon_allow_private_mount_namespace (HpdDaemon *self, gboolean allowed)
+{
+  self->private_mount_ns_allowed = allowed;
+}
+
+HpdMountNs
+hpd_daemon_get_mount_namespace (HpdDaemon *self, const char **detail)
+{
+  if (detail != NULL)
+    *detail = self->mount_ns_detail;
+  return self->mount_ns;
+}
+
+const char *
+hpd_daemon_get_mount_refusal (HpdDaemon *self)
+{
+  if (self->mount_ns == HPD_MOUNT_NS_SHARED || self->private_mount_ns_allowed)
+    return NULL;
+  if (self->mount_ns == HPD_MOUNT_NS_PRIVATE)
+    return "hugepagesd runs in a private mount namespace (a unit with ProtectSystem=, "
+           "PrivateTmp=, ReadWritePaths=...?): its mounts would be invisible to the rest "
+           "of the system";
+  return "hugepagesd cannot tell whether it runs in the mount namespace of PID 1: its "
+         "mounts could be invisible to the rest of the system";
+}
+
+gboolean
+hpd_daemon_check_mounts_visible (HpdDaemon *self, GError **error)
+{
+  const char *refusal = hpd_daemon_get_mount_refusal (self);
+
+  if (refusal == NULL)
+    return TRUE;
+  g_set_error (error, HP_ERROR, HP_ERROR_NOT_SUPPORTED, "%s (%s)", refusal,
+               self->mount_ns_detail);
+  return FALSE;
 }
 
 HpdKernel *

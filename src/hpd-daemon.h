@@ -9,6 +9,7 @@
 #include "hpd-auth.h"
 #include "hpd-idle.h"
 #include "hpd-kernel.h"
+#include "hpd-namespace.h"
 #include "hpd-pool.h"
 #include "hpd-queue.h"
 
@@ -31,10 +32,26 @@ void hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection,
                        gboolean replace);
 /* Stops taking changes and cancels the one running (at SIGTERM). */
 void hpd_daemon_stop (HpdDaemon *self);
+/* After the main loop: cancels the changes and waits until the one
+ * running has returned, so that exiting never cuts it short. */
+void hpd_daemon_finish (HpdDaemon *self);
 
 /* TRUE once an idle exit has released the name and is answering the last
  * calls. */
 gboolean hpd_daemon_is_exiting_idle (HpdDaemon *self);
+
+/* Mounts are refused when the service's mount namespace is not PID 1's,
+ * or cannot be compared with it (see hpd-namespace.h), unless @allowed:
+ * then they are made, and seen only in this namespace (for tests run in a
+ * namespace of their own). */
+void hpd_daemon_allow_private_mount_namespace (HpdDaemon *self, gboolean allowed);
+/* What the check at startup found; @detail (may be NULL) says why. */
+HpdMountNs hpd_daemon_get_mount_namespace (HpdDaemon *self, const char **detail);
+/* Why mounts are refused, NULL when they are not. */
+const char *hpd_daemon_get_mount_refusal (HpdDaemon *self);
+/* NotSupported with the reason and what was compared, when mounts are
+ * refused. */
+gboolean hpd_daemon_check_mounts_visible (HpdDaemon *self, GError **error);
 
 HpdKernel *hpd_daemon_get_kernel (HpdDaemon *self);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);

@@ -316,6 +316,26 @@ check_thp (Explain *e, const HpdTunables *t)
          "THP defrag is 'always': page faults may stall on compaction");
 }
 
+/* A unit that gives the service a mount namespace of its own makes every
+ * mount it creates invisible to everybody else. */
+static void
+check_mount_namespace (Explain *e)
+{
+  const char *detail = NULL;
+  HpdMountNs ns = hpd_daemon_get_mount_namespace (e->daemon, &detail);
+  const char *refusal = hpd_daemon_get_mount_refusal (e->daemon);
+
+  if (refusal != NULL)
+    add (e, "error", "private-mount-namespace",
+         "systemctl edit hugepagesd.service (drop ProtectSystem=, PrivateTmp=, "
+         "ReadWritePaths= and the like), then systemctl restart hugepagesd.service",
+         "%s (%s); mounts are refused", refusal, detail);
+  else if (ns != HPD_MOUNT_NS_SHARED)
+    add (e, "info", "private-mount-namespace", NULL,
+         "hugepagesd runs in a mount namespace other than PID 1's, as "
+         "--allow-private-mount-namespace allows: its mounts are seen only there (%s)", detail);
+}
+
 /* The configuration applied at boot: bad lines, and where the kernel no
  * longer matches it (someone wrote sysfs, a pool fell short). */
 static void
@@ -357,6 +377,7 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
 
   check_memory (&e);
   check_pools (&e, mounts);
+  check_mount_namespace (&e);
   check_boot (&e);
   check_min_free_kbytes (&e, &t);
   check_shm (&e, &t, uid);

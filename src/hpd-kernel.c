@@ -79,6 +79,16 @@ hpd_kernel_read_text (HpdKernel *self, const char *relative, char **contents,
 }
 
 gboolean
+hpd_kernel_read_link (HpdKernel *self, const char *relative, char **target,
+                      GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+
+  *target = g_file_read_link (path, error);
+  return *target != NULL;
+}
+
+gboolean
 hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
                          GError **error)
 {

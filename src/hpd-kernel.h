@@ -22,6 +22,11 @@ gboolean hpd_kernel_read_text (HpdKernel *self, const char *relative,
 gboolean hpd_kernel_read_counter (HpdKernel *self, const char *relative,
                                   guint64 *value, GError **error);
 
+/* The target of the symbolic link @relative (a namespace link such as
+ * proc/self/ns/mnt reads as "mnt:[4026531840]"). */
+gboolean hpd_kernel_read_link (HpdKernel *self, const char *relative,
+                               char **target, GError **error);
+
 /* Writes "%lu\n" in a single write() and checks that all of it was taken.
  * The caller re-reads: the kernel often accepts less than was written. */
 gboolean hpd_kernel_write_counter (HpdKernel *self, const char *relative,

@@ -169,6 +169,13 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   g_autofree char *joined = NULL;
   gboolean all_exist = TRUE;
 
+  /* before anything else: no request can be served, valid or not */
+  if (!hpd_daemon_check_mounts_visible (daemon, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+
   request = hpd_mount_request_new (scope, owner, options, &error);
   if (request == NULL)
     {
@@ -289,6 +296,13 @@ hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   const HpdOption known[] = {
     { "persist", "b", &persist },
   };
+
+  /* unmounting here would leave the system's mount in place */
+  if (!hpd_daemon_check_mounts_visible (daemon, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
 
   if (!hpd_options_parse (options, known, G_N_ELEMENTS (known), &error))
     {

@@ -163,3 +163,25 @@ hpd_mountinfo_parse_hugetlbfs (const char *text)
     }
   return mounts;
 }
+
+gboolean
+hpd_mountinfo_root_mount_id (const char *text, guint32 *mount_id)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  gboolean found = FALSE;
+
+  /* Later lines are mounted on top of earlier ones at the same point. */
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit (lines[i], " ", 6);
+      guint32 id;
+
+      if (g_strv_length (fields) == 6 && strcmp (fields[4], "/") == 0 &&
+          parse_decimal_u32 (fields[0], &id))
+        {
+          *mount_id = id;
+          found = TRUE;
+        }
+    }
+  return found;
+}

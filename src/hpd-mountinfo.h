@@ -36,6 +36,10 @@ GPtrArray *hpd_mountinfo_parse_hugetlbfs (const char *text);
 /* One mountinfo line; NULL if it is malformed or not hugetlbfs. */
 HpdMountInfo *hpd_mountinfo_parse_line (const char *line);
 
+/* The mount ID of the mount on top of "/" in @text (the last line whose
+ * mount point is "/"); FALSE when no line says. */
+gboolean hpd_mountinfo_root_mount_id (const char *text, guint32 *mount_id);
+
 /* Undoes the kernel's octal escapes (\040 and friends); NULL on a broken
  * escape. */
 char *hpd_mountinfo_unescape (const char *field);

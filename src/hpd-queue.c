@@ -40,18 +40,26 @@ run_job (gpointer data, gpointer user_data)
   g_atomic_int_add (&self->pending, -1);
 }
 
+void
+hpd_queue_shutdown (HpdQueue *self)
+{
+  if (self->pool == NULL)
+    return;
+  g_cancellable_cancel (self->cancellable);
+  /* wait: jobs reference kernel state owned elsewhere, and a job half
+   * done (one of two sysfs files written, a configuration file not yet
+   * renamed into place) must not be cut short by exit(); the waiting
+   * ones see the cancellation and end at once */
+  g_thread_pool_free (self->pool, FALSE, TRUE);
+  self->pool = NULL;
+}
+
 static void
 hpd_queue_dispose (GObject *object)
 {
   HpdQueue *self = HPD_QUEUE (object);
 
-  if (self->pool != NULL)
-    {
-      g_cancellable_cancel (self->cancellable);
-      /* wait: jobs reference kernel state owned elsewhere */
-      g_thread_pool_free (self->pool, FALSE, TRUE);
-      self->pool = NULL;
-    }
+  hpd_queue_shutdown (self);
   g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (hpd_queue_parent_class)->dispose (object);
 }
@@ -84,6 +92,11 @@ hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func, GError **erro
 {
   Job *job;
 
+  if (self->pool == NULL)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED, "The service is shutting down");
+      return FALSE;
+    }
   if ((guint) g_atomic_int_get (&self->pending) >= self->max_pending)
     {
       g_set_error (error, HP_ERROR, HP_ERROR_BUSY,

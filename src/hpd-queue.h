@@ -21,4 +21,8 @@ gboolean hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func,
 /* Cancels the running job and every waiting one (at shutdown). */
 void hpd_queue_cancel_all (HpdQueue *self);
 
+/* Cancels, then waits until the running job has returned; pushing fails
+ * from then on. Main thread, when the main loop is done. */
+void hpd_queue_shutdown (HpdQueue *self);
+
 G_END_DECLS

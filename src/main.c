@@ -11,6 +11,7 @@
 #include "hp-error.h"
 #include "hpd-apply.h"
 #include "hpd-daemon.h"
+#include "hpd-memory.h"
 
 /* Longest --idle-timeout: a day is plenty, and keeps the timer's
  * milliseconds far from overflowing. */
@@ -71,11 +72,30 @@ on_lost (HpdDaemon *daemon, const char *reason, gboolean failed, gpointer user_d
   g_main_loop_quit (run->loop);
 }
 
+/* Said once at startup, so that a misconfigured unit shows in its log
+ * before anybody asks for a mount. */
+static void
+report_mount_namespace (HpdDaemon *daemon)
+{
+  const char *detail = NULL;
+  HpdMountNs ns = hpd_daemon_get_mount_namespace (daemon, &detail);
+  const char *refusal = hpd_daemon_get_mount_refusal (daemon);
+
+  if (refusal != NULL)
+    g_warning ("%s (%s); hugetlbfs mounts are refused", refusal, detail);
+  else if (ns != HPD_MOUNT_NS_SHARED)
+    g_message ("Mounts are made in this mount namespace only, as "
+               "--allow-private-mount-namespace asks (%s)", detail);
+  else
+    g_debug ("Mounts are seen system-wide: %s", detail);
+}
+
 int
 main (int argc, char **argv)
 {
   g_autofree char *kernel_root = NULL;
   gboolean replace = FALSE, verbose = FALSE, version = FALSE, apply = FALSE;
+  gboolean allow_private_mount_ns = FALSE;
   double idle_timeout = 0;
   const GOptionEntry entries[] = {
     { "kernel-root", 0, 0, G_OPTION_ARG_FILENAME, &kernel_root,
@@ -90,6 +110,10 @@ main (int argc, char **argv)
       "name back and answering every call already received, so the bus starts a new "
       "instance for the next call (for D-Bus activation; the activation file and the "
       "systemd unit pass 30). 0, the default, never exits", "SECONDS" },
+    { "allow-private-mount-namespace", 0, 0, G_OPTION_ARG_NONE, &allow_private_mount_ns,
+      "Make hugetlbfs mounts even when running in a mount namespace other than PID 1's, "
+      "where only this namespace sees them (for tests that run in a namespace of their "
+      "own); without it such mounts are refused", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
       "Log debug messages", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version,
@@ -103,6 +127,7 @@ main (int argc, char **argv)
   g_autoptr(GMainLoop) loop = NULL;
   Run run = { NULL, NULL, 0, FALSE, EXIT_SUCCESS };
 
+  hpd_memory_prefer_malloc (argv);
   setlocale (LC_ALL, "");
 
   context = g_option_context_new (NULL);
@@ -137,6 +162,9 @@ main (int argc, char **argv)
       return EXIT_FAILURE;
     }
 
+  hpd_daemon_allow_private_mount_namespace (daemon, allow_private_mount_ns);
+  report_mount_namespace (daemon);
+
   if (apply)
     {
       g_autoptr(GString) report = g_string_new (NULL);
@@ -166,6 +194,6 @@ main (int argc, char **argv)
   hpd_daemon_start (daemon, connection, replace);
   g_main_loop_run (loop);
 
-  hpd_daemon_stop (daemon);
+  hpd_daemon_finish (daemon);
   return run.exit_status;
 }

@@ -73,6 +73,11 @@ pages, as when memory is short. stop() (or close()) ends the simulator.
                                systems and one line per hugetlbfs Mount, in
                                the kernel's format; the service reads its
                                Mounts properties from it)
+    proc/self/ns/mnt          (symbolic links, by default both to the same
+    proc/1/ns/mnt              "mnt:[4026531840]": the service runs in PID
+                               1's mount namespace, so its mounts would be
+                               seen system-wide; mount_ns=(own, pid1) sets
+                               other targets, None leaves a link out)
 """
 
 import argparse
@@ -90,6 +95,9 @@ HUGEPAGES_DIR = 'sys/kernel/mm/hugepages'
 NODE_DIR = 'sys/devices/system/node'
 DEFAULT_MEM_TOTAL_KB = 16 * 1024 * 1024  # 16 GiB
 MOUNTINFO = 'proc/self/mountinfo'
+OWN_MOUNT_NS = 'proc/self/ns/mnt'
+INIT_MOUNT_NS = 'proc/1/ns/mnt'
+HOST_MOUNT_NS = 'mnt:[4026531840]'
 CMDLINE = 'proc/cmdline'
 HUGETLBFS_FLAGS = 'rw,nosuid,nodev,relatime'
 # Mount table lines around the hugetlbfs ones, as on a real machine.
@@ -299,7 +307,8 @@ class FakeKernel:
 
     def __init__(self, root, nodes=1, sizes=(2048, 1048576), default_size=None,
                  mem_total_kb=DEFAULT_MEM_TOTAL_KB, max_order=10, pools=None,
-                 memoryless=(), demote=True, tunables=Tunables(), mounts=None, cmdline=None):
+                 memoryless=(), demote=True, tunables=Tunables(), mounts=None, cmdline=None,
+                 mount_ns=(HOST_MOUNT_NS, HOST_MOUNT_NS)):
         self.root = os.path.abspath(str(root))
         if os.path.realpath(self.root) == '/':
             raise ValueError('refusing to write a fake kernel tree over /')
@@ -320,6 +329,8 @@ class FakeKernel:
             self.write_mountinfo(mounts)
         if cmdline is not None:
             self.write_cmdline(cmdline)
+        if mount_ns is not None:
+            self.write_mount_namespaces(*mount_ns)
 
     # --- facts the service should derive from the tree -------------------
 
@@ -468,6 +479,18 @@ class FakeKernel:
         lines.extend(after)
         self.write(MOUNTINFO, ''.join(line + '\n' for line in lines))
 
+    def write_mount_namespaces(self, own: Optional[str], init: Optional[str]) -> None:
+        """Makes proc/self/ns/mnt and proc/1/ns/mnt links to own and init
+        (as readlink shows a namespace: "mnt:[4026531840]"); None removes
+        that link."""
+        for rel, target in ((OWN_MOUNT_NS, own), (INIT_MOUNT_NS, init)):
+            full = self.path(rel)
+            if os.path.lexists(full):
+                os.unlink(full)
+            if target is not None:
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                os.symlink(target, full)
+
     def write_cmdline(self, cmdline: str) -> None:
         """Writes proc/cmdline: cmdline and the newline the kernel ends it with."""
         self.write(CMDLINE, cmdline + '\n')
@@ -480,6 +503,9 @@ class FakeKernel:
         for dirpath, _dirs, files in os.walk(self.root):
             for name in files:
                 full = os.path.join(dirpath, name)
+                if os.path.islink(full):   # the namespace links point nowhere
+                    result[os.path.relpath(full, self.root)] = b'-> ' + os.fsencode(os.readlink(full))
+                    continue
                 with open(full, 'rb') as f:
                     result[os.path.relpath(full, self.root)] = f.read()
         return result

@@ -61,6 +61,16 @@ POOL_METHODS = {
 UINT64_MAX = 2**64 - 1
 
 
+def plain_build(binary):
+    """False under valgrind (HUGEPAGESD_WRAPPER) or for an AddressSanitizer
+    build: the service is then many times slower and its memory is the
+    tool's, so bounds on time and RSS hold for the plain build only."""
+    if os.environ.get('HUGEPAGESD_WRAPPER'):
+        return False
+    with open(binary, 'rb') as f:
+        return b'__asan_init' not in f.read()
+
+
 class BusError(Exception):
     """A D-Bus error reply: .name is the remote error name."""
 

@@ -1,12 +1,18 @@
 """Process lifecycle: losing the bus is a failure exit (so systemd restarts
-the service), SIGTERM is a clean exit, --replace takes the name over."""
+the service), SIGTERM is a clean exit, --replace takes the name over
+(security.md cases 36 and 37)."""
 
+import os
+import random
 import signal
 import time
 
+import pytest
+
 import hpdtest
-from fakekernel import FakeKernel
-from hpdtest import page_size_path
+from fakekernel import FakeKernel, NodePool, Pool
+from hpdtest import ACTION_POOLS, page_size_path
+from gi.repository import Gio, GLib
 
 
 def test_sigterm_exits_zero(start_service, fake_kernel, conn, polkit):
@@ -26,7 +32,7 @@ def test_sigint_exits_zero(start_service, fake_kernel, polkit):
     assert svc.wait_exit(3) == 0, svc.log()
 
 
-def test_losing_the_bus_is_a_failure_exit(make_bus, start_service, fake_kernel):
+def test_losing_the_bus_is_a_failure_exit(make_bus, start_service, fake_kernel, hugepagesd):
     own = make_bus()
     svc = start_service(fake_kernel.root, bus=own)
     own.proc.kill()
@@ -37,7 +43,28 @@ def test_losing_the_bus_is_a_failure_exit(make_bus, start_service, fake_kernel):
     assert status is not None, 'hugepagesd still runs after its bus died'
     assert status != 0, f'hugepagesd exited {status} after losing the bus'
     assert status > 0, f'hugepagesd died of signal {-status} instead of exiting'
-    assert elapsed < 1.5, f'hugepagesd took {elapsed:.2f}s to notice the bus died'
+    # security.md case 36: within about a second (the tools slow it down)
+    limit = 1.0 if hpdtest.plain_build(hugepagesd) else 10.0
+    assert elapsed < limit, f'hugepagesd took {elapsed:.2f}s to notice the bus died'
+
+
+def test_after_losing_the_bus_the_next_start_is_clean(make_bus, start_service, fake_kernel,
+                                                      polkit):
+    """security.md case 36, the restart: what systemd would do next works,
+    and the new instance serves the kernel as it is."""
+    own = make_bus()
+    svc = start_service(fake_kernel.root, bus=own)
+    own.proc.kill()
+    own.proc.wait()
+    assert svc.wait_exit(3) not in (None, 0)
+    again = make_bus()
+    start_service(fake_kernel.root, bus=again, check=True)
+    c = again.connect()
+    try:
+        total = hpdtest.get(c, page_size_path(2048), hpdtest.PAGE_SIZE_IFACE, 'Total')
+        assert total == fake_kernel.read_int(fake_kernel.pool_file(2048, 'nr_hugepages'))
+    finally:
+        c.close_sync(None)
 
 
 def test_replace_takes_over_the_name(start_service, fake_kernel, conn, polkit, tmp_path):
@@ -71,3 +98,109 @@ def test_bad_kernel_root_fails_to_start(start_service, tmp_path, fake_kernel):
     svc = start_service(fake_kernel.root, wait=False)
     status = svc.wait_exit(3)
     assert status is not None and status != 0, svc.log()
+
+
+# --- security.md case 37: SIGTERM during a long change or a config write -----
+
+ADMIN = 'etc/hugepagesd/hugepagesd.conf.d'
+OWN = f'{ADMIN}/90-persisted.conf'
+PERSIST = {'persist': GLib.Variant('b', True)}
+# surplus the fake kernel never converts: a "hard" change retries until
+# its timeout
+SHORT = {2048: Pool(total=4, free=2, surplus=2, overcommit=5,
+                    nodes={0: NodePool(2, 1, 1), 1: NodePool(2, 1, 1)})}
+
+
+def send(conn, pages, opts):
+    conn.call(hpdtest.BUS_NAME, page_size_path(2048), hpdtest.PAGE_SIZE_IFACE, 'SetMinimum',
+              GLib.Variant('(ta{sv})', (pages, opts)), None, Gio.DBusCallFlags.NONE, 30000, None,
+              None, None)
+
+
+def pump(seconds, until=lambda: False):
+    ctx = GLib.MainContext.default()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not until():
+        if not ctx.iteration(False):
+            time.sleep(0.001)
+
+
+def saved_pages(fk):
+    """The minimum in the service's drop-in, None without one; fails on a
+    file that is not one whole version."""
+    if not fk.exists(OWN):
+        return None
+    body = fk.read(OWN).split('\n\n', 1)[1]
+    assert body.startswith('[pool 2MB]\nminimum = ') and body.endswith('\n'), body
+    lines = body.splitlines()
+    assert len(lines) == 2, body
+    return int(lines[1].split(' = ')[1])
+
+
+@pytest.mark.fake_kernel(pools=SHORT)
+def test_sigterm_during_a_long_change_exits_at_once(start_service, bus, fake_kernel, polkit,
+                                                   hugepagesd):
+    polkit.allow(ACTION_POOLS)
+    svc = start_service(fake_kernel.root)
+    conn = bus.connect()
+    try:
+        # ten seconds of compaction and retries, to be saved if it ends
+        send(conn, 10, {'hard': GLib.Variant('b', True), 'timeout-ms': GLib.Variant('u', 10000),
+                        **PERSIST})
+        # running: it has compacted memory at least once
+        pump(5, lambda: fake_kernel.read('proc/sys/vm/compact_memory') != '')
+        assert fake_kernel.read('proc/sys/vm/compact_memory') != '', svc.log()
+        # reads are answered while it runs (security.md case 21)
+        t = time.monotonic()
+        assert hpdtest.get(conn, page_size_path(2048), hpdtest.PAGE_SIZE_IFACE, 'Total') >= 0
+        assert time.monotonic() - t < 0.5
+        time.sleep(0.2)
+        started = time.monotonic()
+        svc.proc.send_signal(signal.SIGTERM)
+        status = svc.wait_exit(5)
+        elapsed = time.monotonic() - started
+    finally:
+        conn.close_sync(None)
+    assert status == 0, svc.log()
+    assert elapsed < (2 if hpdtest.plain_build(hugepagesd) else 20), \
+        f'took {elapsed:.1f} s to stop during a change'
+    # Cancelling ends the retries early, as a timeout would: what the kernel
+    # gave stays, and the request is saved as asked, as for any shortfall
+    # (Drift shows it). Either way one whole file and no temporary one.
+    assert saved_pages(fake_kernel) in (None, 10)
+    if fake_kernel.exists(ADMIN):
+        assert os.listdir(fake_kernel.path(ADMIN)) in ([], ['90-persisted.conf'])
+
+
+def test_sigterm_while_persisting_leaves_a_whole_file(start_service, bus, fake_kernel, polkit,
+                                                     hugepagesd):
+    """SIGTERM at random moments while persisted changes are being written:
+    the service exits 0 within a second, the file is one whole version (the
+    old or a new one) and no temporary file is left, not even for the next
+    start to clean."""
+    polkit.allow(ACTION_POOLS)
+    rng = random.Random(37)
+    seen = set()
+    for round_ in range(10):
+        svc = start_service(fake_kernel.root)
+        conn = bus.connect()
+        try:
+            before = saved_pages(fake_kernel)
+            for i in range(16):
+                send(conn, round_ * 100 + i + 1, PERSIST)
+            pump(10, lambda: (saved_pages(fake_kernel) or 0) > round_ * 100)
+            pump(rng.uniform(0.0, 0.02))
+            started = time.monotonic()
+            svc.proc.send_signal(signal.SIGTERM)
+            status = svc.wait_exit(5)
+            elapsed = time.monotonic() - started
+        finally:
+            conn.close_sync(None)
+        assert status == 0, svc.log()
+        assert elapsed < (1.0 if hpdtest.plain_build(hugepagesd) else 10.0), \
+            f'round {round_}: {elapsed:.2f} s to stop'
+        pages = saved_pages(fake_kernel)
+        assert pages == before or round_ * 100 < pages <= round_ * 100 + 16, (before, pages)
+        seen.add(pages)
+        assert os.listdir(fake_kernel.path(ADMIN)) == ['90-persisted.conf'], round_
+    assert len(seen) >= 5, seen

@@ -18,8 +18,9 @@ The session harness
     auth_admin, so a challenge, and there is no agent) if they are missing;
   * starts a private dbus-daemon of type system with the stock
     deny-by-default policy, polkit's own policy and the project's real bus
-    policy, the real polkitd on it, and <builddir>/src/hugepagesd -v on the
-    real kernel;
+    policy, the real polkitd on it, and <builddir>/src/hugepagesd -v
+    --allow-private-mount-namespace on the real kernel (the option: this
+    namespace is not PID 1's, and its mounts are meant to stay in it);
   * records nr_hugepages and nr_overcommit_hugepages of every pool and puts
     them back after every test and at the end of the session, even after a
     failure.
@@ -50,9 +51,9 @@ from pathlib import Path
 import pytest
 
 from hpdsys import (ALLOWED_USER, BUS_NAME, DENIED_USER, HERE, KB_2M, MAX_2M_PAGES, POLKIT_NAME,
-                    POLKITD, REPO, SKIP_REASON, BUS_CONFIG, TEST_RULES, Mapper, PolkitMonitor,
-                    System, builddir, connect, ensure_user, has_pool, kill_helpers, pools_snapshot,
-                    restore_pools, run)
+                    POLKITD, REPO, SKIP_REASON, BUS_CONFIG, TEST_RULES, ExtraService, Mapper,
+                    PolkitMonitor, System, builddir, connect, ensure_user, has_pool, kill_helpers,
+                    pools_snapshot, restore_pools, run)
 
 
 def _is_system_item(item):
@@ -209,8 +210,10 @@ def system():
         stack.callback(system.stop, "polkitd")
         system.wait_for_name(POLKIT_NAME, "polkitd")
 
-        # the service, on the real kernel
-        system.spawn("hugepagesd", [str(daemon), "-v"],
+        # the service, on the real kernel, in this private mount namespace:
+        # its mounts are meant to stay here, which it must be told (without
+        # the option it refuses them: test_sys_namespace.py)
+        system.spawn("hugepagesd", [str(daemon), "-v", "--allow-private-mount-namespace"],
                      env=system.env(G_DEBUG="fatal-criticals"))
 
         def stop_service():
@@ -280,6 +283,28 @@ def rng():
     seed = int(os.environ.get("HPD_TEST_SEED", random.randrange(1 << 30)))
     print("random seed %d (set HPD_TEST_SEED to repeat)" % seed)
     return random.Random(seed)
+
+
+@pytest.fixture
+def extra_service(system):
+    """extra_service() -> hpdsys.ExtraService: a bus of its own, without
+    polkitd, for a hugepagesd the test starts and stops (.start(args,
+    prefix)); closed, and its instance killed, after the test."""
+    made = []
+
+    def make(name="extra"):
+        e = ExtraService(system.tmp, name)
+        made.append(e)
+        return e
+    yield make
+    for e in made:
+        e.close()
+        dest = builddir() / "meson-logs" / "system-tests"
+        try:
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copy(e.log_path, dest / ("%s-hugepagesd.log" % e.dir.name))
+        except OSError:
+            pass
 
 
 @pytest.fixture

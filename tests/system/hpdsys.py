@@ -770,3 +770,123 @@ class MountArea:
         for d in self.tmpdirs:
             shutil.rmtree(d, ignore_errors=True)
         return problems
+
+
+# --------------------------------------------------------------------------
+# A second service, for tests that stop, kill or restart it
+
+class ExtraService:
+    """hugepagesd on a private bus of its own (the same bus policy, but no
+    polkitd there: by the documented fallback only root may change
+    anything), started and stopped by the test, so that the session's
+    instance is never disturbed. @prefix goes before the daemon's argv (for
+    example unshare -m); @args after it."""
+
+    def __init__(self, tmp, name="extra"):
+        import tempfile
+        self.dir = Path(tempfile.mkdtemp(prefix=name + "-", dir=str(tmp)))
+        os.chmod(self.dir, 0o755)
+        socket = self.dir / "system_bus_socket"
+        config = self.dir / "bus.conf"
+        config.write_text(BUS_CONFIG.format(socket=socket, policy_dir=REPO / "data" / "dbus"))
+        self.bus_log = self.dir / "dbus-daemon.log"
+        with open(self.bus_log, "wb") as out:
+            self.bus_proc = subprocess.Popen(
+                ["setpriv", "--pdeathsig", "TERM", "dbus-daemon", "--nofork", "--nosyslog",
+                 "--config-file=%s" % config], stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 10
+        while not socket.exists():
+            if self.bus_proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the extra dbus-daemon did not start")
+            time.sleep(0.02)
+        self.address = "unix:path=%s" % socket
+        while True:   # the socket exists a moment before the bus listens
+            try:
+                self.conn = connect(self.address)
+                break
+            except GLib.Error:
+                if self.bus_proc.poll() is not None or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
+        self.proc = None
+        self.log_path = self.dir / "hugepagesd.log"
+        self.runs = 0
+
+    def start(self, args=(), prefix=(), timeout=15):
+        assert self.proc is None or self.proc.poll() is not None
+        self.runs += 1
+        daemon = builddir() / "src" / "hugepagesd"
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C.UTF-8", "HOME": "/",
+               "DBUS_SYSTEM_BUS_ADDRESS": self.address, "G_DEBUG": "fatal-criticals"}
+        with open(self.log_path, "ab") as out:
+            out.write(b"=== run %d\n" % self.runs)
+            out.flush()
+            self.proc = subprocess.Popen(
+                ["setpriv", "--pdeathsig", "TERM"] + list(prefix) + [str(daemon), "-v"] + list(args),
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + timeout
+        while self.owner_pid() != self.proc.pid:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the extra hugepagesd did not start (%s):\n%s"
+                                   % (self.proc.poll(), self.log()))
+            time.sleep(0.01)
+        return self.proc
+
+    def owner_pid(self):
+        try:
+            reply = self.conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                        "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+                                        GLib.Variant("(s)", (BUS_NAME,)), None,
+                                        Gio.DBusCallFlags.NONE, 5000, None)
+        except GLib.Error:
+            return None
+        return reply.unpack()[0]
+
+    def call(self, path, interface, method, signature="", args=(), reply_type=None,
+             timeout_ms=60000):
+        """As root; {"value": [...]} or {"error": name, "message": text}."""
+        params = GLib.Variant("(%s)" % signature, tuple(args)) if signature else None
+        try:
+            reply = self.conn.call_sync(BUS_NAME, path, interface, method, params,
+                                        GLib.VariantType(reply_type) if reply_type else None,
+                                        Gio.DBusCallFlags.NONE, timeout_ms, None)
+        except GLib.Error as e:
+            name = Gio.DBusError.get_remote_error(e)
+            prefix = "GDBus.Error:%s: " % name
+            message = e.message[len(prefix):] if e.message.startswith(prefix) else e.message
+            return {"error": name, "message": message}
+        return {"value": list(reply.unpack())}
+
+    def get(self, path, interface, name):
+        return self.call(path, "org.freedesktop.DBus.Properties", "Get", "ss",
+                         (interface, name))["value"][0]
+
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def signal(self, signum, timeout=10):
+        """Sends @signum and returns the exit status (None: still running)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signum)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.conn.close_sync(None)
+        if self.bus_proc.poll() is None:
+            self.bus_proc.terminate()
+            try:
+                self.bus_proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.bus_proc.kill()
+                self.bus_proc.wait()

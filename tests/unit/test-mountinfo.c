@@ -105,10 +105,35 @@ test_long_line (void)
   g_assert_cmpuint (m->uid, ==, 0);
 }
 
+/* The mount on top of "/", which tells one mount namespace from another
+ * when PID 1's namespace link cannot be read. */
+static void
+test_root_mount_id (void)
+{
+  guint32 id = 0;
+
+  g_assert_true (hpd_mountinfo_root_mount_id ("22 27 0:21 / /proc rw - proc proc rw\n"
+                                              "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+                                              "28 27 0:5 / /dev rw - devtmpfs udev rw\n", &id));
+  g_assert_cmpuint (id, ==, 27);
+  /* something mounted over / later: that one is on top */
+  g_assert_true (hpd_mountinfo_root_mount_id ("27 1 254:0 / / rw - ext4 /dev/vda rw\n"
+                                              "90 27 0:90 / / rw - tmpfs none rw\n", &id));
+  g_assert_cmpuint (id, ==, 90);
+  /* a bind mount of / elsewhere, or a path that only starts with / */
+  g_assert_false (hpd_mountinfo_root_mount_id ("40 27 254:0 / /mnt rw - ext4 /dev/vda rw\n"
+                                               "41 27 254:0 /x /x rw - ext4 /dev/vda rw\n", &id));
+  g_assert_false (hpd_mountinfo_root_mount_id ("x 1 254:0 / / rw - ext4 /dev/vda rw\n", &id));
+  g_assert_false (hpd_mountinfo_root_mount_id ("27 1 254:0 / /", &id));
+  g_assert_false (hpd_mountinfo_root_mount_id ("", &id));
+  g_assert_false (hpd_mountinfo_root_mount_id (NULL, &id));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/mountinfo/root-mount-id", test_root_mount_id);
   g_test_add_func ("/mountinfo/fixture", test_fixture);
   g_test_add_func ("/mountinfo/unescape", test_unescape);
   g_test_add_func ("/mountinfo/bad-lines", test_bad_lines);
