@@ -1,0 +1,106 @@
+"""The in-house D-Bus fuzzer (dbus_fuzz.py) as tests: once with polkit
+denying everything (nothing of the fake tree may change), once with polkit
+allowing everything (in a private mount namespace), each with a fixed seed.
+
+HPD_FUZZ_CALLS is the number of calls of both runs together (default
+100000, half each); a longer campaign is e.g.
+
+    HPD_FUZZ_CALLS=1000000 /usr/bin/python3 -m pytest tests/fuzz -k dbus_fuzz
+
+Each run writes its summary and findings to
+<builddir>/test-results/dbus-fuzz-<mode>.json (the seed is in it, and
+`dbus_fuzz.py --seed S --mode M --replay N` sends call N again); the
+figures are recorded in the JUnit report and printed at the end of the
+session."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import dbus_fuzz  # noqa: E402
+from dbus_fuzz import hpdtest  # noqa: E402
+from gi.repository import Gio, GLib  # noqa: E402
+
+FUZZER = os.path.join(HERE, 'dbus_fuzz.py')
+TOTAL_CALLS = int(os.environ.get('HPD_FUZZ_CALLS', '100000'))
+SEEDS = {'deny': 1, 'allow': 2}
+SUMMARIES = {}
+
+
+def builddir():
+    return os.path.abspath(os.environ.get('HUGEPAGESD_BUILDDIR') or
+                           os.path.join(dbus_fuzz.REPO, 'build'))
+
+
+@pytest.mark.parametrize('mode', ['deny', 'allow'])
+def test_dbus_fuzz(mode, record_testsuite_property, fuzz_report):
+    calls = TOTAL_CALLS // 2 + (TOTAL_CALLS % 2 if mode == 'deny' else 0)
+    findings = os.path.join(builddir(), 'test-results', f'dbus-fuzz-{mode}.json')
+    if os.path.exists(findings):
+        os.unlink(findings)
+    proc = subprocess.run(
+        ['/usr/bin/python3', FUZZER, '--mode', mode, '--seed', str(SEEDS[mode]),
+         '--calls', str(calls), '--builddir', builddir(), '--findings', findings],
+        capture_output=True, text=True, timeout=300 + calls // 50)
+    output = f'--- stdout\n{proc.stdout[-20000:]}\n--- stderr\n{proc.stderr[-20000:]}'
+    assert os.path.exists(findings), f'the fuzzer wrote no report ({proc.returncode})\n{output}'
+    with open(findings) as f:
+        report = json.load(f)
+    summary = report['summary']
+    SUMMARIES[mode] = summary
+    line = dbus_fuzz.summary_line([SUMMARIES[m] for m in sorted(SUMMARIES)])
+    record_testsuite_property(f'dbus_fuzz_{mode}', dbus_fuzz.summary_line([summary]))
+    record_testsuite_property(f'dbus_fuzz_{mode}_duration_s', summary['duration_s'])
+    fuzz_report('dbus-fuzz', line)
+    fuzz_report(f'dbus-fuzz {mode}', f'  {mode}: {summary["calls"]} calls in '
+                f'{summary["duration_s"]} s, errors {summary["error_names"]}, '
+                f'{summary["not_sent_glib_unparseable"]} not sent (GLib cannot parse them), '
+                f'report {findings}')
+
+    shown = json.dumps(report['findings'][:5], indent=1)[:20000]
+    assert summary['findings'] == 0, f'{summary["findings"]} findings in {findings}:\n{shown}'
+    assert proc.returncode == 0, output
+    assert summary['calls'] == calls
+    assert summary['successes'] > 0 and summary['mutating_successes'] > 0
+    if mode == 'deny':
+        assert 'org.hugepages.Manager.Error.NotAuthorized' in summary['error_names']
+    else:
+        assert 'org.hugepages.Manager.Error.NotAuthorized' not in summary['error_names']
+
+
+# A body GDBus (gio/gdbusmessage.c) serializes and dbus-daemon routes, but
+# GDBus cannot read: after the a{yg}'s 8-aligned length word come 4 bytes of
+# padding that GDBus leaves out of the array's end, so it stops one element
+# early (the last is 3 bytes) and reads the rest from the wrong offset.
+MISPARSED_OPTIONS = GLib.Variant.new_tuple(GLib.Variant.new_array(dbus_fuzz.SV_ENTRY, [
+    GLib.Variant.new_dict_entry(GLib.Variant('s', 'a'), GLib.Variant('v', GLib.Variant.new_array(
+        GLib.VariantType('{yg}'),
+        [GLib.Variant.new_dict_entry(GLib.Variant('y', 1), GLib.Variant('g', 'a{sv}')),
+         GLib.Variant.new_dict_entry(GLib.Variant('y', 2), GLib.Variant('g', ''))]))),
+    GLib.Variant.new_dict_entry(GLib.Variant('s', 'b'), GLib.Variant('v', GLib.Variant('y', 7)))]))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "GLib bug (gdbusmessage.c parse_value_from_blob, still upstream): a valid message with a "
+    "small last element in an array of structures or dict entries cannot be decoded, and GDBus "
+    "then closes the service's bus connection, so any client can make hugepagesd exit. "
+    "dbus_fuzz.py does not send such calls (glib_parses()); when this passes, GLib is fixed: "
+    "drop this marker and that exclusion"))
+def test_message_glib_misparses_keeps_the_service():
+    env = dbus_fuzz.Environment(builddir(), 'deny')
+    try:
+        message = Gio.DBusMessage.new_method_call(hpdtest.BUS_NAME, hpdtest.MANAGER_PATH,
+                                                  hpdtest.MANAGER_IFACE, 'Explain')
+        message.set_body(MISPARSED_OPTIONS)
+        reply = env.conn.send_message_with_reply_sync(message, Gio.DBusSendMessageFlags.NONE,
+                                                      10000, None)[0]
+        status = env.service.wait_exit(2)
+        assert status is None, f'hugepagesd exited with {status}:\n{env.log_tail(3000)}'
+        assert reply.get_error_name() == hpdtest.ERR_INVALID_ARGS
+    finally:
+        env.close()
