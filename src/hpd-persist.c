@@ -85,8 +85,9 @@ hpd_persist (const char *root, HpdPersistEdit edit, gpointer data, GError **erro
   if (!hpd_config_equal (after, expected))
     {
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
-                   "Applied and saved in %s, but another configuration file sorted after "
-                   "it sets the same differently, and that file wins at boot", path);
+                   "Applied and saved in %s, but another configuration file overrides it "
+                   "(a later drop-in, or node counts that decide the pool): ConfiguredState "
+                   "shows which setting wins at boot", path);
       return FALSE;
     }
   return TRUE;

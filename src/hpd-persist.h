@@ -20,9 +20,11 @@ G_BEGIN_DECLS
 typedef gboolean (*HpdPersistEdit) (HpdConfig *config, gpointer data, GError **error);
 
 /* Applies @edit to the service's drop-in under @root and writes it. Fails
- * (Failed) when the file cannot be written, and also after writing when a
- * drop-in sorted later sets the same keys otherwise: the change would not
- * survive a reboot, and the caller must hear that. */
+ * (Failed) when the file cannot be written, and also after writing when the
+ * whole configuration does not come out as the edit says (a drop-in sorted
+ * later sets the same keys, or the main file's node counts decide the
+ * pool): the change would not survive a reboot, and the caller must hear
+ * that. */
 gboolean hpd_persist (const char *root, HpdPersistEdit edit, gpointer data, GError **error);
 
 /* The common edit: merge @snippet (configuration text the caller built from

@@ -157,7 +157,7 @@ def test_a_later_dropin_that_overrides_is_reported(service, conn, fake_kernel, p
     with pytest.raises(BusError) as e:
         set_min(conn, 3, PERSIST)
     assert e.value.name == ERR_FAILED
-    assert 'sorted after it' in e.value.message
+    assert 'another configuration file overrides it' in e.value.message
     # the kernel change and the file stay: nothing is silently undone
     assert fake_kernel.read(f'{H2}/nr_hugepages') == '3\n'
     assert own_body(fake_kernel) == '[pool 2MB]\nminimum = 3\n'

@@ -91,7 +91,7 @@ test_override_is_reported_after_writing (Fixture *f, gconstpointer data)
   hpd_test_put (f->root, HPD_CONFIG_ADMIN_DIR "/10-early.conf", "[pool 2MB]\nmaximum = 7\n");
   g_assert_false (hpd_persist_text (f->root, "[pool 2MB]\nminimum = 8\n", &error));
   g_assert_error (error, HP_ERROR, HP_ERROR_FAILED);
-  g_assert_nonnull (strstr (error->message, "sorted after"));
+  g_assert_nonnull (strstr (error->message, "another configuration file overrides it"));
   text = body (f);
   g_assert_cmpstr (text, ==, "[pool 2MB]\nminimum = 8\n");
 
