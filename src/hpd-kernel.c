@@ -95,8 +95,17 @@ hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
   g_autofree char *text = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  if (!hpd_kernel_read_text (self, relative, &text, error))
-    return FALSE;
+  /* sysfs never reads back empty, but under --kernel-root a plain file is
+   * empty between another writer's O_TRUNC and its write: look again */
+  for (guint attempt = 0; attempt < 3; attempt++)
+    {
+      g_clear_pointer (&text, g_free);
+      if (!hpd_kernel_read_text (self, relative, &text, error))
+        return FALSE;
+      if (*text != '\0')
+        break;
+      g_usleep (1000);
+    }
   if (!hpd_parse_counter (text, value, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
