@@ -151,12 +151,14 @@ def test_checks_waiting_for_polkit_are_bounded(service, callers, fake_kernel, po
     polkit.hang(True)
     # one greedy caller: 16 of its 40 reach polkit
     greedy = send_all(callers, [(0, 200 + i) for i in range(40)], {})
-    iterate_until(lambda: len(greedy) == 24, 10)
+    # the mock logs a check when it gets to it, which may be after the
+    # service has answered the Busy ones: wait for both
+    iterate_until(lambda: len(greedy) == 24 and len(polkit.checks()) == 16, 10)
     assert {r[2] for r in greedy} == {BUSY}
     assert len(polkit.checks()) == 16
     # the others fill the rest: 64 in all
     others = send_all(callers, [(1 + i % 3, 300 + i) for i in range(60)], {})
-    iterate_until(lambda: len(others) == 60 - 48, 10)
+    iterate_until(lambda: len(others) == 60 - 48 and len(polkit.checks()) == 64, 10)
     assert {r[2] for r in others} == {BUSY}
     assert len(polkit.checks()) == 64
     # reads are not affected
