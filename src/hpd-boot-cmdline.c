@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hpd-boot.h"
+#include "hpd-parse.h"
 
 /* The kernel's MAX_NUMNODES at most: a larger node makes hugepages= invalid. */
 #define MAX_NODES HPD_CONFIG_MAX_NODES
@@ -159,12 +160,15 @@ hpd_boot_cmdline_huge_pages (const char *cmdline)
   for (guint i = 0; i < args->len; i++)
     {
       const HpdBootArg *arg = g_ptr_array_index (args, i);
+      g_autofree char *shown = NULL;
 
       /* every one of them is registered with its '=' */
       if (arg->value == NULL || known_name (arg->name) == NULL)
         continue;
+      /* KernelCommandLine is a bus string, but the kernel takes any bytes */
+      shown = hpd_parse_printable (arg->value);
       g_string_append_printf (out, has_blank (arg->value) ? "%s%s=\"%s\"" : "%s%s=%s",
-                              out->len > 0 ? " " : "", arg->name, arg->value);
+                              out->len > 0 ? " " : "", arg->name, shown);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
@@ -342,6 +346,22 @@ model_default_hugepagesz (Model *m, const char *value)
     model_take_leading (m, m->chosen_default);
 }
 
+/* The pages of the node form: each node's count once. The kernel keeps
+ * the last count of a node named twice (max_huge_pages_node[]) and
+ * allocates those, although its max_huge_pages adds both up. FALSE when
+ * the sum overflows. */
+static gboolean
+sum_nodes (HpdBootPool *pool)
+{
+  guint64 sum = 0;
+
+  for (guint i = 0; i < pool->nodes->len; i++)
+    if (!g_uint64_checked_add (&sum, sum, g_array_index (pool->nodes, HpdBootNode, i).pages))
+      return FALSE;
+  pool->pages = sum;
+  return TRUE;
+}
+
 static void
 model_hugepages (Model *m, const char *value)
 {
@@ -372,7 +392,7 @@ model_hugepages (Model *m, const char *value)
           if (!scan_number (p, &pages, &length))
             goto invalid;
           hpd_boot_pool_set_node (target, (guint) number, pages);
-          if (!g_uint64_checked_add (&target->pages, target->pages, pages))
+          if (!sum_nodes (target))
             goto invalid;
           if (p[length] != ',')
             break;
@@ -382,7 +402,9 @@ model_hugepages (Model *m, const char *value)
         {
           if (p != value)
             goto invalid;
+          /* the plain form replaces nodes that leading pages brought */
           target->pages = number;
+          g_clear_pointer (&target->nodes, g_array_unref);
           break;
         }
     }

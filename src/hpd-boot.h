@@ -90,7 +90,9 @@ GPtrArray *hpd_boot_cmdline_split (const char *cmdline);
 
 /* The parameters of @cmdline named in HPD_BOOT_PARAMETER_NAMES, in their
  * order, as "name=value" joined by one space; a value with blanks is put
- * back in quotes. "" when there are none. */
+ * back in quotes. Bytes of a value that are not UTF-8 text, and control
+ * characters, are shown as \xNN: the result is valid UTF-8 (a bus
+ * string). "" when there are none. */
 char *hpd_boot_cmdline_huge_pages (const char *cmdline);
 
 /* The hugetlb pages @cmdline gives the kernel, by the kernel's own rules

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hpd-config.h"
+#include "hpd-parse.h"
 
 typedef enum {
   READ_OK,
@@ -96,6 +97,8 @@ load_file (HpdConfig *config, const char *path, gboolean missing_is_error)
 {
   g_autoptr(GByteArray) contents = NULL;
   g_autoptr(GError) error = NULL;
+  /* messages go onto the bus, which takes UTF-8 only */
+  g_autofree char *shown = hpd_parse_printable (path);
 
   switch (read_file (path, &contents, &error))
     {
@@ -105,12 +108,12 @@ load_file (HpdConfig *config, const char *path, gboolean missing_is_error)
     case READ_MISSING:
       /* a drop-in that went away since the directory was listed */
       if (missing_is_error)
-        g_ptr_array_add (config->errors, g_strdup_printf ("%s: no such file", path));
+        g_ptr_array_add (config->errors, g_strdup_printf ("%s: no such file", shown));
       break;
     case READ_MASKED:
       break;
     case READ_FAILED:
-      g_ptr_array_add (config->errors, g_strdup_printf ("%s: cannot read: %s", path, error->message));
+      g_ptr_array_add (config->errors, g_strdup_printf ("%s: cannot read: %s", shown, error->message));
       break;
     default:
       g_assert_not_reached ();
@@ -150,8 +153,12 @@ hpd_config_load (const char *main_file, const char *const *dropin_dirs)
       if (dir == NULL)
         {
           if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-            g_ptr_array_add (config->errors, g_strdup_printf ("%s: cannot read: %s",
-                                                              dropin_dirs[i], error->message));
+            {
+              g_autofree char *shown = hpd_parse_printable (dropin_dirs[i]);
+
+              g_ptr_array_add (config->errors, g_strdup_printf ("%s: cannot read: %s",
+                                                                shown, error->message));
+            }
           continue;
         }
       while ((name = g_dir_read_name (dir)) != NULL)

@@ -5,6 +5,7 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-config.h"
+#include "hpd-parse.h"
 
 /* The parser is written by hand rather than with GKeyFile: GKeyFile rejects
  * a whole file for one syntax error and keeps no line numbers, and we must
@@ -744,7 +745,9 @@ hpd_config_parse_text (const char *name, const char *text, gssize length,
   Parser p = { 0, };
   gsize len = length < 0 ? strlen (text) : (gsize) length;
   const char *end = text + len;
-  char *file = g_strdup (name);
+  /* a file name is bytes; messages and origins go onto the bus and into
+   * the log */
+  char *file = hpd_parse_printable (name);
 
   g_ptr_array_add (config->files, file);
   p.config = config;

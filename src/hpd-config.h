@@ -91,7 +91,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdConfig, hpd_config_free)
 
 /* Merges @text (@length bytes, or NUL-terminated if -1; NUL bytes in it
  * are errors) into @config, @name standing for the file in messages and
- * origins. Later values win per section and key. */
+ * origins (as hpd_parse_printable shows it: any bytes may name a file).
+ * Later values win per section and key. */
 void hpd_config_parse_text (const char *name, const char *text, gssize length,
                             HpdConfig *config);
 

@@ -52,9 +52,11 @@ hpd_parse_meminfo (const char *text, const char *key, guint64 *value)
             p++;
           while (g_ascii_isdigit (*p))
             {
-              if (v > (G_MAXUINT64 - 9) / 10)
+              guint64 digit = (guint64) (*p - '0');
+
+              if (v > (G_MAXUINT64 - digit) / 10)
                 return FALSE;
-              v = v * 10 + (guint64) (*p - '0');
+              v = v * 10 + digit;
               any = TRUE;
               p++;
             }
@@ -73,13 +75,8 @@ hpd_parse_meminfo (const char *text, const char *key, guint64 *value)
   return FALSE;
 }
 
-static int
-compare_uint (gconstpointer a, gconstpointer b)
-{
-  guint x = *(const guint *) a, y = *(const guint *) b;
-
-  return x < y ? -1 : x > y;
-}
+/* Node numbers above this make the list malformed. */
+#define MAX_NODE 65535
 
 GArray *
 hpd_parse_node_list (const char *text, GError **error)
@@ -87,10 +84,15 @@ hpd_parse_node_list (const char *text, GError **error)
   g_autoptr(GArray) nodes = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
   g_auto(GStrv) ranges = NULL;
+  /* one bit per node: overlapping or repeated ranges cost no more than
+   * the nodes they name, and the list comes out sorted and unique */
+  g_autofree guint8 *listed = NULL;
+  guint64 highest = 0;
 
   if (*trimmed == '\0')
     return g_steal_pointer (&nodes);
 
+  listed = g_malloc0 (MAX_NODE / 8 + 1);
   ranges = g_strsplit (trimmed, ",", -1);
   for (guint i = 0; ranges[i] != NULL; i++)
     {
@@ -100,7 +102,7 @@ hpd_parse_node_list (const char *text, GError **error)
       if (g_strv_length (ends) > 2 ||
           !hp_parse_u64 (ends[0], &first, NULL) ||
           !hp_parse_u64 (ends[1] ? ends[1] : ends[0], &last, NULL) ||
-          first > last || last > 65535)
+          first > last || last > MAX_NODE)
         {
           g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
                        "malformed node list '%s'", trimmed);
@@ -108,20 +110,13 @@ hpd_parse_node_list (const char *text, GError **error)
         }
 
       for (guint64 n = first; n <= last; n++)
-        {
-          guint node = (guint) n;
-          g_array_append_val (nodes, node);
-        }
+        listed[n / 8] |= (guint8) (1u << (n % 8));
+      highest = MAX (highest, last);
     }
 
-  g_array_sort (nodes, compare_uint);
-  for (guint i = 1; i < nodes->len;)
-    {
-      if (g_array_index (nodes, guint, i) == g_array_index (nodes, guint, i - 1))
-        g_array_remove_index (nodes, i);
-      else
-        i++;
-    }
+  for (guint node = 0; node <= highest; node++)
+    if (listed[node / 8] & (1u << (node % 8)))
+      g_array_append_val (nodes, node);
 
   return g_steal_pointer (&nodes);
 }
@@ -326,4 +321,29 @@ hpd_parse_buddyinfo_blocks (const char *text, guint order)
         }
     }
   return total;
+}
+
+char *
+hpd_parse_printable (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const char *p = text; *p != '\0';)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2 || g_unichar_iscntrl (c))
+        {
+          g_string_append_printf (out, "\\x%02x", (guint) (guchar) *p);
+          p++;
+        }
+      else
+        {
+          const char *next = g_utf8_next_char (p);
+
+          g_string_append_len (out, p, next - p);
+          p = next;
+        }
+    }
+  return g_string_free (out, FALSE);
 }

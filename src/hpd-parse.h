@@ -43,4 +43,10 @@ guint64 hpd_parse_pagetypeinfo_block_pages (const char *text);
  * give right now: every free block of that order or larger, split. */
 guint64 hpd_parse_buddyinfo_blocks (const char *text, guint order);
 
+/* @text as a bus string (UTF-8 only) or a log line may carry it: bytes
+ * that are not UTF-8 text, and control characters, become \xNN. For
+ * text the kernel or the file system hands over as bytes: values of the
+ * kernel command line, file names. */
+char *hpd_parse_printable (const char *text);
+
 G_END_DECLS

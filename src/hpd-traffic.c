@@ -74,7 +74,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
     {
       gboolean wants_reply = (g_dbus_message_get_flags (message) &
                               G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) == 0;
-      g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
+      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
 
       shared->received++;
       shared->last_activity = g_get_monotonic_time ();
@@ -89,7 +89,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
     {
       g_autofree char *key = call_key (g_dbus_message_get_destination (message),
                                        g_dbus_message_get_reply_serial (message));
-      g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
+      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
 
       /* GDBus also answers calls that asked for no reply (an unknown
        * object, say): those were never waited for */
@@ -144,7 +144,7 @@ hpd_traffic_free (HpdTraffic *self)
 void
 hpd_traffic_get_state (HpdTraffic *self, HpdTrafficState *state)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
 
   state->received = self->shared->received;
   state->unanswered = g_hash_table_size (self->shared->unanswered);
@@ -154,7 +154,7 @@ hpd_traffic_get_state (HpdTraffic *self, HpdTrafficState *state)
 void
 hpd_traffic_touch (HpdTraffic *self)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
 
   self->shared->last_activity = g_get_monotonic_time ();
 }

@@ -211,6 +211,12 @@ test_cmdline_subset (void)
   /* "--" ends the kernel's parameters: the rest is init's */
   assert_subset ("hugepages=4 -- hugepages=8 single", "hugepages=4");
   assert_subset ("hugepages=4 --=x hugepages=8", "hugepages=4 hugepages=8");
+  /* KernelCommandLine is a bus string: the kernel takes any bytes, but
+   * what is not UTF-8 text, and control characters, are shown as \xNN
+   * (found by tests/fuzz/libfuzzer/fuzz-cmdline) */
+  assert_subset ("ro hugepages=4\xff quiet hugepagesz=\x13pa\xe3 hugetlb_cma=\"1G\t\xc3\xa9\"",
+                 "hugepages=4\\xff hugepagesz=\\x13pa\\xe3 hugetlb_cma=\"1G\\x09\xc3\xa9\"");
+  assert_subset ("hugepages=\xc2\x85\x7f\xed\xa0\x80", "hugepages=\\xc2\\x85\\x7f\\xed\\xa0\\x80");
 }
 
 static void
@@ -315,6 +321,15 @@ test_cmdline_rules (void)
   assert_running ("hugepagesz=1G hugepages=1024:1", 2 * MB, GB, "0");
   assert_running ("hugepagesz=1G hugepages=x", 2 * MB, GB, "0");
   assert_running ("hugepages=0:1,1:1", GB, GB, "2 0:1,1:1");
+  /* a node named twice keeps its last count, and those are the pages the
+   * kernel allocates (found by tests/fuzz/libfuzzer/fuzz-cmdline) */
+  assert_running ("hugepagesz=1G hugepages=1:2,1:2", 2 * MB, GB, "2 1:2");
+  assert_running ("hugepagesz=1G hugepages=0:1,1:3,0:2", 2 * MB, GB, "5 0:2,1:3");
+  assert_running ("hugepagesz=1G hugepages=0:5,0:0", 2 * MB, GB, "0 0:0");
+  /* leading pages in the node form go to default_hugepagesz=; a later
+   * hugepages= in the plain form replaces them, nodes and all */
+  assert_running ("hugepages=1:3 default_hugepagesz=1G hugepages=5", 2 * MB, GB, "5");
+  assert_running ("hugepages=3 default_hugepagesz=1G hugepages=1:2", 2 * MB, GB, "2 1:2");
   /* the kernel's sscanf stops at the first non-digit */
   assert_running ("hugepagesz=1G hugepages=4x", 2 * MB, GB, "4");
   /* dashes, quotes */

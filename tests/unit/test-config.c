@@ -224,6 +224,40 @@ test_load_unreadable (void)
   g_assert_cmpint (g_rmdir (tmp), ==, 0);
 }
 
+/* A file name is bytes, but origins and messages go onto the bus, which
+ * takes UTF-8 only (a drop-in named in Latin-1 killed the service; found
+ * by tests/fuzz/libfuzzer/fuzz-config): they show such bytes, and control
+ * characters, as \xNN. */
+static void
+test_load_odd_names (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("hpd-config-XXXXXX", NULL);
+  g_autofree char *latin1 = g_build_filename (tmp, "caf\xe9.conf", NULL);
+  g_autofree char *newline = g_build_filename (tmp, "a\nb.conf", NULL);
+  g_autofree char *e1 = g_strdup_printf ("%s/a\\x0ab.conf:2: bad value 'lots' for 'minimum': "
+                                         "'lots' does not start with a decimal number", tmp);
+  g_autofree char *e2 = g_strdup_printf ("%s/caf\\xe9.conf:2: 'x y' is not a THP setting name", tmp);
+  const char *errors[] = { e1, e2, NULL };
+  const char *dirs[] = { tmp, NULL };
+  g_autoptr(HpdConfig) config = NULL;
+  HpdConfigPool *p;
+
+  g_assert_true (g_file_set_contents (newline, "[pool 2MB]\nminimum = lots\nmaximum = 4\n", -1, NULL));
+  g_assert_true (g_file_set_contents (latin1, "[thp]\nx y = 1\n", -1, NULL));
+  config = hpd_config_load (NULL, dirs);
+
+  assert_errors (config, errors);
+  for (guint i = 0; i < config->errors->len; i++)
+    g_assert_true (g_utf8_validate (g_ptr_array_index (config->errors, i), -1, NULL));
+  p = pool (config, 2 * MB);
+  g_assert_nonnull (p);
+  assert_origin (p->maximum.origin, "/a\\x0ab.conf", 3);
+
+  g_assert_cmpint (unlink (latin1), ==, 0);
+  g_assert_cmpint (unlink (newline), ==, 0);
+  g_assert_cmpint (g_rmdir (tmp), ==, 0);
+}
+
 /* ---- errors ---- */
 
 static void
@@ -929,6 +963,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/load/missing", test_load_missing);
   g_test_add_func ("/config/load/bad-file", test_load_bad_file);
   g_test_add_func ("/config/load/unreadable", test_load_unreadable);
+  g_test_add_func ("/config/load/odd-names", test_load_odd_names);
   g_test_add_func ("/config/errors", test_errors);
   g_test_add_func ("/config/errors/keep-earlier", test_errors_keep_earlier);
   g_test_add_func ("/config/later-wins", test_later_wins);

@@ -42,6 +42,13 @@ test_meminfo (void)
   g_assert_false (hpd_parse_meminfo ("MemTotal:\n", "MemTotal", &v));
   g_assert_false (hpd_parse_meminfo ("MemTotal: 12 MB\n", "MemTotal", &v));
   g_assert_false (hpd_parse_meminfo ("MemTotal: 99999999999999999999999 kB\n", "MemTotal", &v));
+  /* the largest value is a value: a kernel whose reserve count underflowed
+   * shows it (found by tests/fuzz/libfuzzer/fuzz-meminfo) */
+  g_assert_true (hpd_parse_meminfo ("HugePages_Rsvd:    18446744073709551615\n", "HugePages_Rsvd", &v));
+  g_assert_cmpuint (v, ==, G_MAXUINT64);
+  g_assert_true (hpd_parse_meminfo ("HugePages_Rsvd: 18446744073709551610\n", "HugePages_Rsvd", &v));
+  g_assert_cmpuint (v, ==, G_MAXUINT64 - 5);
+  g_assert_false (hpd_parse_meminfo ("HugePages_Rsvd: 18446744073709551616\n", "HugePages_Rsvd", &v));
   g_assert_true (hpd_parse_meminfo ("A: 1 kB\nMemTotal:    77 kB", "MemTotal", &v));
   g_assert_cmpuint (v, ==, 77);
   g_assert_false (hpd_parse_meminfo ("", "MemTotal", &v));
@@ -71,6 +78,25 @@ test_node_list (void)
   assert_nodes ("8,0-3,10-11\n", many, G_N_ELEMENTS (many));
   assert_nodes ("0-3,2-3,8,10-11,11", many, G_N_ELEMENTS (many));
   assert_nodes ("\n", NULL, 0);
+
+  /* ranges repeated over and over cost no more than the nodes they name:
+   * removing duplicates one at a time would take hours on this 800-byte list
+   * (fuzz-meminfo ran for over ten minutes on a 4 kB one; here meson
+   * test's timeout fails it) */
+  {
+    g_autoptr(GPtrArray) parts = g_ptr_array_new ();
+    g_autofree char *text = NULL;
+    g_autoptr(GArray) nodes = NULL;
+
+    for (guint i = 0; i < 100; i++)
+      g_ptr_array_add (parts, (gpointer) "0-65535");
+    g_ptr_array_add (parts, NULL);
+    text = g_strjoinv (",", (char **) parts->pdata);
+    nodes = hpd_parse_node_list (text, NULL);
+    g_assert_nonnull (nodes);
+    g_assert_cmpuint (nodes->len, ==, 65536);
+    g_assert_cmpuint (g_array_index (nodes, guint, 65535), ==, 65535);
+  }
 
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -125,12 +151,36 @@ test_buddyinfo (void)
   g_assert_cmpint (hpd_parse_buddyinfo_max_order ("garbage\n"), ==, -1);
 }
 
+static void
+test_printable (void)
+{
+  const struct { const char *text, *shown; } cases[] = {
+    { "", "" },
+    { "hugepages=0:2,1:2", "hugepages=0:2,1:2" },
+    { "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },  /* UTF-8 stays */
+    { "caf\xe9", "caf\\xe9" },                                     /* Latin-1 */
+    { "a\tb\nc\x7f", "a\\x09b\\x0ac\\x7f" },                      /* control characters */
+    { "\xc2\x85", "\\xc2\\x85" },                                  /* NEL, a C1 control */
+    { "\xed\xa0\x80", "\\xed\\xa0\\x80" },                        /* a surrogate */
+    { "\xe2\x82", "\\xe2\\x82" },                                  /* cut short */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *shown = hpd_parse_printable (cases[i].text);
+
+      g_assert_cmpstr (shown, ==, cases[i].shown);
+      g_assert_true (g_utf8_validate (shown, -1, NULL));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/parse/counter", test_counter);
   g_test_add_func ("/parse/meminfo", test_meminfo);
+  g_test_add_func ("/parse/printable", test_printable);
   g_test_add_func ("/parse/node-list", test_node_list);
   g_test_add_func ("/parse/hugepages-dir", test_hugepages_dir);
   g_test_add_func ("/parse/demote-size", test_demote_size);
