@@ -124,6 +124,15 @@ write_once (HpdKernel *self, const char *relative, const char *buf, const char *
   ssize_t written;
   int fd, saved_errno;
 
+  /* NULL for a path that is not relative (a bug, which was critical): an
+   * error, not open (NULL) */
+  if (path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Not a path below the kernel root: %s", relative ? relative : "(null)");
+      return FALSE;
+    }
+
   /* O_TRUNC changes nothing on sysfs and procfs (a shell's `echo N >` uses
    * it too), but under --kernel-root the files are plain files, where a
    * shorter value must not leave the tail of a longer one behind. */

@@ -268,13 +268,16 @@ hpd_tunables_recommended_shmmax (HpdDaemon *daemon)
 {
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
   GPtrArray *pools = hpd_daemon_get_pools (daemon);
+  /* one for all pools (hpd_pool_read() clears it first): gcc 12's
+   * -fanalyzer takes the cleanup of one in the loop body for a use of an
+   * uninitialized value when the loop goes round again */
+  g_auto(HpdPoolCounters) c = { 0, };
   guint64 total = 0;
 
   /* hugeadm: the largest segment all pools together could back */
   for (guint i = 0; i < pools->len; i++)
     {
       const HpdPool *pool = g_ptr_array_index (pools, i);
-      g_auto(HpdPoolCounters) c = { 0, };
       guint64 bytes;
 
       if (!hpd_pool_read (kernel, pool, &c, NULL))
