@@ -69,9 +69,21 @@ Fixture names are stable (test_client.py and others rely on them):
 
 The service is always started with --kernel-root pointing at a temporary
 fake tree; nothing here touches the real kernel.
+
+Memory checking (tests/run-all's asan and valgrind tiers):
+  HUGEPAGESD_WRAPPER        a command prefix (shlex syntax) for every
+                            hugepagesd that Service and ActivatingBus start,
+                            e.g. "valgrind --error-exitcode=99 ...". The
+                            pid stays the service's (the wrapper must exec).
+  HUGEPAGESD_TIMEOUT_FACTOR multiplies START_TIMEOUT and the waits for a
+                            service to exit (default 1; 6 with a wrapper).
+  Every service log (Service, ActivatingBus) is scanned at teardown for
+  AddressSanitizer, LeakSanitizer, UndefinedBehaviorSanitizer and valgrind
+  reports (memory_errors()); any fails the test.
 """
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -92,7 +104,40 @@ from fakekernel import FakeKernel  # noqa: E402
 from gi.repository import GLib  # noqa: E402
 
 NOBODY = 65534
-START_TIMEOUT = 10.0
+WRAPPER = shlex.split(os.environ.get('HUGEPAGESD_WRAPPER', ''))
+TIMEOUT_FACTOR = float(os.environ.get('HUGEPAGESD_TIMEOUT_FACTOR') or (6 if WRAPPER else 1))
+START_TIMEOUT = 10.0 * TIMEOUT_FACTOR
+
+# What a sanitizer or valgrind prints for an error or a leak; a service log
+# with any of these fails the test (see memory_errors()). Also valgrind's
+# warning for a system call it cannot run (it returns ENOSYS instead): the
+# test would then check another path than the one it means to.
+MEMORY_ERROR = re.compile(
+    r'ERROR: (AddressSanitizer|LeakSanitizer)'
+    r'|^\S+:\d+:\d+: runtime error: |SUMMARY: UndefinedBehaviorSanitizer'
+    r'|^==\d+== ERROR SUMMARY: [1-9]|^==\d+== +definitely lost: [1-9]'
+    r'|^==\d+== (Invalid (read|write|free)|Conditional jump|Use of uninitialised'
+    r'|Syscall param|Mismatched free|Source and destination overlap)'
+    r'|^--\d+-- WARNING: unhandled \S+ syscall')
+
+
+def memory_errors(text):
+    """The lines of @text (a service log) that report a memory error or leak."""
+    return [line for line in text.splitlines() if MEMORY_ERROR.search(line)]
+
+
+def memory_problems(title, path, most=10):
+    """['<title>: <report line>', ...] for the memory errors in the log at @path
+    (each line once, at most @most of them; the log is in the test's report)."""
+    try:
+        with open(path, errors='replace') as f:
+            found = list(dict.fromkeys(memory_errors(f.read())))
+    except OSError:
+        return []
+    if len(found) > most:
+        found[most:] = [f'... {len(found) - most} more']
+    return [f'{title}: {line}' for line in found]
+
 
 BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -150,6 +195,9 @@ BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 
 def pytest_configure(config):
     config.addinivalue_line('markers', 'fake_kernel(**kwargs): FakeKernel arguments for the fake_kernel fixture')
+    config.addinivalue_line('markers', 'valgrind(first=N): in the subset that tests/run-all --tier '
+                            'valgrind runs (every method and code path; see README), with the '
+                            'first N parametrizations only if first is given')
 
 
 NOT_ROOT = 'hugepagesd integration tests need root (bus policy as root, setpriv clients)'
@@ -160,6 +208,20 @@ def pytest_collection_modifyitems(config, items):
         skip = pytest.mark.skip(reason=NOT_ROOT)
         for item in items:
             item.add_marker(skip)
+    # In the valgrind subset (-m valgrind) a test marked valgrind(first=N)
+    # runs with its first N parametrizations only.
+    if 'valgrind' in (config.getoption('markexpr') or ''):
+        seen = {}
+        keep, drop = [], []
+        for item in items:
+            marker = item.get_closest_marker('valgrind')
+            first = marker.kwargs.get('first') if marker else None
+            key = (str(item.path), getattr(item, 'originalname', item.name))
+            seen[key] = seen.get(key, 0) + 1
+            (drop if first is not None and seen[key] > first else keep).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
 
 
 def pytest_report_header(config):
@@ -426,7 +488,7 @@ class ActivatingBus:
         os.mkdir(servicedir)
         script = os.path.join(directory, 'activate-hugepagesd')
         with open(script, 'w') as f:
-            f.write(ACTIVATION_SCRIPT.format(command=shlex.join(self.args),
+            f.write(ACTIVATION_SCRIPT.format(command=shlex.join(WRAPPER + self.args),
                                              log=shlex.quote(self.log_path),
                                              started=shlex.quote(self._started),
                                              exited=shlex.quote(self._exited)))
@@ -470,8 +532,9 @@ class ActivatingBus:
         return [pid for pid in self.started() if pid not in exited]
 
     def wait_exit(self, pid, timeout):
-        """The exit status of instance pid, None if it still runs after timeout."""
-        deadline = time.monotonic() + timeout
+        """The exit status of instance pid, None if it still runs after timeout
+        (times TIMEOUT_FACTOR)."""
+        deadline = time.monotonic() + timeout * TIMEOUT_FACTOR
         while time.monotonic() < deadline:
             status = self.exited().get(pid)
             if status is not None:
@@ -482,9 +545,11 @@ class ActivatingBus:
     def _is_ours(self, pid):
         try:
             with open(f'/proc/{pid}/cmdline', 'rb') as f:
-                return f.read().split(b'\0')[0] == self.args[0].encode()
+                argv = f.read().split(b'\0')
         except OSError:
             return False
+        # under a wrapper the binary comes after the wrapper's arguments
+        return self.args[0].encode() in argv[:len(WRAPPER) + 1]
 
     def stop(self):
         for pid in self.running():
@@ -526,8 +591,12 @@ def activating_bus(hugepagesd, _session_dir, request):
         return ab
 
     yield make
+    problems = []
     for ab in made:
         ab.stop()
+        problems += memory_problems('activated hugepagesd', ab.log_path)
+    if problems:
+        pytest.fail('\n'.join(problems), pytrace=False)
 
 
 DEFAULT_FAKE_KERNEL = dict(nodes=2, sizes=(2048, 1048576), default_size=2048)
@@ -563,7 +632,8 @@ class Service:
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address,
                    G_DEBUG='fatal-criticals', G_MESSAGES_DEBUG='all')
         with open(log_path, 'a') as log:
-            self.proc = subprocess.Popen(self.args, stdout=log, stderr=subprocess.STDOUT, env=env)
+            self.proc = subprocess.Popen(WRAPPER + self.args, stdout=log, stderr=subprocess.STDOUT,
+                                         env=env)
         self.pid = self.proc.pid
 
     def log(self):
@@ -584,7 +654,7 @@ class Service:
 
     def wait_exit(self, timeout):
         try:
-            return self.proc.wait(timeout)
+            return self.proc.wait(timeout * TIMEOUT_FACTOR)
         except subprocess.TimeoutExpired:
             return None
 
@@ -638,6 +708,7 @@ def start_service(hugepagesd, bus, _session_dir, request):
                 if status != 0:
                     problems.append(f'hugepagesd did not exit 0 on SIGTERM: {status}')
         svc.kill()
+        problems += memory_problems(f'hugepagesd (pid {svc.pid})', svc.log_path)
     if problems:
         pytest.fail('\n'.join(problems), pytrace=False)
 

@@ -39,6 +39,7 @@ def expected_details(size_kb, details):
 @pytest.mark.fake_kernel(pools=POOLS)
 @pytest.mark.parametrize('interactive', [False, True], ids=['plain', 'interactive'])
 @pytest.mark.parametrize('size_kb,method,args,details,writes', MUTATIONS, ids=IDS)
+@pytest.mark.valgrind
 def test_denied_changes_nothing_and_asks_correctly(service, bus, fake_kernel, polkit, size_kb,
                                                    method, args, details, writes, interactive):
     caller = bus.connect()  # a fresh caller, so its unique name is its own
@@ -61,6 +62,7 @@ def test_denied_changes_nothing_and_asks_correctly(service, bus, fake_kernel, po
 
 @pytest.mark.fake_kernel(pools=POOLS)
 @pytest.mark.parametrize('size_kb,method,args,details,writes', MUTATIONS, ids=IDS)
+@pytest.mark.valgrind
 def test_allowed_succeeds(service, conn, fake_kernel, polkit, size_kb, method, args, details, writes):
     polkit.allow(ACTION_POOLS)
     before = fake_kernel.snapshot()
@@ -83,6 +85,7 @@ def test_every_other_action_allowed_is_not_enough(service, conn, fake_kernel, po
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_each_call_is_checked_again(service, conn, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     assert pool_call(conn, SMALL, 'SetMinimum', 6) == 6
@@ -123,6 +126,7 @@ def iterate_until(predicate, timeout=5.0):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_reads_are_served_while_a_check_is_pending(service, bus, conn, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     polkit.hang(True)
@@ -142,6 +146,7 @@ def test_reads_are_served_while_a_check_is_pending(service, bus, conn, fake_kern
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_caller_gone_before_the_answer_is_not_served(service, bus, conn, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     polkit.hang(True)
@@ -165,6 +170,7 @@ def test_caller_gone_before_the_answer_is_not_served(service, bus, conn, fake_ke
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_slow_polkit_still_answers(service, conn, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     polkit.set_delay(0.3)
@@ -174,6 +180,7 @@ def test_slow_polkit_still_answers(service, conn, fake_kernel, polkit):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_without_polkit_only_root_may_change(make_bus, start_service, fake_kernel, run_python_as,
                                              NOBODY):
     lonely = make_bus()  # no polkitd on this bus

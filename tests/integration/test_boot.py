@@ -100,6 +100,7 @@ def test_nothing_configured_nothing_booted(service, conn, fake_kernel):
     assert boot_props(conn) == ('', '', False)
 
 
+@pytest.mark.valgrind
 def test_properties_follow_the_files(service, conn, fake_kernel):
     put(fake_kernel, CONF, NODES)
     # no proc/cmdline: a kernel booted without huge page parameters
@@ -155,6 +156,7 @@ def test_unprivileged_callers_read_them(service, conn, fake_kernel, run_python_a
 
 # --- ConfigureBoot ----------------------------------------------------------------
 
+@pytest.mark.valgrind
 def test_not_authorized_writes_nothing(service, conn, fake_kernel, polkit):
     debian(fake_kernel)
     put(fake_kernel, CONF, FOUR)
@@ -182,6 +184,7 @@ def test_unprivileged_caller_not_authorized(service, conn, fake_kernel, polkit, 
     assert fake_kernel.changes_since(before) == {}
 
 
+@pytest.mark.valgrind
 def test_writes_the_dropin_and_nothing_else(service, conn, fake_kernel, allowed):
     debian(fake_kernel)
     put(fake_kernel, CONF, NODES)
@@ -212,6 +215,7 @@ def test_writes_the_dropin_and_nothing_else(service, conn, fake_kernel, allowed)
                  dropin('default_hugepagesz=1G ' + FOUR_PARAMS).encode())}
 
 
+@pytest.mark.valgrind
 def test_removes_the_dropin_when_nothing_is_asked(service, conn, fake_kernel, allowed):
     debian(fake_kernel)
     put(fake_kernel, CONF, FOUR)
@@ -241,6 +245,7 @@ def test_makes_grub_d(service, conn, fake_kernel, allowed):
     assert fake_kernel.read(GRUB) == GRUB_TEXT
 
 
+@pytest.mark.valgrind
 def test_no_writing_through_a_linked_grub_d(service, conn, fake_kernel, allowed, tmp_path):
     debian(fake_kernel, grub_d=False)
     os.symlink(tmp_path, fake_kernel.path(GRUB_D))
@@ -261,6 +266,7 @@ def test_content_is_only_numbers(service, conn, fake_kernel, allowed):
 
 
 @pytest.mark.parametrize('missing', ['debian_version', 'grub', 'update-grub'])
+@pytest.mark.valgrind(first=1)
 def test_not_supported_says_what_to_add(service, conn, fake_kernel, allowed, missing):
     put(fake_kernel, CONF, NODES)
     if missing != 'debian_version':
@@ -279,6 +285,7 @@ def test_not_supported_with_nothing_to_add(service, conn, fake_kernel, allowed):
     assert 'nothing to add' in error.message
 
 
+@pytest.mark.valgrind
 def test_dry_run_writes_nothing_and_needs_no_authorization(service, conn, fake_kernel, polkit):
     debian(fake_kernel, grub_d=False)
     put(fake_kernel, CONF, FOUR)
@@ -298,6 +305,7 @@ def test_dry_run_writes_nothing_and_needs_no_authorization(service, conn, fake_k
     {'dry-run': GLib.Variant('s', 'true')},
     {'dry-run': GLib.Variant('b', True), 'persist': GLib.Variant('b', True)},
 ])
+@pytest.mark.valgrind(first=1)
 def test_bad_options(service, conn, fake_kernel, allowed, options):
     debian(fake_kernel)
     put(fake_kernel, CONF, FOUR)
@@ -309,6 +317,7 @@ def test_bad_options(service, conn, fake_kernel, allowed, options):
     assert allowed.checks() == []
 
 
+@pytest.mark.valgrind
 def test_configuration_that_cannot_be_used_is_refused(service, conn, fake_kernel, allowed):
     debian(fake_kernel)
     put(fake_kernel, CONF, '[pool 1G]\nnode0 = 1\nnode7 = 1\n[boot]\ndefault-page-size = 4M\n')
@@ -322,6 +331,7 @@ def test_configuration_that_cannot_be_used_is_refused(service, conn, fake_kernel
 
 # --- Explain ----------------------------------------------------------------------
 
+@pytest.mark.valgrind
 def test_explain_reboot_required(service, conn, fake_kernel):
     assert 'reboot-required' not in {e[1] for e in explain(conn)}
     put(fake_kernel, CONF, FOUR)
@@ -355,6 +365,7 @@ def test_client_shows_them(service, ctl, fake_kernel):
                                "Run 'hugepagesctl boot --write', then reboot.\n")
 
 
+@pytest.mark.valgrind
 def test_client_writes(service, ctl, fake_kernel, allowed):
     debian(fake_kernel)
     put(fake_kernel, CONF, FOUR)

@@ -33,6 +33,7 @@ def test_unprivileged_cannot_own_while_service_runs(service, conn, run_python_as
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_unprivileged_can_read(service, conn, run_python_as, NOBODY):
     ops = [['get_all', MANAGER_PATH, MANAGER_IFACE],
            ['get_all', page_size_path(2048), PAGE_SIZE_IFACE],
@@ -66,6 +67,7 @@ def test_unprivileged_change_is_refused_by_polkit_not_the_bus(service, fake_kern
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_unprivileged_change_allowed_by_polkit_succeeds(service, fake_kernel, polkit,
                                                         run_python_as, NOBODY):
     polkit.allow(ACTION_POOLS)
@@ -74,6 +76,7 @@ def test_unprivileged_change_allowed_by_polkit_succeeds(service, fake_kernel, po
     assert fake_kernel.read_int(fake_kernel.pool_file(2048, 'nr_hugepages')) == 6
 
 
+@pytest.mark.valgrind
 def test_unprivileged_foreign_interface_refused_by_the_bus(service, run_as, NOBODY):
     # the policy allows our interfaces only; anything else stops at the bus
     code = ('import os, hpdtest\n'

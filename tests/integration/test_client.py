@@ -177,6 +177,7 @@ def test_pools_is_hugeadm_pool_list(service, ctl):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_pools_long(service, ctl):
     out = ok(ctl('pools', '--long')).splitlines()
     assert out == [
@@ -217,6 +218,7 @@ def test_page_sizes(service, ctl):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_status(service, ctl):
     out = ok(ctl('status')).splitlines()
     assert out[0].startswith('hugepagesd version:  ')
@@ -316,6 +318,7 @@ def test_demote_dry_run(service, ctl, polkit):
 
 # --- changes ---------------------------------------------------------------
 
+@pytest.mark.valgrind
 def test_set_min(service, ctl, allowed, fake_kernel):
     assert ok(ctl('set-min', '2M', '4')) == '2MB pool minimum: 4 pages (requested 4)\n'
     assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 4
@@ -325,18 +328,21 @@ def test_set_min(service, ctl, allowed, fake_kernel):
     assert check.details['pages'] == '4'
 
 
+@pytest.mark.valgrind
 def test_set_max(service, ctl, allowed, fake_kernel):
     assert ok(ctl('set-max', 'DEFAULT', '16M')) == '2MB pool maximum: 8 pages (requested 8)\n'
     assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_overcommit_hugepages')) == 8
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_set_node_relative(service, ctl, allowed, fake_kernel):
     assert ok(ctl('set-node', '1', '2M', '+3')) == '2MB pool on node 1: 5 pages (requested 5)\n'
     assert fake_kernel.read_int(fake_kernel.node_file(1, SMALL, 'nr_hugepages')) == 5
     assert allowed.checks()[0].details['node'] == '1'
 
 
+@pytest.mark.valgrind
 def test_options_reach_the_service(service, ctl, allowed):
     # The service rejects unknown or mistyped options, so a success shows
     # that "hard" (b) and "timeout-ms" (u) were sent as such.
@@ -344,6 +350,7 @@ def test_options_reach_the_service(service, ctl, allowed):
         '2MB pool minimum: 2 pages (requested 2)\n'
 
 
+@pytest.mark.valgrind
 def test_service_errors_are_one_line_exit_1(service, ctl, allowed, fake_kernel):
     before = fake_kernel.snapshot()
     proc = ctl('set-min', '2M', str(SMALL_CAP + 1))
@@ -372,6 +379,7 @@ def test_demote_not_supported(service, ctl, allowed):
 # --- shortfalls: exit 3 ----------------------------------------------------
 
 @pytest.mark.fake_kernel(pools=SHORT)
+@pytest.mark.valgrind
 def test_shortfall_exit_3(service, ctl, allowed):
     proc = ctl('set-min', '2M', '10')
     assert proc.returncode == 3
@@ -398,6 +406,7 @@ def test_node_shortfall(service, ctl, allowed):
 
 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=4, free=3, resv=1)})
+@pytest.mark.valgrind
 def test_demote_shortfall(service, ctl, allowed):
     # the fake kernel does not demote
     proc = ctl('demote', '1G', '2')
@@ -415,6 +424,7 @@ def test_demote_shortfall(service, ctl, allowed):
     ['set-node', '0', '2M', '1'],
     ['demote', '1G', '1'],
 ])
+@pytest.mark.valgrind(first=2)
 def test_not_authorized(service, ctl, polkit, fake_kernel, args):
     before = fake_kernel.snapshot()
     proc = ctl(*args)

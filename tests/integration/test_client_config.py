@@ -3,7 +3,7 @@ the option reaches the service (the saved file shows it), and `config`
 lists the configured settings with their origin, marks drift, shows bad
 lines, and with --check says so in its exit status."""
 
-
+import pytest
 
 import hpdtest
 from hpdtunables import ACTION_TUNABLES
@@ -19,6 +19,7 @@ def saved(fk):
     return fk.read(OWN).split('\n\n', 1)[1] if fk.exists(OWN) else None
 
 
+@pytest.mark.valgrind
 def test_set_min_persist(service, fake_kernel, polkit, ctl):
     polkit.allow(hpdtest.ACTION_POOLS)
     ok(ctl('set-min', '2MB', '6', '--persist'))
@@ -27,6 +28,7 @@ def test_set_min_persist(service, fake_kernel, polkit, ctl):
     assert saved(fake_kernel) == '[pool 2MB]\nnode1 = 2\n'
 
 
+@pytest.mark.valgrind
 def test_tunable_persist(service, fake_kernel, polkit, ctl):
     polkit.allow(ACTION_TUNABLES)
     ok(ctl('min-free-kbytes', 'recommended', '--persist'))
@@ -40,6 +42,7 @@ def test_persist_without_a_change_is_a_usage_error(service, fake_kernel, ctl):
     assert not fake_kernel.exists(OWN)
 
 
+@pytest.mark.valgrind
 def test_config_lists_origins_drift_and_errors(service, fake_kernel, ctl):
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\n[tunables]\nzone-movable = maybe\n')
     conf = fake_kernel.path(CONF)
@@ -52,6 +55,7 @@ def test_config_lists_origins_drift_and_errors(service, fake_kernel, ctl):
     assert ctl('config', '--check').returncode == 1
 
 
+@pytest.mark.valgrind
 def test_config_check_reports_drift_only_when_there_is_some(service, fake_kernel, ctl):
     assert ok(ctl('config')) == 'Nothing is configured.\n'
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\n')

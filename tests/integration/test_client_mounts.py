@@ -166,6 +166,7 @@ def test_no_mounts(service, ctl, fake_kernel):
     assert ok(ctl('mounts')) == 'No hugetlbfs mounts.\n'
 
 
+@pytest.mark.valgrind
 def test_mounts_table(service, ctl, fake_kernel, NOBODY):
     b = base(fake_kernel)
     write_mountinfo(fake_kernel, [
@@ -214,6 +215,7 @@ def test_mounts_needs_no_privileges(service, hugepagesctl, run_as, NOBODY, polki
     ['mount-create', 'user', 'nobody', '--page-size', 'DEFAULT'],
     ['mount-create', 'group', 'users'],
 ])
+@pytest.mark.valgrind(first=2)
 def test_create_not_authorized(service, ctl, polkit, fake_kernel, args):
     proc = ctl(*args)
     assert proc.returncode == 1
@@ -226,6 +228,7 @@ def test_create_not_authorized(service, ctl, polkit, fake_kernel, args):
     nothing_created(fake_kernel)
 
 
+@pytest.mark.valgrind
 def test_create_sends_owner_mode_and_page_size(service, ctl, polkit, fake_kernel, NOBODY):
     assert ctl('mount-create', 'user', str(NOBODY), '--mode', '750', '--page-size', '2M').stderr == REFUSED
     [check] = polkit.checks()
@@ -300,6 +303,7 @@ def test_page_size_not_on_this_machine(service, ctl, polkit):
     assert polkit.checks() == []
 
 
+@pytest.mark.valgrind
 def test_existing_mounts_are_printed_without_authorization(service, ctl, polkit, fake_kernel):
     b = base(fake_kernel)
     write_mountinfo(fake_kernel, [(f'{b}/pagesize-2MB', 'mode=770,pagesize=2M'),
@@ -311,6 +315,7 @@ def test_existing_mounts_are_printed_without_authorization(service, ctl, polkit,
     assert polkit.checks() == []
 
 
+@pytest.mark.valgrind
 def test_existing_mount_with_other_options(service, ctl, polkit, fake_kernel):
     b = base(fake_kernel)
     write_mountinfo(fake_kernel, [(f'{b}/pagesize-2MB', 'mode=770,pagesize=2M')])
@@ -340,6 +345,7 @@ def test_unmount_not_authorized(service, ctl, polkit, fake_kernel):
     ('/mnt/huge/', 'The path must be absolute and normalized'),
     ('/mnt/../huge', 'The path must be absolute and normalized'),
 ])
+@pytest.mark.valgrind(first=2)
 def test_unmount_refused_by_the_service(service, ctl, polkit, fake_kernel, path, message):
     write_mountinfo(fake_kernel, [('/mnt/huge', 'pagesize=2M')])
     proc = ctl('unmount', path)

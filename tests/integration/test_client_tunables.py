@@ -299,6 +299,7 @@ def test_shm_max_dry_run(service, ctl, tunables, polkit):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_shm_max_recommended_dry_run(service, ctl, tunables, polkit):
     # 32 MiB is above the recommended 16 MiB: kept unless --allow-lower
     assert lines(dry_run(ctl, tunables, polkit, 'shm-max', 'recommended')) == [
@@ -431,6 +432,7 @@ def checked(polkit, count=1):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_shm_max_changes(service, ctl, tunables, allowed):
     before = tunables.snapshot()
     assert lines(ctl('shm-max', '64G')) == [
@@ -455,6 +457,7 @@ def test_shm_max_changes(service, ctl, tunables, allowed):
     assert changed(tunables, before) == {SHMMAX: str(RECOMMENDED_SHMMAX)}
 
 
+@pytest.mark.valgrind
 def test_shm_group_changes(service, ctl, tunables, allowed):
     gid, name = other_group()
     before = tunables.snapshot()
@@ -466,6 +469,7 @@ def test_shm_group_changes(service, ctl, tunables, allowed):
     checked(allowed, 2)
 
 
+@pytest.mark.valgrind
 def test_min_free_kbytes_changes(service, ctl, tunables, allowed):
     before = tunables.snapshot()
     assert ok(ctl('min-free-kbytes', '50000')) == 'vm.min_free_kbytes: 50000 kB\n'
@@ -476,6 +480,7 @@ def test_min_free_kbytes_changes(service, ctl, tunables, allowed):
     checked(allowed, 2)
 
 
+@pytest.mark.valgrind
 def test_zone_movable_changes(service, ctl, fake_kernel, allowed):
     write_tunables(fake_kernel, zone_movable=False)
     assert ok(ctl('zone-movable', 'on')) == 'zone movable: on\n'
@@ -486,6 +491,7 @@ def test_zone_movable_changes(service, ctl, fake_kernel, allowed):
     checked(allowed, 2)
 
 
+@pytest.mark.valgrind
 def test_thp_numbers_change_in_one_call(service, ctl, tunables, allowed):
     before = tunables.snapshot()
     assert lines(ctl('thp', 'khugepaged/pages_to_scan=8192',
@@ -586,6 +592,7 @@ def render(entries):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_explain_text_and_json(service, ctl, fake_kernel, polkit):
     write_tunables(fake_kernel, min_free=4096)
     fake_kernel.write(f'{THP}/enabled', '[always] madvise never\n')

@@ -62,6 +62,7 @@ def callers(bus):
         c.close_sync(None)
 
 
+@pytest.mark.valgrind
 def test_parallel_changes_are_serialized(service, callers, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     requests = [(i % len(callers), 100 + i) for i in range(60)]
@@ -109,6 +110,7 @@ def send_shmmax(conns, values):
 
 
 @pytest.mark.fake_kernel(pools=SHORT)
+@pytest.mark.valgrind
 def test_a_full_queue_answers_busy(service, callers, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS, ACTION_TUNABLES)
     options = {'hard': GLib.Variant('b', True), 'timeout-ms': GLib.Variant('u', 50)}

@@ -96,6 +96,7 @@ def test_needs_no_authorization(service, conn, fk, polkit):
         assert '\n' not in fix, id_
 
 
+@pytest.mark.valgrind
 def test_quiet_tree(service, conn, fk, polkit):
     entries = by_id(explain(conn))
     assert set(entries) == QUIET
@@ -113,6 +114,7 @@ def test_unprivileged_caller_may_explain(service, conn, fk, polkit, run_as, NOBO
 
 
 @pytest.mark.parametrize('opts', [{'bogus': True}, {'dry-run': True}])
+@pytest.mark.valgrind
 def test_options_are_checked(service, conn, fk, polkit, opts):
     with pytest.raises(BusError) as e:
         explain(conn, hpdtest.options(**opts))
@@ -228,6 +230,7 @@ def test_shm_group(service, conn, fk, run_as, NOBODY, group, as_nobody, expected
 # --- the checks hugeadm lacks ------------------------------------------------
 
 @pytest.mark.fake_kernel(pools={2048: Pool(total=2, free=2, overcommit=4)})
+@pytest.mark.valgrind
 def test_pool_short(service, conn, simulated, polkit):
     fk = simulated
     polkit.allow(hpdtest.ACTION_POOLS)
@@ -251,6 +254,7 @@ def test_pool_short(service, conn, simulated, polkit):
 
 
 @pytest.mark.fake_kernel(pools={2048: Pool(total=2, free=2, overcommit=4)})
+@pytest.mark.valgrind
 def test_pool_short_outlives_the_instance(start_service, fake_kernel, conn, simulated, polkit):
     """An idle exit or a restart must not forget what was asked: the request
     is kept under /run, not in the daemon's memory."""
@@ -405,6 +409,7 @@ def test_memlock_limit(service, conn, fk, soft, hard, expected):
     assert severity == 'info' and expected in message and 'limits.conf' in fix
 
 
+@pytest.mark.valgrind
 def test_memlock_limit_is_the_callers(service, conn, fk):
     # another process's limits do not matter
     fk.write_limits(os.getpid() + 1 if os.getpid() > 1 else 2, 8388608)
@@ -421,6 +426,7 @@ EVERYTHING = Tunables(min_free_kbytes=2048, shmmax=MiB, shmall=1, shm_group=USER
 @pytest.mark.fake_kernel(tunables=EVERYTHING,
                          pools={2048: Pool(total=10, free=0, surplus=4, overcommit=2),
                                 1048576: Pool(total=1, free=1)})
+@pytest.mark.valgrind
 def test_everything_wrong(service, conn, fk, run_as, NOBODY):
     set_meminfo(fk, 'SwapTotal', 0)
     fk.write('proc/buddyinfo', FRAGMENTED)
@@ -442,6 +448,7 @@ def test_everything_wrong(service, conn, fk, run_as, NOBODY):
     assert explain(conn) == entries
 
 
+@pytest.mark.valgrind
 def test_explain_follows_changes_made_through_the_service(service, conn, simulated, polkit):
     polkit.allow(ACTION_TUNABLES)
     hpdtest.call(conn, hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'SetThp',

@@ -15,6 +15,7 @@ from hpdtest import ACTION_POOLS, page_size_path
 from gi.repository import Gio, GLib
 
 
+@pytest.mark.valgrind
 def test_sigterm_exits_zero(start_service, fake_kernel, conn, polkit):
     svc = start_service(fake_kernel.root)
     assert svc.owns_name(conn)
@@ -26,12 +27,14 @@ def test_sigterm_exits_zero(start_service, fake_kernel, conn, polkit):
     assert hpdtest.name_owner(conn) is None
 
 
+@pytest.mark.valgrind
 def test_sigint_exits_zero(start_service, fake_kernel, polkit):
     svc = start_service(fake_kernel.root)
     svc.proc.send_signal(signal.SIGINT)
     assert svc.wait_exit(3) == 0, svc.log()
 
 
+@pytest.mark.valgrind
 def test_losing_the_bus_is_a_failure_exit(make_bus, start_service, fake_kernel, hugepagesd):
     own = make_bus()
     svc = start_service(fake_kernel.root, bus=own)
@@ -67,6 +70,7 @@ def test_after_losing_the_bus_the_next_start_is_clean(make_bus, start_service, f
         c.close_sync(None)
 
 
+@pytest.mark.valgrind
 def test_replace_takes_over_the_name(start_service, fake_kernel, conn, polkit, tmp_path):
     first = start_service(fake_kernel.root)
     assert first.owns_name(conn)
@@ -83,6 +87,7 @@ def test_replace_takes_over_the_name(start_service, fake_kernel, conn, polkit, t
     assert hpdtest.get(conn, page_size_path(2048), hpdtest.PAGE_SIZE_IFACE, 'Size') == 2 << 20
 
 
+@pytest.mark.valgrind
 def test_second_instance_without_replace_gives_up(start_service, fake_kernel, conn, polkit):
     first = start_service(fake_kernel.root, check=True)
     second = start_service(fake_kernel.root, wait=False)
@@ -91,6 +96,7 @@ def test_second_instance_without_replace_gives_up(start_service, fake_kernel, co
     assert first.owns_name(conn)
 
 
+@pytest.mark.valgrind
 def test_bad_kernel_root_fails_to_start(start_service, tmp_path, fake_kernel):
     # a hugepages directory but no /proc/meminfo: the daemon cannot tell the
     # default size and must refuse to start rather than guess

@@ -213,6 +213,7 @@ def kernel_lines(fk):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_mounts_property_from_kernel_lines(service, conn, fake_kernel):
     fake_kernel.write_mountinfo(kernel_lines(fake_kernel))
     b = base(fake_kernel)
@@ -243,6 +244,7 @@ def test_mounts_property_from_kernel_lines(service, conn, fake_kernel):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_lines_that_cannot_be_read_are_left_out(service, conn, fake_kernel):
     good = Mount('/mnt/good')
     fake_kernel.write_mountinfo([
@@ -329,6 +331,7 @@ def test_mounts_are_fresh(service, conn, fake_kernel, how):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_managed_objects_carry_the_mounts(service, conn, fake_kernel):
     b = base(fake_kernel)
     fake_kernel.write_mountinfo([Mount('var/lib/hugetlbfs/pagesize-2MB'),
@@ -351,6 +354,7 @@ def iterate_until(predicate, timeout=5.0):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_a_change_seen_on_reading_is_announced(service, bus, conn, fake_kernel):
     # Outside changes are announced when the kernel reports a mount change
     # (that needs real mounts: the system tier). Here: a change the service
@@ -567,6 +571,7 @@ def test_bad_options(service, conn, fake_kernel, polkit, target, opts, message):
 
 @pytest.mark.fake_kernel(pools=POOLS)
 @pytest.mark.parametrize('scope,owner', [('user', 'nobody'), ('group', 'users'), ('global', '')])
+@pytest.mark.valgrind
 def test_bad_options_in_every_scope(service, conn, fake_kernel, polkit, scope, owner):
     for target, opts, message in BAD_LIMITS[::7]:
         refused(fake_kernel, polkit, ERR_INVALID_ARGS,
@@ -574,6 +579,7 @@ def test_bad_options_in_every_scope(service, conn, fake_kernel, polkit, scope, o
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_wrong_signature(service, conn, fake_kernel, polkit):
     for path, iface, method, params in [
         (MANAGER_PATH, MANAGER_IFACE, 'CreateMounts', GLib.Variant('(ss)', ('system', ''))),
@@ -599,6 +605,7 @@ def test_percentage_of_surplus_only_pool_is_zero(service, conn, fake_kernel, pol
 
 
 @pytest.mark.fake_kernel(pools={SMALL: Pool(total=99, free=99), GIANT: Pool(total=100, free=100)})
+@pytest.mark.valgrind
 def test_percentage_rounding_boundary(service, conn, fake_kernel, polkit):
     # 1% of 99 pages is 0 pages; 1% of 100 pages is one
     refused(fake_kernel, polkit, ERR_INVALID_ARGS,
@@ -655,6 +662,7 @@ ACCEPTED = [
                          ids=[f'{c[0]}-{c[1]}-{c[2]}-' + ','.join(f'{k}={v.print_(False)}'
                                                                   for k, v in c[3].items())
                               for c in ACCEPTED])
+@pytest.mark.valgrind
 def test_valid_requests_reach_polkit(service, conn, fake_kernel, polkit, target, scope, owner, opts):
     not_authorized(fake_kernel, polkit, lambda: create(conn, target, scope, owner, opts))
 
@@ -723,6 +731,7 @@ def test_denied_create_asks_correctly(service, bus, fake_kernel, polkit, target,
 
 @pytest.mark.fake_kernel(pools=POOLS)
 @pytest.mark.parametrize('interactive', [False, True], ids=['plain', 'interactive'])
+@pytest.mark.valgrind
 def test_denied_unmount_asks_correctly(service, bus, fake_kernel, polkit, interactive):
     path = f'{base(fake_kernel)}/pagesize-2MB'
     fake_kernel.write_mountinfo([Mount('var/lib/hugetlbfs/pagesize-2MB', mode=0o770)])
@@ -738,6 +747,7 @@ def test_denied_unmount_asks_correctly(service, bus, fake_kernel, polkit, intera
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_denied_for_an_unprivileged_caller(service, fake_kernel, polkit, run_python_as, NOBODY):
     fake_kernel.write_mountinfo([Mount('/mnt/huge')])
     before = fake_kernel.snapshot()
@@ -762,6 +772,7 @@ def test_denied_for_an_unprivileged_caller(service, fake_kernel, polkit, run_pyt
 # --- which polkit action: mounts and pools are apart ---------------------------
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_pool_actions_do_not_allow_mounts(service, conn, fake_kernel, polkit):
     # Safe even if the service mapped the action wrongly: without var/lib a
     # mount cannot be made (it would fail with Failed instead).
@@ -855,6 +866,7 @@ def test_identical_mount_is_returned_without_polkit(service, conn, fake_kernel, 
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_identical_mount_for_an_unprivileged_caller(service, fake_kernel, polkit, run_python_as,
                                                     NOBODY):
     fake_kernel.write_mountinfo([m('user/nobody/pagesize-2MB', uid=65534, mode=0o700)])
@@ -914,6 +926,7 @@ def test_different_mount_is_an_error_without_polkit(service, conn, fake_kernel, 
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_some_sizes_mounted_asks_for_all(service, conn, fake_kernel, polkit):
     b = base(fake_kernel)
     fake_kernel.write_mountinfo([m('pagesize-2MB', mode=0o770)])
@@ -989,6 +1002,7 @@ def test_unmount_takes_no_options(service, conn, fake_kernel, polkit, opts):
 
 @pytest.mark.fake_kernel(pools=POOLS)
 @pytest.mark.parametrize('path', ['/mnt/with space', '/mnt/back\\slash', '/mnt/grüße'])
+@pytest.mark.valgrind(first=1)
 def test_unmount_finds_escaped_paths(service, conn, fake_kernel, polkit, path):
     fake_kernel.write_mountinfo([Mount(path)])
     check = not_authorized(fake_kernel, polkit, lambda: unmount(conn, path))

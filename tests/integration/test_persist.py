@@ -65,6 +65,7 @@ def pools_allowed(polkit):
 
 # ---- pools ----
 
+@pytest.mark.valgrind
 def test_set_minimum_persist_writes_the_request(service, conn, fake_kernel, pools_allowed):
     assert set_min(conn, 8, PERSIST) == 8
     assert fake_kernel.read(f'{H2}/nr_hugepages') == '8\n'
@@ -82,12 +83,14 @@ def test_without_persist_nothing_is_saved(service, conn, fake_kernel, pools_allo
     assert props(conn)['ConfiguredState'] == []
 
 
+@pytest.mark.valgrind
 def test_dry_run_with_persist_saves_nothing(service, conn, fake_kernel, polkit):
     assert set_min(conn, 4, dict(PERSIST, **options(dry_run=True))) == 4
     assert not fake_kernel.exists(OWN)
     assert polkit.checks() == []
 
 
+@pytest.mark.valgrind
 def test_persist_needs_authorization(service, conn, fake_kernel, polkit):
     with pytest.raises(BusError) as e:
         set_min(conn, 4, PERSIST)
@@ -107,6 +110,7 @@ def test_persisting_what_the_kernel_already_has_still_saves(service, conn, fake_
     assert len(pools_allowed.checks()) == 1
 
 
+@pytest.mark.valgrind
 def test_a_shortfall_saves_the_request_and_shows_as_drift(service, conn, fake_kernel,
                                                          pools_allowed):
     if not fake_kernel.simulating:
@@ -117,6 +121,7 @@ def test_a_shortfall_saves_the_request_and_shows_as_drift(service, conn, fake_ke
     assert drift(conn)['pool 2MB minimum'][:2] == ('8', '5')
 
 
+@pytest.mark.valgrind
 def test_node_pages_and_minimum_replace_each_other(service, conn, fake_kernel, pools_allowed):
     assert set_min(conn, 4, PERSIST) == 4
     assert hpdtest.pool_call(conn, 2048, 'SetNodePages', GLib.Variant('u', 1).unpack(), 3,
@@ -152,6 +157,7 @@ def test_other_settings_of_the_file_are_kept(service, conn, fake_kernel, pools_a
                                      '[tunables]\nmin-free-kbytes = 70000\n')
 
 
+@pytest.mark.valgrind
 def test_a_later_dropin_that_overrides_is_reported(service, conn, fake_kernel, pools_allowed):
     fake_kernel.write(f'{ADMIN}/95-admin.conf', '[pool 2MB]\nminimum = 100\n')
     with pytest.raises(BusError) as e:
@@ -172,6 +178,7 @@ def test_an_earlier_file_is_overridden_by_the_saved_change(service, conn, fake_k
     assert state(conn)['pool 2MB minimum'][0] == '3'
 
 
+@pytest.mark.valgrind
 def test_a_file_that_cannot_be_written_is_reported(service, conn, fake_kernel, pools_allowed):
     # a plain file where the directory should be: mkdir fails
     fake_kernel.write('etc/hugepagesd/placeholder', '')
@@ -184,6 +191,7 @@ def test_a_file_that_cannot_be_written_is_reported(service, conn, fake_kernel, p
     assert fake_kernel.read(f'{H2}/nr_hugepages') == '2\n'
 
 
+@pytest.mark.valgrind
 def test_demote_persist_saves_both_pools(service, conn, fake_kernel, pools_allowed):
     if fake_kernel.demote_size_kb(1048576) != 2048:
         pytest.skip('the fake tree has no demotion')
@@ -204,6 +212,7 @@ def tunables_allowed(polkit):
     return polkit
 
 
+@pytest.mark.valgrind
 def test_tunables_persist(service, conn, fake_kernel, tunables_allowed):
     manager_call(conn, 'SetShmMax', 'ta{sv}', (1 << 30, PERSIST))
     manager_call(conn, 'SetMinFreeKbytes', 'ta{sv}', (70000, PERSIST))
@@ -258,6 +267,7 @@ def test_unknown_option_is_still_refused(service, conn, fake_kernel, tunables_al
     assert not fake_kernel.exists(OWN)
 
 
+@pytest.mark.valgrind
 def test_unmount_persist_of_a_foreign_path_is_refused(service, conn, fake_kernel, polkit):
     from fakekernel import Mount
     fake_kernel.write_mountinfo([Mount('mnt/huge')])
@@ -270,6 +280,7 @@ def test_unmount_persist_of_a_foreign_path_is_refused(service, conn, fake_kernel
 
 # ---- the configuration on the bus ----
 
+@pytest.mark.valgrind
 def test_configured_state_and_errors(service, conn, fake_kernel):
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\nnode1 = 2\n'
                            '[mount group 0]\npage-size = 2MB\nmax-size = 50%\n'
@@ -301,6 +312,7 @@ def test_drift_follows_the_kernel(service, conn, fake_kernel):
     assert drift(conn)['pool 2MB minimum'][:2] == ('4', '9')
 
 
+@pytest.mark.valgrind
 def test_drift_of_sizes_nodes_and_settings_the_kernel_lacks(service, conn, fake_kernel):
     fake_kernel.write(CONF, '[pool 16GB]\nminimum = 1\n[pool 2MB]\nnode7 = 1\n'
                            '[thp]\nhugepages-8192kB/enabled = always\n')
@@ -330,6 +342,7 @@ def test_the_configuration_is_readable_by_anyone(service, conn, fake_kernel, run
 
 # ---- crashes ----
 
+@pytest.mark.valgrind
 def test_stale_temporary_files_are_removed_at_start(start_service, fake_kernel, polkit):
     fake_kernel.write(f'{ADMIN}/90-persisted.conf.AB12cd', '[pool 2MB]\nmini')
     fake_kernel.write(f'{ADMIN}/keep.conf.AB12cd', 'not ours\n')
@@ -394,6 +407,7 @@ def test_sigkill_while_persisting_never_leaves_a_torn_file(start_service, bus, f
     assert leftovers == []
 
 
+@pytest.mark.valgrind
 def test_explain_reports_bad_lines_and_drift(service, conn, fake_kernel):
     from hpdtunables import explain
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\nnonsense\n')

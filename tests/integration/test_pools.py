@@ -59,6 +59,7 @@ HUGEADM_SEQUENCE = [
 
 
 @pytest.mark.fake_kernel(pools={SMALL: Pool(total=0, overcommit=5)})
+@pytest.mark.valgrind
 def test_hugeadm_sequence(service, conn, fake_kernel, allowed):
     assert pool_state(fake_kernel) == (0, 5)
     for method, pages, returned, nr, oc in HUGEADM_SEQUENCE:
@@ -92,6 +93,7 @@ def test_shrinking_to_fewer_digits(service, conn, fake_kernel, allowed):
     ('SetMaximum', 10, 4, 6),  # Minimum kept
     ('SetMaximum', 2, 2, 0),   # below Minimum: the pool shrinks
 ])
+@pytest.mark.valgrind
 def test_return_value_and_files(service, conn, fake_kernel, allowed, method, pages, nr, oc):
     before = fake_kernel.snapshot()
     result = pool_call(conn, SMALL, method, pages)
@@ -102,6 +104,7 @@ def test_return_value_and_files(service, conn, fake_kernel, allowed, method, pag
 
 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=2, free=2)})
+@pytest.mark.valgrind
 def test_gigantic_set_minimum_writes_only_the_pool(service, conn, fake_kernel, allowed):
     assert not fake_kernel.exists(oc_file(fake_kernel, GIANT))
     before = fake_kernel.snapshot()
@@ -113,6 +116,7 @@ def test_gigantic_set_minimum_writes_only_the_pool(service, conn, fake_kernel, a
 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=2, free=2)})
 @pytest.mark.parametrize('pages', [3, 4, 10])
+@pytest.mark.valgrind(first=1)
 def test_gigantic_set_maximum_above_minimum_not_supported(service, conn, fake_kernel, allowed, pages):
     before = fake_kernel.snapshot()
     with pytest.raises(BusError) as e:
@@ -133,6 +137,7 @@ def test_gigantic_set_maximum_at_or_below_minimum(service, conn, fake_kernel, al
 
 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=2, free=2, overcommit=0, overcommit_file=True)})
+@pytest.mark.valgrind
 def test_gigantic_with_overcommit_support(service, conn, fake_kernel, allowed):
     assert pool_call(conn, GIANT, 'SetMaximum', 6) == 6
     assert pool_state(fake_kernel, GIANT) == (2, 4)
@@ -141,6 +146,7 @@ def test_gigantic_with_overcommit_support(service, conn, fake_kernel, allowed):
 @pytest.mark.fake_kernel(pools={SMALL: Pool(total=6, free=6, overcommit=3,
                                             nodes={0: NodePool(4, 4, 0), 1: NodePool(2, 2, 0)})})
 @pytest.mark.parametrize('node,pages', [(0, 1), (1, 7), (1, 0)])
+@pytest.mark.valgrind(first=1)
 def test_set_node_pages_writes_the_node_file_only(service, conn, fake_kernel, allowed, node, pages):
     before = fake_kernel.snapshot()
     assert pool_call(conn, SMALL, 'SetNodePages', node, pages) == pages
@@ -152,6 +158,7 @@ def test_set_node_pages_writes_the_node_file_only(service, conn, fake_kernel, al
 
 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=4, free=3, resv=1)})
+@pytest.mark.valgrind
 def test_demote_writes_the_demote_file(service, conn, fake_kernel, allowed):
     demote = fake_kernel.pool_file(GIANT, 'demote')
     before = fake_kernel.snapshot()
@@ -173,6 +180,7 @@ def test_demote_not_supported_without_smaller_size(service, conn, fake_kernel, a
 
 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=2, free=2)}, demote=False)
+@pytest.mark.valgrind
 def test_demote_not_supported_without_demote_file(service, conn, fake_kernel, allowed):
     assert not fake_kernel.exists(fake_kernel.pool_file(GIANT, 'demote'))
     assert hpdtest.get(conn, page_size_path(GIANT), PAGE_SIZE_IFACE, 'DemoteSize') == 0
@@ -200,6 +208,7 @@ DRY_RUNS = [
 
 @pytest.mark.fake_kernel(pools=DRY_POOLS)
 @pytest.mark.parametrize('size_kb,method,args,expected', DRY_RUNS)
+@pytest.mark.valgrind
 def test_dry_run_writes_nothing_and_needs_no_authorization(service, conn, fake_kernel, polkit,
                                                             size_kb, method, args, expected):
     before = fake_kernel.snapshot()
@@ -242,6 +251,7 @@ SHORT = {SMALL: Pool(total=4, free=2, surplus=2, overcommit=5,
 
 
 @pytest.mark.fake_kernel(pools=SHORT)
+@pytest.mark.valgrind
 def test_shortfall_is_reported_and_maximum_kept(service, conn, fake_kernel, allowed):
     assert pool_call(conn, SMALL, 'SetMinimum', 10) == 8
     p = props(conn)
@@ -252,6 +262,7 @@ def test_shortfall_is_reported_and_maximum_kept(service, conn, fake_kernel, allo
 
 
 @pytest.mark.fake_kernel(pools=SHORT)
+@pytest.mark.valgrind
 def test_hard_compacts_and_retries_within_timeout(service, conn, fake_kernel, allowed):
     opts = {'hard': GLib.Variant('b', True), 'timeout-ms': GLib.Variant('u', 300)}
     start = time.monotonic()
@@ -263,6 +274,7 @@ def test_hard_compacts_and_retries_within_timeout(service, conn, fake_kernel, al
 
 
 @pytest.mark.fake_kernel(pools=SHORT)
+@pytest.mark.valgrind
 def test_node_shortfall_and_hard_compacts_that_node(service, conn, fake_kernel, allowed):
     assert pool_call(conn, SMALL, 'SetNodePages', 1, 5) == 4
     assert fake_kernel.read('sys/devices/system/node/node1/compact') == ''
@@ -279,6 +291,7 @@ SMALL_CAP = LIMIT // (SMALL * 1024)
 
 
 @pytest.mark.parametrize('method', ['SetMinimum', 'SetMaximum'])
+@pytest.mark.valgrind
 def test_memory_limit_boundary(service, conn, fake_kernel, polkit, method):
     dry = {'dry-run': GLib.Variant('b', True)}
     assert pool_call(conn, SMALL, method, SMALL_CAP, options=dry) == SMALL_CAP
@@ -329,6 +342,7 @@ def test_memory_limit_counts_the_other_pools(service, conn, fake_kernel, polkit)
 
 
 @pytest.mark.fake_kernel(pools={SMALL: Pool(total=3, free=3)})
+@pytest.mark.valgrind
 def test_kernel_refusing_a_write_is_a_typed_error(service, conn, fake_kernel, allowed):
     # nr_hugepages as a symlink: readable, but the service opens with
     # O_NOFOLLOW, so the write fails like a kernel refusal would
@@ -343,6 +357,7 @@ def test_kernel_refusing_a_write_is_a_typed_error(service, conn, fake_kernel, al
     assert props(conn)['Total'] == 3
 
 
+@pytest.mark.valgrind
 def test_unknown_node(service, conn, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     before = fake_kernel.snapshot()

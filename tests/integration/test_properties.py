@@ -152,6 +152,7 @@ def service_version(hugepagesd):
 
 
 @pytest.mark.fake_kernel(**RICH)
+@pytest.mark.valgrind
 def test_manager_properties_match_the_tree(service, conn, fake_kernel, hugepagesd):
     props = hpdtest.manager_props(conn)
     assert_props(props, expected_manager(fake_kernel))
@@ -161,6 +162,7 @@ def test_manager_properties_match_the_tree(service, conn, fake_kernel, hugepages
 
 @pytest.mark.fake_kernel(**RICH)
 @pytest.mark.parametrize('size_kb', [2048, 1048576])
+@pytest.mark.valgrind
 def test_page_size_properties_match_the_tree(service, conn, fake_kernel, size_kb):
     props = hpdtest.page_size_props(conn, size_kb)
     assert set(props) == set(hpdtest.xml_properties(PAGE_SIZE_IFACE))
@@ -254,6 +256,7 @@ def change_behind_its_back(fk, step):
 
 @pytest.mark.fake_kernel(**RICH)
 @pytest.mark.parametrize('how', ['Get', 'GetAll', 'GetManagedObjects'])
+@pytest.mark.valgrind(first=1)
 def test_values_are_fresh(service, conn, fake_kernel, how):
     for step in range(1, 4):
         change_behind_its_back(fake_kernel, step)
@@ -299,6 +302,7 @@ BIG_POOLS = {
 
 @pytest.mark.fake_kernel(nodes=BIG_NODES, memoryless=[6], sizes=BIG_SIZES, default_size=2048,
                          pools=BIG_POOLS, mem_total_kb=1024 * 1024 * 1024)
+@pytest.mark.valgrind
 def test_big_machine_nodes(service, conn, fake_kernel):
     assert fake_kernel.read('sys/devices/system/node/online') == '0-2,4-7,9\n'
     manager = hpdtest.manager_props(conn)
@@ -357,6 +361,7 @@ def test_script_builds_a_tree_the_service_reads(tmp_path, start_service, conn, p
     assert hpdtest.get(conn, page_size_path(1048576), PAGE_SIZE_IFACE, 'CanOvercommit') is True
 
 
+@pytest.mark.valgrind
 def test_no_huge_page_support(tmp_path, start_service, conn, polkit):
     # an empty tree: no hugepages directory, no meminfo, no nodes
     start_service(str(tmp_path), check=True)

@@ -79,6 +79,7 @@ def state(conn, fk):
 
 @pytest.mark.fake_kernel(pools=POOLS, mounts=MOUNTS)
 @pytest.mark.parametrize('path,iface', OBJECTS)
+@pytest.mark.valgrind
 def test_introspection_matches_the_xml_and_is_read_only(service, conn, path, iface):
     live = hpdtest.introspected_properties(conn, path, iface)
     assert live == hpdtest.xml_properties(iface)
@@ -107,6 +108,7 @@ def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, n
 
 
 @pytest.mark.fake_kernel(pools=POOLS, mounts=MOUNTS)
+@pytest.mark.valgrind
 def test_set_refused_for_unprivileged_caller(service, conn, fake_kernel, run_python_as, NOBODY):
     with_configuration(fake_kernel)
     before = state(conn, fake_kernel)

@@ -163,6 +163,7 @@ RICH_POOLS = {2048: Pool(total=10, free=10, surplus=3, overcommit=6),
 
 @pytest.mark.fake_kernel(nodes=2, tunables=RICH_TUNABLES, pools=RICH_POOLS, mem_total_kb=MEM_16G_KB)
 @pytest.mark.parametrize('how', ['GetAll', 'Get'])
+@pytest.mark.valgrind(first=1)
 def test_rich_tree_properties(service, conn, fake_kernel, how):
     assert_tunables(conn, fake_kernel, how)
     props = tunable_props(conn, how)
@@ -285,6 +286,7 @@ def test_without_each_optional_file(start_service, conn, fake_kernel, polkit, go
 
 
 @pytest.mark.fake_kernel(tunables=None)
+@pytest.mark.valgrind
 def test_kernel_without_any_tunable_file(service, conn, fake_kernel, polkit):
     assert not fake_kernel.exists(SHMMAX) and not fake_kernel.exists(THP_DIR)
     props = tunable_props(conn)
@@ -327,6 +329,7 @@ def test_shm_group_file_values(service, conn, fake_kernel, text, shown):
 # --- SetShmMax -----------------------------------------------------------------
 
 @pytest.mark.fake_kernel(tunables=Tunables(shmmax=32 * MiB, shmall=2048))
+@pytest.mark.valgrind
 def test_set_shmmax_raises_shmall(service, conn, fake_kernel, allowed):
     before = fake_kernel.snapshot()
     assert set_shmmax(conn, 64 * MiB) == ()
@@ -357,6 +360,7 @@ def test_set_shmmax_keeps_the_kernel_default_shmall(service, conn, fake_kernel, 
 
 
 @pytest.mark.fake_kernel(tunables=Tunables(shmmax=32 * MiB, shmall=32 * MiB // 4096))
+@pytest.mark.valgrind
 def test_set_shmmax_dry_run_and_no_op_need_no_polkit(service, conn, fake_kernel, polkit):
     before = fake_kernel.snapshot()
     assert set_shmmax(conn, 64 * MiB, dry_run=True) == ()
@@ -406,6 +410,7 @@ def test_bad_options(service, conn, fake_kernel, allowed, method, sig, args, opt
     ('SetZoneMovable', 'ba{sv}', (True,)),
     ('SetThp', 'a{sv}a{sv}', ({'enabled': s('never')},)),
 ])
+@pytest.mark.valgrind(first=2)
 def test_allow_lower_only_for_recommended(service, conn, fake_kernel, allowed, method, sig, args):
     fake_kernel.write(TREAT_AS_MOVABLE, 0)
     assert_refused(conn, fake_kernel, allowed, ERR_INVALID_ARGS, method, sig, *args,
@@ -458,6 +463,7 @@ def test_recommended_shmmax_raises_a_smaller_value(service, conn, fake_kernel, a
 
 
 @pytest.mark.fake_kernel(tunables=Tunables(shmmax=MiB, shmall=256), **POOLED)
+@pytest.mark.valgrind
 def test_recommended_shmmax_follows_the_pools(service, conn, fake_kernel, allowed):
     allowed.allow(ACTION_TUNABLES, hpdtest.ACTION_POOLS)
     hpdtest.pool_call(conn, 2048, 'SetMaximum', 100)
@@ -481,6 +487,7 @@ def test_set_shm_group(service, conn, fake_kernel, allowed, group, gid):
 
 
 @pytest.mark.fake_kernel(tunables=Tunables(shm_group=100))
+@pytest.mark.valgrind
 def test_set_shm_group_dry_run_and_no_op(service, conn, fake_kernel, polkit):
     before = fake_kernel.snapshot()
     set_shm_group(conn, 'users')
@@ -545,6 +552,7 @@ def test_min_free_kbytes_cap_follows_memtotal(service, conn, fake_kernel, allowe
     assert fake_kernel.read_int(MIN_FREE_KBYTES) == 100000
 
 
+@pytest.mark.valgrind
 def test_set_min_free_kbytes_dry_run_and_no_op(service, conn, fake_kernel, polkit):
     current = fake_kernel.read_int(MIN_FREE_KBYTES)
     before = fake_kernel.snapshot()
@@ -560,6 +568,7 @@ DEFAULT_RECOMMENDED = 11 * 2048 * 4   # 2 nodes: DMA DMA32 Normal + Normal; 2 Mi
 
 
 @pytest.mark.fake_kernel(tunables=Tunables(min_free_kbytes=11264))
+@pytest.mark.valgrind
 def test_recommended_min_free_kbytes_raises(service, conn, fake_kernel, allowed):
     assert recommended_min_free_kbytes(fake_kernel) == DEFAULT_RECOMMENDED
     before = fake_kernel.snapshot()
@@ -623,6 +632,7 @@ def test_zone_movable_not_supported_on_this_kernel(service, conn, fake_kernel, a
 
 
 @pytest.mark.parametrize('rel', [TREAT_AS_MOVABLE, MOVABLE_GIGANTIC])
+@pytest.mark.valgrind(first=1)
 def test_zone_movable_where_the_sysctl_exists(service, conn, fake_kernel, allowed, rel):
     fake_kernel.write(rel, 0)
     assert tunable_props(conn)['ZoneMovableSupported'] is True
@@ -664,6 +674,7 @@ def test_set_thp_one(service, conn, simulated, allowed):
     assert props['ThpSettings']['enabled'] == ('never', ['always', 'madvise', 'never'])
 
 
+@pytest.mark.valgrind
 def test_set_thp_many(service, conn, simulated, allowed):
     fk = simulated
     before = fk.snapshot()
@@ -698,6 +709,7 @@ def test_set_thp_many(service, conn, simulated, allowed):
             props['KhugepagedAllocSleepMillisecs']) == (8192, 0, 4294967295)
 
 
+@pytest.mark.valgrind
 def test_set_thp_dry_run_and_no_op(service, conn, simulated, polkit):
     fk = simulated
     before = fk.snapshot()
@@ -761,6 +773,7 @@ def test_set_thp_numeric_file_missing(service, conn, fake_kernel, allowed):
 
 # --- all or nothing ----------------------------------------------------------------
 
+@pytest.mark.valgrind
 def test_set_thp_rollback_when_a_write_fails(service, conn, simulated, allowed):
     """The second write fails (defrag is a symlink, which the service never
     writes through): the first is put back."""
@@ -799,6 +812,7 @@ def test_set_thp_rollback_when_a_value_reads_back_wrong(service, conn, simulated
     assert fk.read_int(ALLOC_SLEEP) == 60000     # never written
 
 
+@pytest.mark.valgrind
 def test_set_thp_last_write_reading_back_wrong_fails(service, conn, simulated, allowed):
     """The only (so the last) write reads back wrong: that is a failure, not a
     success, and the file is put back (a regression: the last write's
@@ -814,6 +828,7 @@ def test_set_thp_last_write_reading_back_wrong_fails(service, conn, simulated, a
 
 
 @pytest.mark.fake_kernel(tunables=Tunables(shmmax=32 * MiB, shmall=2048))
+@pytest.mark.valgrind
 def test_set_shmmax_rollback_when_shmall_fails(service, conn, fake_kernel, allowed):
     os.unlink(fake_kernel.path(SHMALL))
     os.mkdir(fake_kernel.path(SHMALL))     # reads as nothing, refuses the write
@@ -875,6 +890,7 @@ def test_denied_changes_nothing(service, conn, fake_kernel, polkit, method, sig,
 
 @pytest.mark.fake_kernel(tunables=Tunables(min_free_kbytes=200000, treat_as_movable=0), **POOLED)
 @pytest.mark.parametrize('method,sig,args,tunable,value', CHANGES, ids=[c[0] for c in CHANGES])
+@pytest.mark.valgrind
 def test_allowed_changes(service, conn, fake_kernel, allowed, method, sig, args, tunable, value):
     before = fake_kernel.snapshot()
     call(conn, method, sig, *args)
@@ -908,6 +924,7 @@ print(json.dumps(out))
 
 
 @pytest.mark.fake_kernel(tunables=Tunables(min_free_kbytes=200000, treat_as_movable=0), **POOLED)
+@pytest.mark.valgrind
 def test_unprivileged_caller(service, conn, fake_kernel, polkit, run_as, NOBODY):
     calls = [(m, f'({sig})', GLib.Variant(f'({sig})', args).print_(True))
              for m, sig, args, _t, _v in CHANGES]
@@ -924,6 +941,7 @@ def test_unprivileged_caller(service, conn, fake_kernel, polkit, run_as, NOBODY)
     assert fake_kernel.read_int(SHMMAX) == 64 * MiB
 
 
+@pytest.mark.valgrind
 def test_rollback_keeps_a_change_made_since_the_call_was_checked(service, bus, simulated, polkit):
     """A's SetThp and B's are checked (B remembers enabled=madvise to put
     back), then run one after the other while polkit answers: A sets never,

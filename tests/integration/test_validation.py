@@ -107,6 +107,7 @@ def test_bad_options(service, conn, fake_kernel, allow_all, method, case):
 @pytest.mark.parametrize('method,key,value', [(m, 'dry-run', True) for m in CALLS]
                          + [(m, 'dry-run', False) for m in CALLS]
                          + [(m, 'hard', False) for m in HARD_METHODS])
+@pytest.mark.valgrind(first=2)
 def test_duplicate_option_key(service, conn, fake_kernel, allow_all, method, key, value):
     size_kb, args = CALLS[method]
     params = params_with_options(method, args, dup_options((key, b(value)), (key, b(value))))
@@ -116,6 +117,7 @@ def test_duplicate_option_key(service, conn, fake_kernel, allow_all, method, key
 
 @pytest.mark.fake_kernel(pools=POOLS)
 @pytest.mark.parametrize('method', HARD_METHODS)
+@pytest.mark.valgrind(first=1)
 def test_timeout_ms_boundary_accepted(service, conn, fake_kernel, allow_all, method):
     size_kb, args = CALLS[method]
     before = fake_kernel.snapshot()
@@ -156,6 +158,7 @@ def test_impossible_counts(service, conn, fake_kernel, allow_all, method, args, 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=3, free=3)})
 @pytest.mark.parametrize('method,pages', [('SetMinimum', 2**34), ('SetMaximum', 2**34),
                                           ('SetMinimum', 15), ('SetMaximum', 15)])
+@pytest.mark.valgrind(first=2)
 def test_impossible_counts_gigantic(service, conn, fake_kernel, allow_all, method, pages):
     # 2^34 GiB overflows 64 bits of bytes; 15 GiB is over 90 % of 16 GiB
     error = ERR_INVALID_ARGS if pages == 2**34 else ERR_LIMIT_EXCEEDED
@@ -198,6 +201,7 @@ UNKNOWN_NAMES = {'org.freedesktop.DBus.Error.UnknownMethod', 'org.freedesktop.DB
     ('/' + 'a' * 65536, PAGE_SIZE_IFACE, 'SetMinimum'),
     (page_size_path(2048), 'org.hugepages.Manager.Evil', 'SetMinimum'),
 ])
+@pytest.mark.valgrind(first=3)
 def test_unknown_method_or_object(service, conn, fake_kernel, polkit, path, iface, method):
     polkit.allow_unknown(True)
     before = fake_kernel.snapshot()

@@ -53,6 +53,7 @@ import pytest
 from hpdsys import (ALLOWED_USER, BUS_NAME, DENIED_USER, HERE, KB_2M, MAX_2M_PAGES, POLKIT_NAME,
                     POLKITD, REPO, SKIP_REASON, BUS_CONFIG, TEST_RULES, ExtraService, Mapper,
                     PolkitMonitor, System, builddir, connect, ensure_user, has_pool, kill_helpers,
+                    memory_errors,
                     pools_snapshot, restore_pools, run)
 
 
@@ -223,6 +224,9 @@ def system():
             # SIGTERM is a clean exit
             assert system.service.returncode == 0, \
                 "hugepagesd exited with %s on SIGTERM" % system.service.returncode
+            # and, in a sanitizer build, without a report (asan tier)
+            reports = memory_errors(system.log("hugepagesd"))
+            assert not reports, "hugepagesd reported memory errors:\n%s" % "\n".join(reports)
         stack.callback(stop_service)
         system.wait_for_name(BUS_NAME, "hugepagesd")
 

@@ -7,6 +7,7 @@ can import it even when several tiers run in one pytest session.
 import json
 import os
 import pwd
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -339,6 +340,21 @@ def run(argv, **kwargs):
     return subprocess.run(argv, check=True, **kwargs)
 
 
+# --------------------------------------------------------------------------
+# Sanitizer builds (tests/run-all --tier asan)
+
+SANITIZER_ENV = ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "G_SLICE")
+
+# What AddressSanitizer, LeakSanitizer and UBSan print for an error or a leak.
+MEMORY_ERROR = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)"
+                          r"|^\S+:\d+:\d+: runtime error: |SUMMARY: UndefinedBehaviorSanitizer")
+
+
+def memory_errors(text):
+    """The lines of @text (a log) that report a memory error or leak."""
+    return [line for line in text.splitlines() if MEMORY_ERROR.search(line)]
+
+
 def connect(address):
     flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
              | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
@@ -395,6 +411,10 @@ class System:
         }
         if self.address:
             env["DBUS_SYSTEM_BUS_ADDRESS"] = self.address
+        # the asan tier's settings reach the service and hugepagesctl
+        for name in SANITIZER_ENV:
+            if name in os.environ:
+                env[name] = os.environ[name]
         env.update(extra)
         return env
 
