@@ -61,6 +61,7 @@ static const ChangeCommand demote_command = {
 typedef struct {
   const ChangeCommand *command;
   gboolean hard;
+  gboolean drop_caches;
   gboolean dry_run;
   gboolean persist;
   guint32 timeout_ms;
@@ -208,7 +209,74 @@ build_options (const Change *change)
     g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
   if (change->has_timeout)
     g_variant_builder_add (&builder, "{sv}", "timeout-ms", g_variant_new_uint32 (change->timeout_ms));
+  if (change->drop_caches)
+    g_variant_builder_add (&builder, "{sv}", "drop-caches", g_variant_new_boolean (TRUE));
   return g_variant_builder_end (&builder);
+}
+
+/* The reply of the call, taken while the main context runs so that
+ * progress signals are drawn meanwhile. */
+typedef struct {
+  GMainLoop *loop;
+  GAsyncResult *result;
+} Reply;
+
+static void
+got_reply (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Reply *reply = user_data;
+
+  reply->result = g_object_ref (result);
+  g_main_loop_quit (reply->loop);
+}
+
+static void
+start_call (const Change *change, GVariant *options, GDBusCallFlags flags, int timeout,
+            Reply *reply)
+{
+  HpDBusManagerPageSize *p = change->page_size;
+
+  switch (change->command->kind)
+    {
+    case CHANGE_MINIMUM:
+      hp_dbus_manager_page_size_call_set_minimum (p, change->requested, options, flags, timeout,
+                                                  NULL, got_reply, reply);
+      break;
+    case CHANGE_MAXIMUM:
+      hp_dbus_manager_page_size_call_set_maximum (p, change->requested, options, flags, timeout,
+                                                  NULL, got_reply, reply);
+      break;
+    case CHANGE_NODE:
+      hp_dbus_manager_page_size_call_set_node_pages (p, change->node, change->requested, options,
+                                                     flags, timeout, NULL, got_reply, reply);
+      break;
+    case CHANGE_DEMOTE:
+      hp_dbus_manager_page_size_call_demote (p, change->requested, options, flags, timeout,
+                                             NULL, got_reply, reply);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+finish_call (const Change *change, GAsyncResult *result, guint64 *pages, GError **error)
+{
+  HpDBusManagerPageSize *p = change->page_size;
+
+  switch (change->command->kind)
+    {
+    case CHANGE_MINIMUM:
+      return hp_dbus_manager_page_size_call_set_minimum_finish (p, pages, result, error);
+    case CHANGE_MAXIMUM:
+      return hp_dbus_manager_page_size_call_set_maximum_finish (p, pages, result, error);
+    case CHANGE_NODE:
+      return hp_dbus_manager_page_size_call_set_node_pages_finish (p, pages, result, error);
+    case CHANGE_DEMOTE:
+      return hp_dbus_manager_page_size_call_demote_finish (p, pages, result, error);
+    default:
+      g_assert_not_reached ();
+    }
 }
 
 static gboolean
@@ -216,6 +284,10 @@ call (HpctlContext *ctx, const Change *change, guint64 *result, GError **error)
 {
   GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
   GVariant *options = build_options (change);
+  g_autoptr(HpctlProgress) progress = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  Reply reply = { loop, NULL };
+  gboolean ok;
   /* Authorization may wait for a person typing a password, and --hard may
    * keep the kernel busy for minutes: no timeout for real changes. */
   int timeout = -1;
@@ -225,28 +297,17 @@ call (HpctlContext *ctx, const Change *change, guint64 *result, GError **error)
       flags = hpctl_prepare_interactive (ctx);
       timeout = G_MAXINT;
     }
+  /* subscribed before the call, so that its first signal is seen */
+  if (change->hard && !change->dry_run)
+    progress = hpctl_progress_start (ctx->bus,
+                                     g_dbus_proxy_get_object_path (G_DBUS_PROXY (change->page_size)),
+                                     change->requested);
 
-  switch (change->command->kind)
-    {
-    case CHANGE_MINIMUM:
-      return hp_dbus_manager_page_size_call_set_minimum_sync (change->page_size, change->requested,
-                                                              options, flags, timeout, result,
-                                                              NULL, error);
-    case CHANGE_MAXIMUM:
-      return hp_dbus_manager_page_size_call_set_maximum_sync (change->page_size, change->requested,
-                                                              options, flags, timeout, result,
-                                                              NULL, error);
-    case CHANGE_NODE:
-      return hp_dbus_manager_page_size_call_set_node_pages_sync (change->page_size, change->node,
-                                                                 change->requested, options, flags,
-                                                                 timeout, result, NULL, error);
-    case CHANGE_DEMOTE:
-      return hp_dbus_manager_page_size_call_demote_sync (change->page_size, change->requested,
-                                                         options, flags, timeout, result,
-                                                         NULL, error);
-    default:
-      g_assert_not_reached ();
-    }
+  start_call (change, options, flags, timeout, &reply);
+  g_main_loop_run (loop);
+  ok = finish_call (change, reply.result, result, error);
+  g_object_unref (reply.result);
+  return ok;
 }
 
 /* "2MB pool minimum", "2MB pool on node 0", ... */
@@ -374,7 +435,9 @@ run_change (HpctlContext *ctx, GStrv args, const ChangeCommand *command)
     { "hard", 0, 0, G_OPTION_ARG_NONE, &change.hard,
       "Keep trying, compacting memory in between, while the pool grows", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_STRING, &timeout,
-      "Give up trying hard after SECONDS (default 30)", "SECONDS" },
+      "Give up trying hard after SECONDS (default 30, at most 600)", "SECONDS" },
+    { "drop-caches", 0, 0, G_OPTION_ARG_NONE, &change.drop_caches,
+      "With --hard: when tries stall, drop the clean page cache once and go on", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) options = g_option_context_new (command->parameters);
@@ -405,6 +468,8 @@ run_change (HpctlContext *ctx, GStrv args, const ChangeCommand *command)
         return hpctl_usage_error ("%s", error->message);
       change.has_timeout = TRUE;
     }
+  if (change.drop_caches && !change.hard)
+    return hpctl_usage_error ("--drop-caches only applies to --hard");
   if (!check_syntax (&change, node_text, size_text, amount_text, &error))
     return hpctl_usage_error ("%s", error->message);
 

@@ -69,6 +69,17 @@ char *hpctl_describe_bytes (guint64 bytes);
  * one may be needed. */
 GDBusCallFlags hpctl_prepare_interactive (HpctlContext *ctx);
 
+/* A progress bar on stderr fed by AllocationProgress of the PageSize
+ * object at @object_path for a call asking for @target pages; NULL (and
+ * nothing drawn) when stderr is not a terminal. Signals arrive while the
+ * main context runs. Stopping clears the line. */
+typedef struct _HpctlProgress HpctlProgress;
+
+HpctlProgress *hpctl_progress_start (GDBusConnection *bus, const char *object_path,
+                                     guint64 target);
+void hpctl_progress_stop (HpctlProgress *progress);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpctlProgress, hpctl_progress_stop)
+
 /* The commands. */
 int hpctl_status (HpctlContext *ctx, GStrv args);
 int hpctl_config (HpctlContext *ctx, GStrv args);

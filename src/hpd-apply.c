@@ -83,7 +83,7 @@ hpd_apply_to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages
 static void
 apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
 {
-  HpdAllocOptions alloc = { TRUE, APPLY_HARD_TIMEOUT_MS };
+  HpdAllocOptions alloc = { .hard = TRUE, .timeout_ms = APPLY_HARD_TIMEOUT_MS };
   g_auto(HpdPoolCounters) now = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
   g_autoptr(GError) error = NULL;
@@ -155,7 +155,7 @@ apply_node (gpointer key, gpointer value, gpointer data)
   NodeWalk *w = data;
   guint node = GPOINTER_TO_UINT (key);
   const HpdConfigValue *v = value;
-  HpdAllocOptions alloc = { TRUE, APPLY_HARD_TIMEOUT_MS };
+  HpdAllocOptions alloc = { .hard = TRUE, .timeout_ms = APPLY_HARD_TIMEOUT_MS };
   g_autoptr(GError) error = NULL;
   guint64 pages, got = 0;
   char at[512];

@@ -69,7 +69,8 @@ check_memory (Explain *e)
   if (meminfo_kb (e, "SwapTotal") == 0)
     add (e, "info", "no-swap", NULL,
          "There is no swap: growing a pool cannot push other memory out, so it may "
-         "fall short; --hard compacts memory instead");
+         "fall short; --hard compacts memory instead, and --hard --drop-caches also "
+         "frees clean page cache when compaction is not enough");
 }
 
 static guint
@@ -111,12 +112,20 @@ check_pools (Explain *e, GPtrArray *mounts)
 
       if (requested > minimum)
         {
+          guint64 missing = (requested - minimum) * pool->size;
+          /* clean page cache is the memory that dropping caches gives
+           * back; shared memory counts as cached but cannot be dropped */
+          guint64 cached = meminfo_kb (e, "Cached"), shmem = meminfo_kb (e, "Shmem");
+          guint64 droppable = cached > shmem ? (cached - shmem) * 1024 : 0;
+          gboolean needs_cache = missing > mem_free && missing <= mem_free + droppable;
+
           id = g_strdup_printf ("pool-short-%s", pool->name);
-          fix = g_strdup_printf ("hugepagesctl set-min %s %" G_GUINT64_FORMAT " --hard",
-                                 pool->name, requested);
+          fix = g_strdup_printf ("hugepagesctl set-min %s %" G_GUINT64_FORMAT " --hard%s",
+                                 pool->name, requested, needs_cache ? " --drop-caches" : "");
           add (e, "warning", id, fix,
                "The %s pool has %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
-               " pages asked for: memory was short or fragmented", pool->name, minimum, requested);
+               " pages asked for: memory was short or fragmented%s", pool->name, minimum, requested,
+               needs_cache ? "; free memory cannot hold the rest, the page cache could" : "");
           g_clear_pointer (&id, g_free);
           g_clear_pointer (&fix, g_free);
         }

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hpd-alloc.h"
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
 #include "hpd-job.h"
@@ -100,12 +101,16 @@ typedef struct {
   HpdAllocOptions alloc;
   gboolean persist;
   char *saved;        /* the configuration text persisting writes */
+  GMainContext *context;       /* the daemon's, where signals are emitted */
+  HpdAllocThrottle throttle;   /* worker thread only */
+  gboolean progress_started;   /* set in the worker, read after it ended */
 } Change;
 
 static void
 change_free (Change *change)
 {
   g_clear_object (&change->self);
+  g_clear_pointer (&change->context, g_main_context_unref);
   g_free (change->saved);
   g_free (change);
 }
@@ -217,6 +222,61 @@ persist_change (Change *change, GError **error)
   return hpd_persist (hpd_kernel_get_root (kernel), edit_pool, change, error);
 }
 
+/* One AllocationProgress signal on its way from the worker thread to the
+ * main context, which owns the skeleton and its connections. */
+typedef struct {
+  HpdPageSize *self;
+  guint64 achieved;
+  guint64 target;
+  char *phase;
+} Progress;
+
+static void
+progress_free (Progress *p)
+{
+  g_clear_object (&p->self);
+  g_free (p->phase);
+  g_free (p);
+}
+
+static void
+emit_progress (HpdPageSize *self, guint64 achieved, guint64 target, const char *phase)
+{
+  hp_dbus_manager_page_size_emit_allocation_progress (HP_DBUS_MANAGER_PAGE_SIZE (self),
+                                                      achieved, target, phase);
+}
+
+static gboolean
+emit_progress_now (gpointer data)
+{
+  Progress *p = data;
+
+  emit_progress (p->self, p->achieved, p->target, p->phase);
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread, from the allocation engine. Signals queued here are
+ * dispatched in order and before the job's completion, which is queued
+ * on the same context after the work returns. */
+static void
+progress_from_worker (guint64 achieved, guint64 target, const char *phase, gpointer data)
+{
+  Change *change = data;
+  Progress *p;
+
+  if (!hpd_alloc_throttle_pass (&change->throttle, g_get_monotonic_time ()))
+    return;
+  change->progress_started = TRUE;
+
+  p = g_new0 (Progress, 1);
+  p->self = g_object_ref (change->self);
+  p->achieved = achieved;
+  p->target = target;
+  p->phase = g_strdup (phase);
+  g_main_context_invoke_full (change->context, G_PRIORITY_DEFAULT, emit_progress_now, p,
+                              (GDestroyNotify) progress_free);
+}
+
 /* Runs in the queue's worker thread: the only place pools are written. */
 static GVariant *
 apply_change (gpointer data, GCancellable *cancellable, GError **error)
@@ -234,6 +294,11 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
     {
     case CHANGE_MINIMUM:
     case CHANGE_MAXIMUM:
+      if (change->kind == CHANGE_MINIMUM)
+        {
+          change->alloc.progress = progress_from_worker;
+          change->alloc.progress_data = change;
+        }
       /* Plan against the pool as it is now, not as it was when the call
        * arrived: another change may have run in between. */
       if (!hpd_pool_read (kernel, pool, &now, error))
@@ -251,6 +316,8 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
       break;
 
     case CHANGE_NODE:
+      change->alloc.progress = progress_from_worker;
+      change->alloc.progress_data = change;
       if (!hpd_pool_apply_node (kernel, pool, change->node, change->pages,
                                 &change->alloc, cancellable, &result, error))
         return NULL;
@@ -270,6 +337,36 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
   return g_variant_new ("(t)", result);
 }
 
+/* What a failed allocation left: the pool's or the node's persistent pages. */
+static guint64
+allocation_left (Change *change)
+{
+  g_auto(HpdPoolCounters) c = { 0, };
+  const HpdNodeCounters *n;
+
+  if (!read_counters (change->self, &c, NULL))
+    return 0;
+  if (change->kind != CHANGE_NODE)
+    return hpd_pool_counters_minimum (&c);
+  n = hpd_pool_counters_node (&c, change->node);
+  return n != NULL && n->total > n->surplus ? n->total - n->surplus : 0;
+}
+
+/* The last AllocationProgress, just before the reply: what the reply says. */
+static void
+emit_final_progress (Change *change, GVariant *reply)
+{
+  guint64 achieved;
+
+  if (!change->progress_started)
+    return;
+  if (reply != NULL)
+    g_variant_get (reply, "(t)", &achieved);
+  else
+    achieved = allocation_left (change);
+  emit_progress (change->self, achieved, change->pages, "done");
+}
+
 static void
 change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
 {
@@ -283,6 +380,7 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
   /* Whatever happened, show the kernel's state as it is now. */
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
   g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
+  emit_final_progress (change, reply);
 
   if (reply == NULL)
     {
@@ -318,6 +416,8 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->pages = pages;
   change->alloc = *alloc;
   change->persist = persist;
+  change->context = g_main_context_ref_thread_default ();
+  change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
 
   polkit_details_insert (details, "page-size", size);
   polkit_details_insert (details, "pages", count);
@@ -339,6 +439,7 @@ typedef struct {
   gboolean dry_run;
   gboolean hard;
   guint32 timeout_ms;
+  gboolean drop_caches;
 } PoolOptions;
 
 static gboolean
@@ -350,9 +451,11 @@ parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
     { "dry-run", "b", &out->dry_run },
     { "hard", "b", &out->hard },
     { "timeout-ms", "u", &out->timeout_ms },
+    { "drop-caches", "b", &out->drop_caches },
   };
 
   out->persist = FALSE;
+  out->drop_caches = FALSE;
   out->hard = FALSE;
   out->dry_run = FALSE;
   out->timeout_ms = DEFAULT_HARD_TIMEOUT_MS;
@@ -365,9 +468,20 @@ parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
                    "timeout-ms must be at most %u (10 minutes)", MAX_HARD_TIMEOUT_MS);
       return FALSE;
     }
+  /* dropping caches costs every other program its page cache: only as
+   * the last resort of an allocation that tries hard */
+  if (out->drop_caches && !out->hard)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                           "drop-caches only applies together with hard");
+      return FALSE;
+    }
 
-  alloc->hard = out->hard;
-  alloc->timeout_ms = out->timeout_ms;
+  *alloc = (HpdAllocOptions) {
+    .hard = out->hard,
+    .timeout_ms = out->timeout_ms,
+    .drop_caches = out->drop_caches,
+  };
   return TRUE;
 }
 

@@ -5,6 +5,7 @@
 
 #include "hp-error.h"
 #include "hp-units.h"
+#include "hpd-alloc.h"
 #include "hpd-parse.h"
 #include "hpd-pool.h"
 
@@ -77,14 +78,14 @@ hpd_pool_has_node (const HpdPool *pool, guint node)
   return FALSE;
 }
 
-static char *
-node_pool_file (const HpdPool *pool, guint node, const char *file)
+char *
+hpd_pool_node_file (const HpdPool *pool, guint node, const char *file)
 {
   return g_strdup_printf (NODE_DIR "/node%u/hugepages/%s/%s", node, pool->kb_name, file);
 }
 
-static char *
-pool_file (const HpdPool *pool, const char *file)
+char *
+hpd_pool_file (const HpdPool *pool, const char *file)
 {
   return g_build_filename (pool->dir, file, NULL);
 }
@@ -135,7 +136,7 @@ probe_max_order (HpdKernel *kernel)
 static gboolean
 probe_can_overcommit (HpdKernel *kernel, const HpdPool *pool)
 {
-  g_autofree char *path = pool_file (pool, "nr_overcommit_hugepages");
+  g_autofree char *path = hpd_pool_file (pool, "nr_overcommit_hugepages");
   g_autoptr(GError) error = NULL;
   guint64 current;
 
@@ -198,12 +199,12 @@ hpd_pools_probe (HpdKernel *kernel, GArray *nodes, GError **error)
       pool->gigantic = pool->size > (base << max_order);
       pool->can_overcommit = probe_can_overcommit (kernel, pool);
 
-      demote_path = pool_file (pool, "demote_size");
+      demote_path = hpd_pool_file (pool, "demote_size");
       if (hpd_kernel_read_text (kernel, demote_path, &demote, NULL))
         hpd_parse_demote_size (demote, &pool->demote_size);
       /* demote_size is only meaningful where the demote file exists */
       g_free (demote_path);
-      demote_path = pool_file (pool, "demote");
+      demote_path = hpd_pool_file (pool, "demote");
       if (!hpd_kernel_exists (kernel, demote_path))
         pool->demote_size = 0;
 
@@ -211,7 +212,7 @@ hpd_pools_probe (HpdKernel *kernel, GArray *nodes, GError **error)
       for (guint j = 0; nodes != NULL && j < nodes->len; j++)
         {
           guint node = g_array_index (nodes, guint, j);
-          g_autofree char *nr = node_pool_file (pool, node, "nr_hugepages");
+          g_autofree char *nr = hpd_pool_node_file (pool, node, "nr_hugepages");
 
           if (hpd_kernel_exists (kernel, nr))
             g_array_append_val (pool->nodes, node);
@@ -228,7 +229,7 @@ static gboolean
 read_pool_counter (HpdKernel *kernel, const HpdPool *pool, const char *file,
                    guint64 *value, GError **error)
 {
-  g_autofree char *path = pool_file (pool, file);
+  g_autofree char *path = hpd_pool_file (pool, file);
 
   return hpd_kernel_read_counter (kernel, path, value, error);
 }
@@ -237,9 +238,9 @@ static gboolean
 read_node_counters (HpdKernel *kernel, const HpdPool *pool, guint node,
                     HpdNodeCounters *n, GError **error)
 {
-  g_autofree char *total = node_pool_file (pool, node, "nr_hugepages");
-  g_autofree char *free = node_pool_file (pool, node, "free_hugepages");
-  g_autofree char *surplus = node_pool_file (pool, node, "surplus_hugepages");
+  g_autofree char *total = hpd_pool_node_file (pool, node, "nr_hugepages");
+  g_autofree char *free = hpd_pool_node_file (pool, node, "free_hugepages");
+  g_autofree char *surplus = hpd_pool_node_file (pool, node, "surplus_hugepages");
 
   n->node = node;
   return hpd_kernel_read_counter (kernel, total, &n->total, error) &&
@@ -297,108 +298,13 @@ hpd_pool_target_for_maximum (const HpdPoolCounters *now, guint64 pages)
   return t;
 }
 
-/* How one allocation is retried: which file takes the target, how progress
- * is measured, and what to compact between tries. */
-typedef struct {
-  HpdKernel *kernel;
-  const HpdPool *pool;
-  const char *target_file;
-  const char *compact_file;
-  gboolean is_node;
-  guint node;
-} Allocation;
-
-static gboolean
-allocation_read (const Allocation *a, guint64 *minimum, GError **error)
-{
-  if (a->is_node)
-    {
-      HpdNodeCounters n;
-
-      if (!read_node_counters (a->kernel, a->pool, a->node, &n, error))
-        return FALSE;
-      *minimum = n.total > n.surplus ? n.total - n.surplus : 0;
-    }
-  else
-    {
-      g_auto(HpdPoolCounters) c = { 0, };
-
-      if (!hpd_pool_read (a->kernel, a->pool, &c, error))
-        return FALSE;
-      *minimum = hpd_pool_counters_minimum (&c);
-    }
-  return TRUE;
-}
-
-static gboolean
-wait_cancellable (gint64 until, GCancellable *cancellable)
-{
-  while (g_get_monotonic_time () < until)
-    {
-      if (g_cancellable_is_cancelled (cancellable))
-        return FALSE;
-      g_usleep (20 * 1000);
-    }
-  return !g_cancellable_is_cancelled (cancellable);
-}
-
-/* Writes @pages; with @hard, compacts memory and tries again while tries make
- * progress (at most three fruitless tries in a row) and time remains. */
-static gboolean
-allocation_run (const Allocation *a, guint64 pages, const HpdAllocOptions *options,
-                GCancellable *cancellable, GError **error)
-{
-  gint64 deadline = g_get_monotonic_time () + (gint64) options->timeout_ms * 1000;
-  guint64 best, now;
-  guint fruitless = 0;
-
-  if (!hpd_kernel_write_counter (a->kernel, a->target_file, pages, error) ||
-      !allocation_read (a, &best, error))
-    return FALSE;
-
-  while (options->hard && best < pages && fruitless < 3)
-    {
-      g_autoptr(GError) compact_error = NULL;
-
-      if (g_get_monotonic_time () >= deadline || g_cancellable_is_cancelled (cancellable))
-        break;
-
-      if (!hpd_kernel_write_counter (a->kernel, a->compact_file, 1, &compact_error))
-        g_debug ("Compaction failed: %s", compact_error->message);
-
-      if (!hpd_kernel_write_counter (a->kernel, a->target_file, pages, error) ||
-          !allocation_read (a, &now, error))
-        return FALSE;
-
-      g_debug ("%s: retry reached %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " pages",
-               a->pool->name, now, pages);
-      if (now > best)
-        {
-          best = now;
-          fruitless = 0;
-        }
-      else
-        {
-          fruitless++;
-          /* give kcompactd and reclaim a moment before the next try */
-          if (!wait_cancellable (MIN (deadline, g_get_monotonic_time () + 200 * 1000 * fruitless),
-                                 cancellable))
-            break;
-        }
-    }
-
-  return TRUE;
-}
-
 gboolean
 hpd_pool_apply (HpdKernel *kernel, const HpdPool *pool, const HpdPoolTarget *target,
                 const HpdAllocOptions *options, GCancellable *cancellable,
                 HpdPoolCounters *after, GError **error)
 {
   g_auto(HpdPoolCounters) before = { 0, };
-  g_autofree char *nr_file = pool_file (pool, "nr_hugepages");
-  g_autofree char *oc_file = pool_file (pool, "nr_overcommit_hugepages");
-  Allocation alloc = { kernel, pool, nr_file, "proc/sys/vm/compact_memory", FALSE, 0 };
+  g_autofree char *oc_file = hpd_pool_file (pool, "nr_overcommit_hugepages");
   guint64 gap = target->maximum - target->minimum;
   guint64 achieved;
 
@@ -414,7 +320,7 @@ hpd_pool_apply (HpdKernel *kernel, const HpdPool *pool, const HpdPoolTarget *tar
     return FALSE;
 
   if (target->minimum != hpd_pool_counters_minimum (&before) &&
-      !allocation_run (&alloc, target->minimum, options, cancellable, error))
+      !hpd_alloc_pool (kernel, pool, target->minimum, options, cancellable, error))
     return FALSE;
 
   if (!hpd_pool_read (kernel, pool, after, error))
@@ -443,21 +349,16 @@ hpd_pool_apply_node (HpdKernel *kernel, const HpdPool *pool, guint node,
                      guint64 pages, const HpdAllocOptions *options,
                      GCancellable *cancellable, guint64 *achieved, GError **error)
 {
-  g_autofree char *nr_file = node_pool_file (pool, node, "nr_hugepages");
-  g_autofree char *compact_file = g_strdup_printf (NODE_DIR "/node%u/compact", node);
-  Allocation alloc = { kernel, pool, nr_file, compact_file, TRUE, node };
-
   g_return_val_if_fail (hpd_pool_has_node (pool, node), FALSE);
 
-  return allocation_run (&alloc, pages, options, cancellable, error) &&
-         allocation_read (&alloc, achieved, error);
+  return hpd_alloc_node (kernel, pool, node, pages, options, cancellable, achieved, error);
 }
 
 gboolean
 hpd_pool_demote (HpdKernel *kernel, const HpdPool *pool, guint64 pages,
                  guint64 *demoted, GError **error)
 {
-  g_autofree char *demote_file = pool_file (pool, "demote");
+  g_autofree char *demote_file = hpd_pool_file (pool, "demote");
   guint64 before, after;
 
   if (!read_pool_counter (kernel, pool, "nr_hugepages", &before, error) ||

@@ -64,6 +64,11 @@ gboolean hpd_pool_read (HpdKernel *kernel, const HpdPool *pool,
                         HpdPoolCounters *counters, GError **error);
 gboolean hpd_pool_has_node (const HpdPool *pool, guint node);
 
+/* Paths below the kernel root of one of the pool's files, globally and on
+ * one node ("nr_hugepages", ...). */
+char *hpd_pool_file (const HpdPool *pool, const char *file);
+char *hpd_pool_node_file (const HpdPool *pool, guint node, const char *file);
+
 /* The targets of a change: the persistent pool and the overall ceiling. */
 typedef struct {
   guint64 minimum;
@@ -78,9 +83,19 @@ HpdPoolTarget hpd_pool_target_for_minimum (const HpdPoolCounters *now,
 HpdPoolTarget hpd_pool_target_for_maximum (const HpdPoolCounters *now,
                                            guint64 pages);
 
+/* Worker thread: how far an allocation got. @phase is "allocating",
+ * "compacting", "dropping-caches" or "node N". Called often; the receiver
+ * rate-limits what it passes on. */
+typedef void (*HpdAllocProgress) (guint64 achieved, guint64 target,
+                                  const char *phase, gpointer user_data);
+
+/* How hard an allocation tries; the engine is in hpd-alloc.c. */
 typedef struct {
-  gboolean hard;
-  guint timeout_ms;
+  gboolean hard;          /* compact and retry while tries make progress */
+  guint timeout_ms;       /* bound on all the retrying together */
+  gboolean drop_caches;   /* with hard: once, when retries stall */
+  HpdAllocProgress progress;   /* may be NULL */
+  gpointer progress_data;
 } HpdAllocOptions;
 
 /* Writes @target (overcommit first when it grows, then the persistent pool,

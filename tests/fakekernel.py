@@ -31,7 +31,7 @@ Files written (below ROOT):
     sys/devices/system/node/node<N>/compact
     sys/devices/system/node/node<N>/hugepages/hugepages-<N>kB/
         nr_hugepages free_hugepages surplus_hugepages
-    proc/meminfo proc/buddyinfo proc/sys/vm/compact_memory
+    proc/meminfo proc/buddyinfo proc/sys/vm/compact_memory proc/sys/vm/drop_caches
 
 Tunables (tunables=Tunables(...); tunables=None writes none of them; each
 field set to None leaves its file out, as a kernel without it would):
@@ -64,7 +64,9 @@ fixture starts it): whenever a THP choice file is opened and holds a single
 bare keyword, it is rewritten the way the kernel would show it, or put back
 to the previous value if the kernel would have refused the keyword.
 limit_pool(size_kb, pages) makes nr_hugepages of a size read back at most
-pages, as when memory is short. stop() (or close()) ends the simulator.
+pages, as when memory is short. AllocationModel(fk, size_kb, ...) goes
+further: per-node capacities that compaction raises (see its docstring).
+stop() (or close()) ends the simulator.
     proc/cmdline              (only when cmdline is given: the kernel command
                                line, a newline added as the kernel does;
                                without it the service sees a kernel booted
@@ -430,6 +432,7 @@ class FakeKernel:
         self.write('proc/meminfo', self.meminfo_text())
         self.write('proc/buddyinfo', self.buddyinfo_text())
         self.write('proc/sys/vm/compact_memory', '')
+        self.write('proc/sys/vm/drop_caches', '')
         if self.tunables is not None:
             self.write_tunables()
 
@@ -734,6 +737,138 @@ class FakeKernel:
             self._simulator = None
 
     close = stop
+
+
+class AllocationModel:
+    """A kernel that can give only so many pages of one size, per node,
+    and finds more when memory is compacted (simulator rules, so it needs
+    fk.simulate()).
+
+    Per node: nr_hugepages reads back min(written, capacity) (a shrink is
+    always granted); a write to the node's compact file raises its capacity
+    by step pages, to at most ceiling; proc/sys/vm/compact_memory raises
+    every node's, drop_caches every node's capacity and ceiling by drop_gain. The global
+    nr_hugepages is the sum of the nodes, and a write to it is spread over
+    the nodes round-robin, as the kernel does. Surplus stays 0.
+
+    A write is seen when the file is opened next (the service reads back
+    what it wrote), and every open of a compact or drop_caches file counts
+    as a write: the service never reads them. So remove() the rules before
+    a snapshot(), which opens every file.
+
+    Records: compactions {node: count} ('all' for compact_memory),
+    drops (count), requests [(where, pages)] with where 'global' or a node
+    number, in the order the service wrote them.
+    """
+
+    def __init__(self, fk: 'FakeKernel', size_kb: int, capacity: Dict[int, int],
+                 step: int = 1, ceiling: Optional[Dict[int, int]] = None, drop_gain: int = 0):
+        self.fk = fk
+        self.size_kb = size_kb
+        self.nodes = sorted(capacity)
+        self.capacity = dict(capacity)
+        self.step = step
+        self.ceiling = dict(ceiling) if ceiling is not None else dict(capacity)
+        self.drop_gain = drop_gain
+        self.pages = {n: fk.read_int(fk.node_file(n, size_kb, 'nr_hugepages')) for n in self.nodes}
+        self.compactions: Dict = {}
+        self.drops = 0
+        self.requests: List[Tuple] = []
+        self._lock = threading.Lock()
+        self._last: Dict[str, str] = {}
+        self._rules: List[str] = []
+
+    # --- the kernel's answers -------------------------------------------
+
+    def total(self) -> int:
+        return sum(self.pages.values())
+
+    def _raise(self, nodes, pages):
+        for n in nodes:
+            self.capacity[n] = min(self.capacity[n] + pages, self.ceiling[n])
+
+    def _set_node(self, node, wanted):
+        have = self.pages[node]
+        self.pages[node] = wanted if wanted <= have else max(have, min(wanted, self.capacity[node]))
+
+    def _set_total(self, wanted):
+        total = self.total()
+        if wanted < total:
+            for n in reversed(self.nodes):
+                take = min(self.pages[n], total - wanted)
+                self.pages[n] -= take
+                total -= take
+            return
+        progress = True
+        while total < wanted and progress:
+            progress = False
+            for n in self.nodes:
+                if total < wanted and self.pages[n] < self.capacity[n]:
+                    self.pages[n] += 1
+                    total += 1
+                    progress = True
+
+    def _counter(self, rel, current, apply, where):
+        """A counter file's rule: text that differs from what the model last
+        left there was written by the service."""
+        def transform(text):
+            with self._lock:
+                stripped = text.strip()
+                if stripped != self._last.get(rel) and stripped.isdigit():
+                    self.requests.append((where, int(stripped)))
+                    apply(int(stripped))
+                value = str(current())
+                self._last[rel] = value
+                return value + '\n'
+        return transform
+
+    def _compact(self, key, nodes, pages):
+        def transform(_text):
+            with self._lock:
+                self.compactions[key] = self.compactions.get(key, 0) + 1
+                self._raise(nodes, pages)
+            return None
+        return transform
+
+    def _drop(self, _text):
+        with self._lock:
+            self.drops += 1
+            # freed page cache is memory compaction could not have found
+            for n in self.nodes:
+                self.ceiling[n] += self.drop_gain
+                self.capacity[n] += self.drop_gain
+        return None
+
+    # --- rules ------------------------------------------------------------
+
+    def _add(self, rel, transform):
+        self.fk.on_open(rel, transform)
+        self._rules.append(rel)
+
+    def install(self) -> 'AllocationModel':
+        fk = self.fk
+        glob = fk.pool_file(self.size_kb, 'nr_hugepages')
+        self._last[glob] = fk.read(glob).strip()
+        self._add(glob, self._counter(glob, self.total, self._set_total, 'global'))
+        for n in self.nodes:
+            rel = fk.node_file(n, self.size_kb, 'nr_hugepages')
+            self._last[rel] = fk.read(rel).strip()
+            self._add(rel, self._counter(rel, lambda n=n: self.pages[n],
+                                         lambda v, n=n: self._set_node(n, v), n))
+            if fk.exists(f'{NODE_DIR}/node{n}/compact'):
+                self._add(f'{NODE_DIR}/node{n}/compact', self._compact(n, [n], self.step))
+        self._add('proc/sys/vm/compact_memory', self._compact('all', self.nodes, self.step))
+        if fk.exists('proc/sys/vm/drop_caches'):
+            self._add('proc/sys/vm/drop_caches', self._drop)
+        return self
+
+    def remove(self) -> None:
+        for rel in self._rules:
+            self.fk.on_open(rel, None)
+        self._rules = []
+
+    def node_requests(self) -> List[Tuple]:
+        return [r for r in self.requests if r[0] != 'global']
 
 
 class Simulator:

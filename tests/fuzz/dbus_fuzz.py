@@ -116,7 +116,7 @@ SERVICE_IFACES = (hpdtest.MANAGER_IFACE, hpdtest.PAGE_SIZE_IFACE)
 # The option keys each method documents (data/dbus/org.hugepages.Manager.xml)
 # and their types; "t|s" takes either. A method missing here gets every key.
 DRY_PERSIST = {'dry-run': 'b', 'persist': 'b'}
-HARD = {'hard': 'b', 'timeout-ms': 'u'}
+HARD = {'hard': 'b', 'timeout-ms': 'u', 'drop-caches': 'b'}
 MOUNT_OPTIONS = {'max-size': 't|s', 'min-size': 't|s', 'max-inodes': 't', 'mode': 'u',
                  'persist': 'b'}
 OPTION_KEYS = {

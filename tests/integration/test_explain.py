@@ -254,7 +254,30 @@ def test_pool_short(service, conn, simulated, polkit):
 
 
 @pytest.mark.fake_kernel(pools={2048: Pool(total=2, free=2, overcommit=4)})
+def test_pool_short_suggests_drop_caches_only_where_the_cache_would_hold_it(service, conn, simulated,
+                                                                          polkit):
+    fk = simulated
+    polkit.allow(hpdtest.ACTION_POOLS)
+    write_mountinfo(fk, [hugetlbfs_line(50, '/dev/hugepages', '2M')])
+    # 16 free base pages in the free lists, and 64 MiB of page cache
+    fk.write('proc/buddyinfo', 'Node 0, zone   Normal     16      0      0      0      0      0'
+                               '      0      0      0      0      0\n')
+    assert re.search(r'^Cached:\s+65536 kB$', fk.read('proc/meminfo'), re.M)
+    fk.limit_pool(2048, 3)
+    # 5 pages (10 MiB) missing: more than is free, less than the cache
+    assert pool_call(conn, 2048, 'SetMinimum', 8) == 3
+    severity, message, fix = by_id(explain(conn))['pool-short-2MB']
+    assert fix == 'hugepagesctl set-min 2MB 8 --hard --drop-caches'
+    assert 'the page cache could' in message
+    # 37 pages (74 MiB) missing: not even the cache holds them
+    assert pool_call(conn, 2048, 'SetMinimum', 40) == 3
+    severity, message, fix = by_id(explain(conn))['pool-short-2MB']
+    assert fix == 'hugepagesctl set-min 2MB 40 --hard'
+    assert 'page cache' not in message
+
+
 @pytest.mark.valgrind
+@pytest.mark.fake_kernel(pools={2048: Pool(total=2, free=2, overcommit=4)})
 def test_pool_short_outlives_the_instance(start_service, fake_kernel, conn, simulated, polkit):
     """An idle exit or a restart must not forget what was asked: the request
     is kept under /run, not in the daemon's memory."""

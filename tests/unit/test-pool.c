@@ -181,7 +181,7 @@ static void
 test_apply (Tree *tree, gconstpointer data)
 {
   const HpdPool *small = g_ptr_array_index (tree->pools, 0);
-  HpdAllocOptions options = { FALSE, 1000 };
+  HpdAllocOptions options = { .hard = FALSE, .timeout_ms = 1000 };
   HpdPoolTarget target = { 4, 10 };
   g_auto(HpdPoolCounters) after = { 0, };
   g_autoptr(GError) error = NULL;
@@ -204,7 +204,7 @@ static void
 test_apply_error (Tree *tree, gconstpointer data)
 {
   const HpdPool *small = g_ptr_array_index (tree->pools, 0);
-  HpdAllocOptions options = { FALSE, 1000 };
+  HpdAllocOptions options = { .hard = FALSE, .timeout_ms = 1000 };
   HpdPoolTarget target = { 8, 8 };
   g_auto(HpdPoolCounters) after = { 0, };
   g_autoptr(GError) error = NULL;
@@ -222,7 +222,7 @@ static void
 test_apply_keeps_maximum (Tree *tree, gconstpointer data)
 {
   const HpdPool *small = g_ptr_array_index (tree->pools, 0);
-  HpdAllocOptions options = { FALSE, 1000 };
+  HpdAllocOptions options = { .hard = FALSE, .timeout_ms = 1000 };
   HpdPoolTarget target = { 3, 8 };
   g_auto(HpdPoolCounters) after = { 0, };
   g_autofree char *oc = NULL;
@@ -239,7 +239,7 @@ static void
 test_apply_node (Tree *tree, gconstpointer data)
 {
   const HpdPool *small = g_ptr_array_index (tree->pools, 0);
-  HpdAllocOptions options = { TRUE, 300 };
+  HpdAllocOptions options = { .hard = TRUE, .timeout_ms = 300 };
   g_autoptr(GError) error = NULL;
   g_autofree char *nr = NULL;
   g_autofree char *global = NULL;

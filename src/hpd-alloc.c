@@ -1,0 +1,425 @@
+#include "config.h"
+
+#include "hpd-alloc.h"
+#include "hpd-parse.h"
+
+#define NODE_DIR "sys/devices/system/node"
+#define COMPACT_MEMORY "proc/sys/vm/compact_memory"
+/* 1 frees clean page cache only: never dentries and inodes (2), which
+ * would cost every program on the machine its metadata caches. */
+#define DROP_CACHES "proc/sys/vm/drop_caches"
+#define DROP_CLEAN_PAGE_CACHE 1
+/* Between fruitless tries: lets kcompactd and reclaim catch up. */
+#define BACKOFF_US (100 * 1000)
+
+void
+hpd_alloc_state_init (HpdAllocState *state, guint64 target, guint64 first_try,
+                      const HpdAllocOptions *options, guint fallback_nodes)
+{
+  state->target = target;
+  state->best = first_try;
+  state->fruitless = 0;
+  state->hard = options->hard;
+  state->may_drop_caches = options->hard && options->drop_caches;
+  state->caches_dropped = FALSE;
+  state->fallback_nodes_left = fallback_nodes;
+}
+
+void
+hpd_alloc_state_record (HpdAllocState *state, guint64 achieved)
+{
+  if (achieved > state->best)
+    {
+      state->best = achieved;
+      state->fruitless = 0;
+    }
+  else
+    state->fruitless++;
+}
+
+HpdAllocStep
+hpd_alloc_state_next (const HpdAllocState *state, gboolean time_left)
+{
+  if (!state->hard || state->best >= state->target || !time_left)
+    return HPD_ALLOC_STEP_DONE;
+  if (state->fruitless < HPD_ALLOC_MAX_FRUITLESS_TRIES)
+    return HPD_ALLOC_STEP_RETRY;
+  /* stalled: first the cheap help for the whole machine, then other nodes */
+  if (state->may_drop_caches && !state->caches_dropped)
+    return HPD_ALLOC_STEP_DROP_CACHES;
+  if (state->fallback_nodes_left > 0)
+    return HPD_ALLOC_STEP_NEXT_NODE;
+  return HPD_ALLOC_STEP_DONE;
+}
+
+void
+hpd_alloc_state_took (HpdAllocState *state, HpdAllocStep step)
+{
+  switch (step)
+    {
+    case HPD_ALLOC_STEP_DROP_CACHES:
+      state->caches_dropped = TRUE;
+      state->fruitless = 0;
+      break;
+    case HPD_ALLOC_STEP_NEXT_NODE:
+      g_return_if_fail (state->fallback_nodes_left > 0);
+      state->fallback_nodes_left--;
+      state->fruitless = 0;
+      break;
+    case HPD_ALLOC_STEP_RETRY:
+    case HPD_ALLOC_STEP_DONE:
+    default:
+      break;
+    }
+}
+
+typedef struct {
+  guint node;
+  guint64 free_kb;
+} NodeFree;
+
+static int
+compare_most_free (gconstpointer a, gconstpointer b)
+{
+  const NodeFree *x = a, *y = b;
+
+  if (x->free_kb != y->free_kb)
+    return x->free_kb > y->free_kb ? -1 : 1;
+  return x->node < y->node ? -1 : x->node > y->node;
+}
+
+GArray *
+hpd_alloc_fallback_order (const guint *nodes, const guint64 *free_kb, guint n_nodes,
+                          guint64 page_size)
+{
+  g_autoptr(GArray) known = g_array_sized_new (FALSE, FALSE, sizeof (NodeFree), n_nodes);
+  GArray *order = g_array_sized_new (FALSE, FALSE, sizeof (guint), n_nodes);
+  gboolean all_known = TRUE;
+
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      NodeFree nf = { nodes[i], free_kb[i] };
+
+      all_known = all_known && free_kb[i] != G_MAXUINT64;
+      g_array_append_val (known, nf);
+    }
+
+  if (all_known)
+    {
+      g_array_sort (known, compare_most_free);
+      for (guint i = 0; i < known->len; i++)
+        {
+          const NodeFree *nf = &g_array_index (known, NodeFree, i);
+
+          if (nf->free_kb >= page_size / 1024)
+            g_array_append_val (order, nf->node);
+        }
+    }
+  else
+    {
+      /* without MemFree of every node there is nothing to rank them by */
+      g_array_append_vals (order, nodes, n_nodes);
+    }
+  return order;
+}
+
+gboolean
+hpd_alloc_throttle_pass (HpdAllocThrottle *throttle, gint64 now_us)
+{
+  if (throttle->started && now_us - throttle->last_us < throttle->interval_us)
+    return FALSE;
+  throttle->started = TRUE;
+  throttle->last_us = now_us;
+  return TRUE;
+}
+
+/* One allocation on its way. */
+typedef struct {
+  HpdKernel *kernel;
+  const HpdPool *pool;
+  const HpdAllocOptions *options;
+  GCancellable *cancellable;
+  gboolean is_node;          /* the caller asked for @node's pool */
+  guint node;
+  GArray *fallback;          /* global target: nodes to take the rest from */
+  guint fallback_used;       /* fallback[fallback_used - 1] is being raised */
+  HpdAllocState state;
+} Engine;
+
+static void
+engine_clear (Engine *e)
+{
+  g_clear_pointer (&e->fallback, g_array_unref);
+}
+
+static const guint *
+engine_fallback_node (const Engine *e)
+{
+  if (e->fallback == NULL || e->fallback_used == 0)
+    return NULL;
+  return &g_array_index (e->fallback, guint, e->fallback_used - 1);
+}
+
+static gboolean
+read_node_minimum (const Engine *e, guint node, guint64 *minimum, GError **error)
+{
+  g_autofree char *total_file = hpd_pool_node_file (e->pool, node, "nr_hugepages");
+  g_autofree char *surplus_file = hpd_pool_node_file (e->pool, node, "surplus_hugepages");
+  guint64 total, surplus;
+
+  if (!hpd_kernel_read_counter (e->kernel, total_file, &total, error) ||
+      !hpd_kernel_read_counter (e->kernel, surplus_file, &surplus, error))
+    return FALSE;
+  *minimum = total > surplus ? total - surplus : 0;
+  return TRUE;
+}
+
+/* What counts as progress: the node's persistent pages for a node target,
+ * the pool's for a global one (node fallback included). */
+static gboolean
+engine_read (const Engine *e, guint64 *minimum, GError **error)
+{
+  g_auto(HpdPoolCounters) c = { 0, };
+
+  if (e->is_node)
+    return read_node_minimum (e, e->node, minimum, error);
+  if (!hpd_pool_read (e->kernel, e->pool, &c, error))
+    return FALSE;
+  *minimum = hpd_pool_counters_minimum (&c);
+  return TRUE;
+}
+
+static void
+engine_report (const Engine *e, const char *phase)
+{
+  if (e->options->progress != NULL)
+    e->options->progress (e->state.best, e->state.target, phase, e->options->progress_data);
+}
+
+static void
+engine_report_node (const Engine *e, guint node)
+{
+  g_autofree char *phase = g_strdup_printf ("node %u", node);
+
+  engine_report (e, phase);
+}
+
+/* A failed compaction or cache drop only makes the next try less likely
+ * to help; the tries themselves say what was achieved. */
+static gboolean
+poke (const Engine *e, const char *file, guint64 value)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (hpd_kernel_write_counter (e->kernel, file, value, &error))
+    return TRUE;
+  g_message ("%s: %s", e->pool->name, error->message);
+  return FALSE;
+}
+
+static void
+compact_node_or_all (const Engine *e, guint node)
+{
+  g_autofree char *file = g_strdup_printf (NODE_DIR "/node%u/compact", node);
+
+  poke (e, hpd_kernel_exists (e->kernel, file) ? file : COMPACT_MEMORY, 1);
+}
+
+/* A global write that falls short means every node refused a page: the
+ * kernel hands pages out round-robin and stops only when no allowed node
+ * gives one. So every node of the pool fell short and is compacted. */
+static void
+engine_compact (const Engine *e)
+{
+  const guint *fallback = engine_fallback_node (e);
+  guint compacted = 0;
+
+  if (e->is_node || fallback != NULL)
+    {
+      compact_node_or_all (e, e->is_node ? e->node : *fallback);
+      return;
+    }
+
+  for (guint i = 0; i < e->pool->nodes->len; i++)
+    {
+      g_autofree char *file = g_strdup_printf (NODE_DIR "/node%u/compact",
+                                               g_array_index (e->pool->nodes, guint, i));
+
+      if (hpd_kernel_exists (e->kernel, file) && poke (e, file, 1))
+        compacted++;
+    }
+  if (compacted == 0)
+    poke (e, COMPACT_MEMORY, 1);
+}
+
+/* Writes the target: into the file the caller named, or during the node
+ * fallback that node's pages plus what the pool still lacks. */
+static gboolean
+engine_write (const Engine *e, GError **error)
+{
+  const guint *fallback = engine_fallback_node (e);
+  g_autofree char *file = NULL;
+  guint64 value = e->state.target;
+
+  if (fallback != NULL)
+    {
+      guint64 node_minimum, missing = e->state.target - e->state.best;
+
+      if (!read_node_minimum (e, *fallback, &node_minimum, error))
+        return FALSE;
+      value = node_minimum > G_MAXUINT64 - missing ? G_MAXUINT64 : node_minimum + missing;
+      file = hpd_pool_node_file (e->pool, *fallback, "nr_hugepages");
+    }
+  else if (e->is_node)
+    file = hpd_pool_node_file (e->pool, e->node, "nr_hugepages");
+  else
+    file = hpd_pool_file (e->pool, "nr_hugepages");
+
+  return hpd_kernel_write_counter (e->kernel, file, value, error);
+}
+
+/* MemFree of each of the pool's nodes, then the order to fall back in. */
+static GArray *
+engine_fallback_order (const Engine *e)
+{
+  guint n = e->pool->nodes->len;
+  g_autofree guint64 *free_kb = g_new (guint64, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint node = g_array_index (e->pool->nodes, guint, i);
+      g_autofree char *file = g_strdup_printf (NODE_DIR "/node%u/meminfo", node);
+      g_autofree char *key = g_strdup_printf ("Node %u MemFree", node);
+      g_autofree char *text = NULL;
+
+      if (!hpd_kernel_read_text (e->kernel, file, &text, NULL) ||
+          !hpd_parse_meminfo (text, key, &free_kb[i]))
+        free_kb[i] = G_MAXUINT64;
+    }
+  return hpd_alloc_fallback_order ((const guint *) (gpointer) e->pool->nodes->data, free_kb, n,
+                                   e->pool->size);
+}
+
+static gboolean
+wait_cancellable (gint64 until, GCancellable *cancellable)
+{
+  while (g_get_monotonic_time () < until)
+    {
+      if (g_cancellable_is_cancelled (cancellable))
+        return FALSE;
+      g_usleep (MIN (20 * 1000, MAX (until - g_get_monotonic_time (), 0)));
+    }
+  return !g_cancellable_is_cancelled (cancellable);
+}
+
+static gboolean
+engine_run (Engine *e, guint64 target, GError **error)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) e->options->timeout_ms * 1000;
+  guint64 now;
+
+  /* the first report shows where the pool starts from */
+  if (!engine_read (e, &now, error))
+    return FALSE;
+  e->state.best = now;
+  e->state.target = target;
+  engine_report (e, "allocating");
+
+  if (!engine_write (e, error) || !engine_read (e, &now, error))
+    return FALSE;
+  hpd_alloc_state_init (&e->state, target, now, e->options,
+                        e->is_node ? 0 : e->pool->nodes->len);
+  engine_report (e, "allocating");
+
+  for (;;)
+    {
+      gboolean time_left = g_get_monotonic_time () < deadline &&
+                           !g_cancellable_is_cancelled (e->cancellable);
+      HpdAllocStep step = hpd_alloc_state_next (&e->state, time_left);
+      const guint *fallback;
+
+      if (step == HPD_ALLOC_STEP_DONE)
+        break;
+
+      if (step == HPD_ALLOC_STEP_NEXT_NODE && e->fallback == NULL)
+        {
+          e->fallback = engine_fallback_order (e);
+          e->state.fallback_nodes_left = e->fallback->len;
+          continue;
+        }
+
+      hpd_alloc_state_took (&e->state, step);
+      switch (step)
+        {
+        case HPD_ALLOC_STEP_DROP_CACHES:
+          engine_report (e, "dropping-caches");
+          g_message ("%s: allocation stalled at %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                     " pages; dropping the clean page cache", e->pool->name,
+                     e->state.best, e->state.target);
+          poke (e, DROP_CACHES, DROP_CLEAN_PAGE_CACHE);
+          break;
+
+        case HPD_ALLOC_STEP_NEXT_NODE:
+          e->fallback_used++;
+          g_debug ("%s: taking the rest from node %u", e->pool->name,
+                   g_array_index (e->fallback, guint, e->fallback_used - 1));
+          break;
+
+        case HPD_ALLOC_STEP_RETRY:
+          if (e->state.fruitless > 0 &&
+              !wait_cancellable (MIN (deadline, g_get_monotonic_time () +
+                                      (gint64) BACKOFF_US * e->state.fruitless),
+                                 e->cancellable))
+            return TRUE;
+
+          fallback = engine_fallback_node (e);
+          if (fallback != NULL)
+            engine_report_node (e, *fallback);
+          else
+            engine_report (e, "compacting");
+          engine_compact (e);
+
+          if (fallback == NULL)
+            engine_report (e, "allocating");
+          if (!engine_write (e, error) || !engine_read (e, &now, error))
+            return FALSE;
+          /* no report here: the next step's own report, right after,
+           * carries what this try achieved */
+          hpd_alloc_state_record (&e->state, now);
+          g_debug ("%s: a retry reached %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " pages",
+                   e->pool->name, now, target);
+          break;
+
+        case HPD_ALLOC_STEP_DONE:
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+hpd_alloc_pool (HpdKernel *kernel, const HpdPool *pool, guint64 target,
+                const HpdAllocOptions *options, GCancellable *cancellable, GError **error)
+{
+  Engine e = { kernel, pool, options, cancellable, FALSE, 0, NULL, 0, { 0, } };
+  gboolean ok = engine_run (&e, target, error);
+
+  engine_clear (&e);
+  return ok;
+}
+
+gboolean
+hpd_alloc_node (HpdKernel *kernel, const HpdPool *pool, guint node, guint64 target,
+                const HpdAllocOptions *options, GCancellable *cancellable,
+                guint64 *achieved, GError **error)
+{
+  Engine e = { kernel, pool, options, cancellable, TRUE, node, NULL, 0, { 0, } };
+  gboolean ok;
+
+  g_return_val_if_fail (hpd_pool_has_node (pool, node), FALSE);
+
+  ok = engine_run (&e, target, error) && read_node_minimum (&e, node, achieved, error);
+  engine_clear (&e);
+  return ok;
+}
