@@ -6,6 +6,7 @@
 #include "hp-names.h"
 #include "hp-units.h"
 #include "hpd-bus-name.h"
+#include "hpd-config-cache.h"
 #include "hpd-daemon.h"
 #include "hpd-idle.h"
 #include "hpd-manager.h"
@@ -24,6 +25,7 @@ struct _HpdDaemon
   GObject parent_instance;
 
   HpdKernel *kernel;
+  HpdConfigCache *config;
   HpdAuth *auth;
   HpdQueue *queue;
   GPtrArray *pools;           /* HpdPool, ascending size */
@@ -38,7 +40,7 @@ struct _HpdDaemon
   HpdIdle *idle;
   double idle_timeout;
   gulong closed_id;
-  guint memory_watch_id;
+  HpdMemory *memory;
 
   HpdMountNs mount_ns;
   char *mount_ns_detail;
@@ -64,7 +66,7 @@ hpd_daemon_dispose (GObject *object)
 {
   HpdDaemon *self = HPD_DAEMON (object);
 
-  g_clear_handle_id (&self->memory_watch_id, g_source_remove);
+  g_clear_pointer (&self->memory, hpd_memory_free);
   if (self->bus_name != NULL)
     g_signal_handlers_disconnect_by_data (self->bus_name, self);
   g_clear_object (&self->bus_name);
@@ -88,6 +90,7 @@ hpd_daemon_dispose (GObject *object)
   g_clear_pointer (&self->nodes, g_array_unref);
   g_clear_object (&self->auth);
   g_clear_object (&self->kernel);
+  g_clear_pointer (&self->config, hpd_config_cache_free);
   g_clear_object (&self->idle);
 
   G_OBJECT_CLASS (hpd_daemon_parent_class)->dispose (object);
@@ -125,6 +128,8 @@ hpd_daemon_new (const char *kernel_root, GError **error)
   g_autoptr(HpdDaemon) self = g_object_new (HPD_TYPE_DAEMON, NULL);
 
   self->kernel = hpd_kernel_new (kernel_root);
+  self->config = hpd_config_cache_new (hpd_kernel_get_root (self->kernel),
+                                       HPD_CONFIG_SETTLE_US);
   self->auth = hpd_auth_new ();
   self->queue = hpd_queue_new (MAX_PENDING_CHANGES);
   self->nodes = hpd_nodes_probe (self->kernel);
@@ -237,7 +242,7 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
       return;
     }
 
-  self->memory_watch_id = hpd_memory_watch ();
+  self->memory = hpd_memory_watch (connection);
 
   /* the kernel tells about mount changes; our own and everybody else's */
   self->mount_monitor = g_unix_mount_monitor_get ();
@@ -312,6 +317,12 @@ HpdKernel *
 hpd_daemon_get_kernel (HpdDaemon *self)
 {
   return self->kernel;
+}
+
+const HpdConfig *
+hpd_daemon_get_config (HpdDaemon *self, guint64 *generation)
+{
+  return hpd_config_cache_get (self->config, generation);
 }
 
 HpdAuth *

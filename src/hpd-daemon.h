@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 
 #include "hpd-auth.h"
+#include "hpd-config.h"
 #include "hpd-idle.h"
 #include "hpd-kernel.h"
 #include "hpd-namespace.h"
@@ -54,6 +55,11 @@ const char *hpd_daemon_get_mount_refusal (HpdDaemon *self);
 gboolean hpd_daemon_check_mounts_visible (HpdDaemon *self, GError **error);
 
 HpdKernel *hpd_daemon_get_kernel (HpdDaemon *self);
+/* The configuration as it is in the files now, kept between calls while
+ * they do not change (hpd-config-cache.h); valid until the next call.
+ * @generation (may be NULL) changes when the files were read anew. Main
+ * thread only. */
+const HpdConfig *hpd_daemon_get_config (HpdDaemon *self, guint64 *generation);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
 HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
 HpdIdle *hpd_daemon_get_idle (HpdDaemon *self);

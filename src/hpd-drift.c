@@ -201,6 +201,8 @@ tunables (Walk *w, const HpdConfig *c)
       guint32 gid;
 
       list (w, "tunables shm-group", c->shm_group.value, &c->shm_group.origin);
+      /* the group database can change without any file event we watch */
+      hpd_kernel_note_unwatched_input (w->kernel);
       if (!hpd_tunables_resolve_shm_group (c->shm_group.value, &gid, &error))
         drifted (w, "tunables shm-group", c->shm_group.value, actual, "%s", error->message);
       else if (gid != t->shm_group)
@@ -297,6 +299,9 @@ mount_section (gpointer key, gpointer value, gpointer data)
     return FALSE;
 
   options = hpd_apply_mount_options (m);
+  /* owners come from the user and group databases, which can change
+   * without any file event we watch */
+  hpd_kernel_note_unwatched_input (w->kernel);
   request = hpd_mount_request_new (scopes[m->scope], m->owner ? m->owner : "", options, &error);
   if (request == NULL)
     {

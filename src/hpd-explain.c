@@ -350,7 +350,7 @@ check_mount_namespace (Explain *e)
 static void
 check_configuration (Explain *e)
 {
-  g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (e->kernel));
+  const HpdConfig *config = hpd_daemon_get_config (e->daemon, NULL);
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GVariant) drift = NULL;
   GVariantIter iter;

@@ -8,13 +8,28 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
+#include "hpd-file-cache.h"
 #include "hpd-kernel.h"
 #include "hpd-parse.h"
+
+/* Longest counter file read in one go: 20 digits, a newline, and room to
+ * tell a longer file (which is no counter) from one that fits. */
+#define COUNTER_READ_MAX 64
 
 struct _HpdKernel
 {
   GObject parent_instance;
   char *root;
+  HpdFileCache *cache;
+  GMutex fixed_lock;
+  GHashTable *fixed;     /* relative path -> contents, of the kernel's own files */
+
+  /* hpd_kernel_observe_begin(): the thread whose reads are watched, the
+   * cache generation when it began, and whether a file read since was one
+   * that can change without an event */
+  GThread *observer;
+  guint64 observed_generation;
+  gboolean observed_unwatched;
 };
 
 G_DEFINE_TYPE (HpdKernel, hpd_kernel, G_TYPE_OBJECT)
@@ -25,6 +40,9 @@ hpd_kernel_finalize (GObject *object)
   HpdKernel *self = HPD_KERNEL (object);
 
   g_free (self->root);
+  hpd_file_cache_free (self->cache);
+  g_hash_table_unref (self->fixed);
+  g_mutex_clear (&self->fixed_lock);
   G_OBJECT_CLASS (hpd_kernel_parent_class)->finalize (object);
 }
 
@@ -37,6 +55,8 @@ hpd_kernel_class_init (HpdKernelClass *klass)
 static void
 hpd_kernel_init (HpdKernel *self)
 {
+  g_mutex_init (&self->fixed_lock);
+  self->fixed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 HpdKernel *
@@ -45,6 +65,7 @@ hpd_kernel_new (const char *root)
   HpdKernel *self = g_object_new (HPD_TYPE_KERNEL, NULL);
 
   self->root = g_strdup (root != NULL && *root != '\0' ? root : "/");
+  self->cache = hpd_file_cache_new (self->root);
   return self;
 }
 
@@ -61,21 +82,116 @@ hpd_kernel_path (HpdKernel *self, const char *relative)
   return g_build_filename (self->root, relative, NULL);
 }
 
+static void
+note_kind (HpdKernel *self, HpdFileKind kind)
+{
+  if (kind != HPD_FILE_KIND_CACHEABLE && g_atomic_pointer_get (&self->observer) == g_thread_self ())
+    self->observed_unwatched = TRUE;
+}
+
 gboolean
 hpd_kernel_exists (HpdKernel *self, const char *relative)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
+  guint64 generation;
 
+  note_kind (self, hpd_file_cache_prepare (self->cache, path, &generation));
   return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* sysfs and procfs make a value when the file is read from offset 0, all
+ * of it in one read() that has room for it: no fstat() and no second read()
+ * to see the end, as g_file_get_contents() needs for a regular file. */
+static gboolean
+read_pseudo_counter (const char *path, char **contents, GError **error)
+{
+  char buffer[COUNTER_READ_MAX];
+  ssize_t n;
+  int fd, saved_errno;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Failed to open file “%s”: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  do
+    n = read (fd, buffer, sizeof buffer);
+  while (n < 0 && errno == EINTR);
+  saved_errno = errno;
+  close (fd);
+  if (n < 0)
+    {
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   "Failed to read from file “%s”: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  /* a full buffer is no counter: the parser refuses what it holds */
+  *contents = g_strndup (buffer, (gsize) n);
+  return TRUE;
+}
+
+/* Every read goes through the file cache (hpd-file-cache.h): on a fake tree
+ * a file is read again only after inotify said something changed; on sysfs
+ * and procfs it is read every time. */
+static gboolean
+read_file (HpdKernel *self, const char *relative, gboolean counter, char **contents,
+           GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  gsize length;
+  guint64 generation;
+  HpdFileKind kind;
+
+  if (hpd_file_cache_lookup (self->cache, path, contents, NULL))
+    return TRUE;
+  kind = hpd_file_cache_prepare (self->cache, path, &generation);
+  note_kind (self, kind);
+  if (counter && kind == HPD_FILE_KIND_PSEUDO)
+    return read_pseudo_counter (path, contents, error);
+  if (!g_file_get_contents (path, contents, &length, error))
+    return FALSE;
+  if (kind == HPD_FILE_KIND_CACHEABLE)
+    hpd_file_cache_store (self->cache, path, generation, *contents, length);
+  return TRUE;
 }
 
 gboolean
 hpd_kernel_read_text (HpdKernel *self, const char *relative, char **contents,
                       GError **error)
 {
-  g_autofree char *path = hpd_kernel_path (self, relative);
+  return read_file (self, relative, FALSE, contents, error);
+}
 
-  return g_file_get_contents (path, contents, NULL, error);
+gboolean
+hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative, char **contents,
+                               GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  const char *kept;
+  guint64 generation;
+
+  {
+    G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+
+    kept = g_hash_table_lookup (self->fixed, relative);
+    if (kept != NULL)
+      {
+        *contents = g_strdup (kept);
+        return TRUE;
+      }
+  }
+  /* a fake tree's file stands for another boot whenever a test writes it:
+   * read it as any other (its changes are seen) */
+  if (hpd_file_cache_prepare (self->cache, path, &generation) != HPD_FILE_KIND_PSEUDO)
+    return read_file (self, relative, FALSE, contents, error);
+  if (!g_file_get_contents (path, contents, NULL, error))
+    return FALSE;
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+  g_hash_table_replace (self->fixed, g_strdup (relative), g_strdup (*contents));
+  return TRUE;
 }
 
 gboolean
@@ -83,7 +199,9 @@ hpd_kernel_read_link (HpdKernel *self, const char *relative, char **target,
                       GError **error)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
+  guint64 generation;
 
+  note_kind (self, hpd_file_cache_prepare (self->cache, path, &generation));
   *target = g_file_read_link (path, error);
   return *target != NULL;
 }
@@ -100,7 +218,7 @@ hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
   for (guint attempt = 0; attempt < 3; attempt++)
     {
       g_clear_pointer (&text, g_free);
-      if (!hpd_kernel_read_text (self, relative, &text, error))
+      if (!read_file (self, relative, TRUE, &text, error))
         return FALSE;
       if (*text != '\0')
         break;
@@ -196,10 +314,12 @@ GPtrArray *
 hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
-  g_autoptr(GDir) dir = g_dir_open (path, 0, error);
+  g_autoptr(GDir) dir = NULL;
   g_autoptr(GPtrArray) names = NULL;
   const char *name;
 
+  note_kind (self, hpd_file_cache_prepare_dir (self->cache, path));
+  dir = g_dir_open (path, 0, error);
   if (dir == NULL)
     return NULL;
 
@@ -208,4 +328,38 @@ hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
     g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, compare_names);
   return g_steal_pointer (&names);
+}
+
+void
+hpd_kernel_observe_begin (HpdKernel *self)
+{
+  g_return_if_fail (self->observer == NULL);
+
+  self->observed_generation = hpd_file_cache_get_generation (self->cache);
+  self->observed_unwatched = FALSE;
+  g_atomic_pointer_set (&self->observer, g_thread_self ());
+}
+
+void
+hpd_kernel_observe_end (HpdKernel *self, HpdKernelStamp *stamp)
+{
+  g_return_if_fail (self->observer == g_thread_self ());
+
+  g_atomic_pointer_set (&self->observer, NULL);
+  stamp->generation = self->observed_generation;
+  /* a change while the files were read may have been read only in part */
+  stamp->valid = !self->observed_unwatched &&
+                 hpd_file_cache_get_generation (self->cache) == self->observed_generation;
+}
+
+void
+hpd_kernel_note_unwatched_input (HpdKernel *self)
+{
+  note_kind (self, HPD_FILE_KIND_OTHER);
+}
+
+gboolean
+hpd_kernel_stamp_is_current (HpdKernel *self, const HpdKernelStamp *stamp)
+{
+  return stamp->valid && hpd_file_cache_get_generation (self->cache) == stamp->generation;
 }

@@ -22,6 +22,13 @@ gboolean hpd_kernel_read_text (HpdKernel *self, const char *relative,
 gboolean hpd_kernel_read_counter (HpdKernel *self, const char *relative,
                                   guint64 *value, GError **error);
 
+/* For a file whose part the caller uses is fixed when the kernel boots
+ * (the pageblock order at the top of proc/pagetypeinfo, which costs a walk
+ * over all of memory to read): sysfs and procfs files are read once; any
+ * other file (a fake tree) as by hpd_kernel_read_text. */
+gboolean hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative,
+                                        char **contents, GError **error);
+
 /* The target of the symbolic link @relative (a namespace link such as
  * proc/self/ns/mnt reads as "mnt:[4026531840]"). */
 gboolean hpd_kernel_read_link (HpdKernel *self, const char *relative,
@@ -39,5 +46,23 @@ gboolean hpd_kernel_write_text (HpdKernel *self, const char *relative,
 /* Names in a directory below the root (for hugepages-*kB), sorted. */
 GPtrArray *hpd_kernel_list_dir (HpdKernel *self, const char *relative,
                                 GError **error);
+
+/* Whether reading the same files again can give anything new. Between
+ * hpd_kernel_observe_begin() and _end() the calling thread's reads are
+ * noted; the stamp is valid when every one of them was of a file whose
+ * changes inotify reports (hpd-file-cache.h: a fake tree, never sysfs or
+ * procfs) and nothing changed meanwhile. It stays current until something
+ * below a watched directory changes. One observation at a time. */
+typedef struct {
+  guint64 generation;
+  gboolean valid;
+} HpdKernelStamp;
+
+void hpd_kernel_observe_begin (HpdKernel *self);
+void hpd_kernel_observe_end (HpdKernel *self, HpdKernelStamp *stamp);
+gboolean hpd_kernel_stamp_is_current (HpdKernel *self, const HpdKernelStamp *stamp);
+/* For an input of the observed work that is no kernel file (the user and
+ * group databases): the stamp will not be valid. */
+void hpd_kernel_note_unwatched_input (HpdKernel *self);
 
 G_END_DECLS

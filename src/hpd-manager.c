@@ -22,6 +22,15 @@ struct _HpdManager
 {
   HpDBusManagerSkeleton parent_instance;
   HpdDaemon *daemon; /* owns us */
+
+  /* Whether the properties from kernel files (mounts, tunables, meminfo),
+   * and those from the configuration and the kernel files it is compared
+   * with, can have changed since they were set (hpd_kernel_observe_begin):
+   * on a fake tree they are set again only when they can; on sysfs and
+   * procfs always. */
+  HpdKernelStamp kernel_stamp;
+  HpdKernelStamp config_stamp;
+  guint64 config_generation;
 };
 
 static void hpd_manager_iface_init (HpDBusManagerIface *iface);
@@ -91,16 +100,24 @@ hpd_manager_refresh_tunables (HpdManager *self)
   hp_dbus_manager_set_khugepaged_alloc_sleep_millisecs (iface, t.khugepaged_alloc_sleep_ms);
 }
 
-/* The configuration files and proc/cmdline are read on every refresh: an
- * administrator edits the files while the service runs. */
+/* An administrator edits the files while the service runs: the
+ * configuration is checked on every refresh (hpd-config-cache.h), and the
+ * properties made from it and the kernel are made again when either
+ * changed. */
 static void
 refresh_configuration (HpdManager *self)
 {
   HpDBusManager *iface = HP_DBUS_MANAGER (self);
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
-  g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
+  guint64 generation;
+  const HpdConfig *config = hpd_daemon_get_config (self->daemon, &generation);
   g_auto(HpdBootState) boot = { 0, };
   GVariant *state, *drift;
+
+  if (generation == self->config_generation &&
+      hpd_kernel_stamp_is_current (kernel, &self->config_stamp))
+    return;
+  hpd_kernel_observe_begin (kernel);
 
   hp_dbus_manager_set_configuration_errors (iface, (const char *const *) config->errors->pdata);
   hpd_drift_describe (self->daemon, config, &state, &drift);
@@ -111,20 +128,17 @@ refresh_configuration (HpdManager *self)
   hp_dbus_manager_set_boot_parameters (iface, boot.boot_parameters);
   hp_dbus_manager_set_kernel_command_line (iface, boot.kernel_command_line);
   hp_dbus_manager_set_reboot_required (iface, boot.reboot_required);
+  hpd_kernel_observe_end (kernel, &self->config_stamp);
+  self->config_generation = generation;
 }
 
 static void
-hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
+refresh_meminfo (HpdManager *self)
 {
-  HpdManager *self = HPD_MANAGER (skeleton);
   HpDBusManager *iface = HP_DBUS_MANAGER (self);
   g_autofree char *meminfo = NULL;
   guint64 kb;
 
-  /* the mounts, tunables and boot parameters do not depend on meminfo */
-  hpd_manager_refresh_mounts (self);
-  hpd_manager_refresh_tunables (self);
-  refresh_configuration (self);
   if (!hpd_kernel_read_text (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
                              &meminfo, NULL))
     return;
@@ -134,6 +148,23 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   hp_dbus_manager_set_default_page_size (iface,
                                          hpd_parse_meminfo (meminfo, "Hugepagesize", &kb) ? kb * 1024 : 0);
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
+}
+
+static void
+hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
+{
+  HpdManager *self = HPD_MANAGER (skeleton);
+  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
+
+  if (!hpd_kernel_stamp_is_current (kernel, &self->kernel_stamp))
+    {
+      hpd_kernel_observe_begin (kernel);
+      hpd_manager_refresh_mounts (self);
+      hpd_manager_refresh_tunables (self);
+      refresh_meminfo (self);
+      hpd_kernel_observe_end (kernel, &self->kernel_stamp);
+    }
+  refresh_configuration (self);
 }
 
 static gboolean
@@ -285,7 +316,7 @@ hpd_manager_iface_init (HpDBusManagerIface *iface)
 static void
 hpd_manager_class_init (HpdManagerClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh, NULL);
 }
 
 static void

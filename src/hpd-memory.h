@@ -6,7 +6,7 @@
  * MemoryMax) for the rest of its life. */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -16,9 +16,16 @@ G_BEGIN_DECLS
  * the program again (same pid, same arguments). Call it first in main(). */
 void hpd_memory_prefer_malloc (char **argv);
 
-/* Checks every few seconds, from the main loop, how much freed memory
- * malloc holds, and returns it to the kernel when that is a lot. Returns
- * the source id, for g_source_remove(). */
-guint hpd_memory_watch (void);
+typedef struct _HpdMemory HpdMemory;
+
+/* Once the calls on @connection have stopped for a moment (no call in and
+ * no reply out for a couple of seconds), and once that long after start-up,
+ * checks from the calling thread's main context how much freed memory
+ * malloc holds, and returns it to the kernel unless it is very little.
+ * Driven by the calls only: an idle service is never woken. */
+HpdMemory *hpd_memory_watch (GDBusConnection *connection);
+/* Stops watching; no check runs after this. */
+void hpd_memory_free (HpdMemory *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdMemory, hpd_memory_free)
 
 G_END_DECLS

@@ -122,7 +122,8 @@ hpd_tunables_pageblock_kb (HpdKernel *kernel)
   g_autofree char *pagetypeinfo = NULL;
   guint64 pages = 0, pmd = 0;
 
-  if (hpd_kernel_read_text (kernel, "proc/pagetypeinfo", &pagetypeinfo, NULL))
+  /* pageblock_order is set at boot and never changes */
+  if (hpd_kernel_read_fixed_at_boot (kernel, "proc/pagetypeinfo", &pagetypeinfo, NULL))
     pages = hpd_parse_pagetypeinfo_block_pages (pagetypeinfo);
   if (pages > 0 && pages < (G_GUINT64_CONSTANT (1) << 40))
     return pages * (guint64) sysconf (_SC_PAGESIZE) / 1024;

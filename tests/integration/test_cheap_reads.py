@@ -1,0 +1,250 @@
+"""Reads are cheap and the idle service is silent, without reads going
+stale: the service keeps a fake tree's kernel files and the parsed
+configuration between reads (src/hpd-file-cache.h, src/hpd-config-cache.h),
+so these tests change files behind its back in the ways that defeat a
+careless cache (same size, the old modification time put back, renamed
+over, a directory on the way replaced) and check the very next read. The
+idle tests count the service's context switches while nobody calls."""
+
+import os
+import re
+import time
+
+import pytest
+
+import hpdtest
+from hpdtest import MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, PROPS_IFACE, page_size_path
+from fakekernel import NodePool, Pool
+
+from gi.repository import GLib
+
+# HPD_CONFIG_SETTLE_US in src/hpd-config-cache.h, and a margin
+CONFIG_SETTLE_S = 3.0 + 0.5
+# QUIET_BEFORE_CHECK_US in src/hpd-memory.c
+TRIM_AFTER_S = 2.0
+TRIM_LINE = 'Calls stopped:'
+CONFIG_READ_LINE = 'Read the configuration'
+
+SIZES = (2048, 32768, 1048576)
+NODES = 8
+POOLS = {size: Pool(total=8 * (i + 1), free=4, overcommit=3,
+                    nodes={n: NodePool(i + 1, n % 2, 0) for n in range(NODES)})
+         for i, size in enumerate(SIZES)}
+MANY = dict(nodes=NODES, sizes=SIZES, default_size=2048, pools=POOLS)
+
+
+def write_keeping_mtime(fk, rel, value):
+    """Rewrites rel in place, then puts its modification time back, as a
+    write to sysfs would leave it: only the write itself tells."""
+    path = fk.path(rel)
+    before = os.stat(path)
+    fk.write(rel, value)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def node_counters(conn, size_kb, how):
+    if how == 'Get':
+        nodes = hpdtest.get(conn, page_size_path(size_kb), PAGE_SIZE_IFACE, 'Nodes')
+    elif how == 'GetAll':
+        nodes = hpdtest.page_size_props(conn, size_kb)['Nodes']
+    else:
+        nodes = hpdtest.managed_objects(conn)[page_size_path(size_kb)][PAGE_SIZE_IFACE]['Nodes']
+    return {node: (total, free, surplus) for node, total, free, surplus, _minimum in nodes}
+
+
+@pytest.mark.fake_kernel(**MANY)
+@pytest.mark.parametrize('how', ['Get', 'GetAll', 'GetManagedObjects'])
+def test_same_size_writes_with_old_mtime_are_seen_at_once(service, conn, fake_kernel, how):
+    fk = fake_kernel
+    for size_kb in SIZES:
+        # twice: the second read is the one a cache answers
+        assert node_counters(conn, size_kb, how)[3] == (SIZES.index(size_kb) + 1, 1, 0)
+        assert node_counters(conn, size_kb, how)[3] == (SIZES.index(size_kb) + 1, 1, 0)
+    for value in range(5, 9):
+        for size_kb in SIZES:
+            write_keeping_mtime(fk, fk.node_file(3, size_kb, 'free_hugepages'), value)
+            write_keeping_mtime(fk, fk.pool_file(size_kb, 'nr_hugepages'), value)
+            assert node_counters(conn, size_kb, how)[3][1] == value
+            assert hpdtest.get(conn, page_size_path(size_kb), PAGE_SIZE_IFACE, 'Total') == value
+
+
+@pytest.mark.fake_kernel(**MANY)
+def test_file_renamed_over_is_seen(service, conn, fake_kernel):
+    fk = fake_kernel
+    rel = fk.node_file(5, 2048, 'nr_hugepages')
+    assert node_counters(conn, 2048, 'GetManagedObjects')[5][0] == 1
+    assert node_counters(conn, 2048, 'GetManagedObjects')[5][0] == 1
+    fk.write(rel + '.new', 4)
+    os.replace(fk.path(rel + '.new'), fk.path(rel))
+    assert node_counters(conn, 2048, 'GetManagedObjects')[5][0] == 4
+
+
+@pytest.mark.fake_kernel(**MANY)
+def test_directory_on_the_way_replaced_is_seen(service, conn, fake_kernel):
+    fk = fake_kernel
+    node_dir = fk.path('sys/devices/system/node/node2')
+    assert node_counters(conn, 32768, 'GetManagedObjects')[2] == (2, 0, 0)
+    assert node_counters(conn, 32768, 'GetManagedObjects')[2] == (2, 0, 0)
+    os.rename(node_dir, node_dir + '.old')
+    for size_kb in SIZES:
+        for name, value in (('nr_hugepages', 7), ('free_hugepages', 6), ('surplus_hugepages', 5)):
+            fk.write(fk.node_file(2, size_kb, name), value)
+    fk.write('sys/devices/system/node/node2/compact', '')
+    assert node_counters(conn, 32768, 'GetManagedObjects')[2] == (7, 6, 5)
+    # the new directory is watched in turn; the old one means nothing now
+    write_keeping_mtime(fk, fk.node_file(2, 32768, 'free_hugepages'), 1)
+    fk.write(fk.node_file(2, 32768, 'free_hugepages').replace('node2', 'node2.old'), 3)
+    assert node_counters(conn, 32768, 'GetManagedObjects')[2] == (7, 1, 5)
+
+
+def test_tunables_and_meminfo_edits_are_seen(service, conn, fake_kernel):
+    fk = fake_kernel
+    first = hpdtest.manager_props(conn)
+    assert hpdtest.manager_props(conn)['MinFreeKbytes'] == first['MinFreeKbytes']
+    write_keeping_mtime(fk, 'proc/sys/vm/min_free_kbytes', first['MinFreeKbytes'] + 1)
+    assert hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'MinFreeKbytes') == first['MinFreeKbytes'] + 1
+    meminfo = fk.read('proc/meminfo')
+    total = re.search(r'MemTotal:\s+(\d+) kB', meminfo).group(1)
+    changed = str(int(total) + 1)
+    assert len(changed) == len(total)
+    fk.write('proc/meminfo', meminfo.replace(total, changed, 1))
+    assert hpdtest.manager_props(conn)['MemTotal'] == int(changed) * 1024
+
+
+def configured(conn):
+    return {key: value for key, value, _origin in
+            hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfiguredState')}
+
+
+def config_reads(service):
+    return service.log().count(CONFIG_READ_LINE)
+
+
+def test_settled_configuration_is_kept_and_edits_are_seen(service, conn, fake_kernel):
+    fk = fake_kernel
+    main = 'etc/hugepagesd/hugepagesd.conf'
+    fk.write(main, '[pool 2MB]\nminimum = 4\n')
+    assert configured(conn)['pool 2MB minimum'] == '4'
+    time.sleep(CONFIG_SETTLE_S)
+    configured(conn)
+    reads = config_reads(service)
+    # settled: kept, not read again
+    for _ in range(3):
+        assert configured(conn)['pool 2MB minimum'] == '4'
+    assert config_reads(service) == reads
+    # the same size, the modification time put back: the change time tells
+    write_keeping_mtime(fk, main, '[pool 2MB]\nminimum = 5\n')
+    assert configured(conn)['pool 2MB minimum'] == '5'
+    assert config_reads(service) > reads
+    # a drop-in appears (its directory too), then goes
+    fk.write('etc/hugepagesd/hugepagesd.conf.d/50-more.conf', '[pool 2MB]\nminimum = 6\n')
+    assert configured(conn)['pool 2MB minimum'] == '6'
+    assert hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfigurationErrors') == []
+    fk.write('etc/hugepagesd/hugepagesd.conf.d/60-bad.conf', '[pool 2MB]\nminimum = x\n')
+    assert len(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfigurationErrors')) == 1
+    fk.remove('etc/hugepagesd/hugepagesd.conf.d/50-more.conf')
+    fk.remove('etc/hugepagesd/hugepagesd.conf.d/60-bad.conf')
+    assert configured(conn)['pool 2MB minimum'] == '5'
+    assert hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfigurationErrors') == []
+
+
+def test_drift_follows_the_kernel_with_a_kept_configuration(service, conn, fake_kernel):
+    fk = fake_kernel
+    fk.write('etc/hugepagesd/hugepagesd.conf', '[pool 2MB]\nminimum = 4\n')
+    time.sleep(CONFIG_SETTLE_S)
+
+    def drift():
+        return {key: actual for key, _configured, actual, _message in
+                hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Drift')}
+
+    assert drift() == {'pool 2MB minimum': '0'}
+    assert drift() == {'pool 2MB minimum': '0'}
+    write_keeping_mtime(fk, fk.pool_file(2048, 'nr_hugepages'), 4)
+    assert drift() == {}
+    write_keeping_mtime(fk, fk.pool_file(2048, 'nr_hugepages'), 3)
+    assert drift() == {'pool 2MB minimum': '3'}
+
+
+# --- idle --------------------------------------------------------------------
+
+def context_switches(pid):
+    total = 0
+    for tid in os.listdir(f'/proc/{pid}/task'):
+        try:
+            with open(f'/proc/{pid}/task/{tid}/status') as f:
+                for line in f:
+                    if line.startswith(('voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches')):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total
+
+
+def quietest_window(pid, seconds, windows):
+    """The fewest context switches of the service in one of up to windows
+    windows of seconds each (stopping at a silent one): a timer that fires
+    every few seconds shows in all of them, a rare outside event (the mount
+    monitor sees the host's mounts) in one at most."""
+    fewest = None
+    for _ in range(windows):
+        before = context_switches(pid)
+        time.sleep(seconds)
+        switches = context_switches(pid) - before
+        fewest = switches if fewest is None else min(fewest, switches)
+        if fewest == 0:
+            break
+    return fewest
+
+
+def wait_for_log(service, text, count, timeout):
+    deadline = time.monotonic() + timeout
+    while service.log().count(text) < count:
+        assert time.monotonic() < deadline, f'no {count}. "{text}" in the log:\n{service.log()}'
+        time.sleep(0.05)
+
+
+def busy(conn, calls=50):
+    for _ in range(calls):
+        hpdtest.managed_objects(conn)
+        hpdtest.manager_props(conn)
+
+
+def test_idle_service_does_not_wake_up(service, conn):
+    # (a check pending since start-up waits for the calls to stop as well)
+    checks = service.log().count(TRIM_LINE) + 1
+    busy(conn)
+    # one memory check a short while after the last call ...
+    wait_for_log(service, TRIM_LINE, checks, TRIM_AFTER_S + 3)
+    # ... and then nothing at all
+    assert quietest_window(service.pid, 3.0, 3) == 0
+    assert service.log().count(TRIM_LINE) == checks
+    # calls again: one more check after them
+    busy(conn, 5)
+    wait_for_log(service, TRIM_LINE, checks + 1, TRIM_AFTER_S + 3)
+    assert quietest_window(service.pid, 3.0, 3) == 0
+    assert service.log().count(TRIM_LINE) == checks + 1
+
+
+def test_a_stream_of_calls_checks_memory_only_after_it(service, conn):
+    start = time.monotonic()
+    checks = service.log().count(TRIM_LINE)
+    while time.monotonic() - start < TRIM_AFTER_S * 2:
+        hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Version')
+        time.sleep(0.05)
+    # calls never stopped for the quiet period: no check yet
+    assert service.log().count(TRIM_LINE) == checks
+    wait_for_log(service, TRIM_LINE, checks + 1, TRIM_AFTER_S + 3)
+
+
+def test_idle_activated_service_is_silent_until_it_exits(activating_bus, fake_kernel):
+    ab = activating_bus(fake_kernel.root, idle_timeout=8)
+    conn = ab.connect()
+    try:
+        hpdtest.call(conn, MANAGER_PATH, PROPS_IFACE, 'GetAll',
+                     GLib.Variant('(s)', (MANAGER_IFACE,)), '(a{sv})')
+        [pid] = ab.started()
+        time.sleep(TRIM_AFTER_S + 0.5)
+        assert quietest_window(pid, 2.0, 2) == 0
+        assert ab.wait_exit(pid, 10) == 0
+    finally:
+        conn.close_sync(None)
