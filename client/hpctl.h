@@ -99,5 +99,8 @@ int hpctl_zone_movable (HpctlContext *ctx, GStrv args);
 int hpctl_thp (HpctlContext *ctx, GStrv args);
 int hpctl_explain (HpctlContext *ctx, GStrv args);
 int hpctl_boot (HpctlContext *ctx, GStrv args);
+int hpctl_usage (HpctlContext *ctx, GStrv args);
+int hpctl_remove_orphan (HpctlContext *ctx, GStrv args);
+int hpctl_monitor (HpctlContext *ctx, GStrv args);
 
 G_END_DECLS

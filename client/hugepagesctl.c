@@ -34,6 +34,9 @@ static const HpctlCommand commands[] = {
   { "explain", "[--json]", hpctl_explain, "Explain the setup and what to fix (hugeadm --explain)" },
   { "config", "[--check]", hpctl_config, "Show the saved configuration and where the kernel differs" },
   { "boot", "[--write [--dry-run]]", hpctl_boot, "Show the huge page boot parameters, or write them" },
+  { "usage", "[--json]", hpctl_usage, "Show who holds huge pages: processes, files, SysV, cgroups" },
+  { "remove-orphan", "PATH", hpctl_remove_orphan, "Remove a hugetlbfs file no process maps" },
+  { "monitor", "", hpctl_monitor, "Print each change the service announces, until Ctrl-C" },
 };
 
 int

@@ -51,6 +51,9 @@ static const struct {
   { HP_MANAGER_INTERFACE,   "SetZoneMovable", HP_ACTION_CONFIGURE_TUNABLES },
   { HP_MANAGER_INTERFACE,   "SetThp",       HP_ACTION_CONFIGURE_TUNABLES },
   { HP_MANAGER_INTERFACE,   "ConfigureBoot", HP_ACTION_CONFIGURE_BOOT },
+  /* without it GetUsage is not refused: it shows what the caller owns */
+  { HP_MANAGER_INTERFACE,   "GetUsage",     HP_ACTION_INSPECT_USAGE },
+  { HP_MANAGER_INTERFACE,   "RemoveOrphan", HP_ACTION_MANAGE_MOUNTS },
 };
 
 const char *

@@ -17,6 +17,7 @@
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 #include "hpd-parse.h"
+#include "hpd-usage-calls.h"
 
 struct _HpdManager
 {
@@ -31,6 +32,8 @@ struct _HpdManager
   HpdKernelStamp kernel_stamp;
   HpdKernelStamp config_stamp;
   guint64 config_generation;
+
+  guint usage_scans; /* GetUsage scans running */
 };
 
 static void hpd_manager_iface_init (HpDBusManagerIface *iface);
@@ -297,9 +300,28 @@ handle_explain (HpDBusManager *object, GDBusMethodInvocation *invocation, GVaria
   return TRUE;
 }
 
+static gboolean
+handle_get_usage (HpDBusManager *object, GDBusMethodInvocation *invocation, GVariant *options)
+{
+  HpdManager *self = HPD_MANAGER (object);
+
+  hpd_usage_calls_get_usage (self->daemon, G_OBJECT (self), &self->usage_scans, invocation, options);
+  return TRUE;
+}
+
+static gboolean
+handle_remove_orphan (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                      const char *path, GVariant *options)
+{
+  hpd_usage_calls_remove_orphan (HPD_MANAGER (object)->daemon, invocation, path, options);
+  return TRUE;
+}
+
 static void
 hpd_manager_iface_init (HpDBusManagerIface *iface)
 {
+  iface->handle_get_usage = handle_get_usage;
+  iface->handle_remove_orphan = handle_remove_orphan;
   iface->handle_set_shm_max = handle_set_shm_max;
   iface->handle_set_recommended_shm_max = handle_set_recommended_shm_max;
   iface->handle_set_shm_group = handle_set_shm_group;

@@ -131,6 +131,8 @@ OPTION_KEYS = {
     'Explain': {},
     'CreateMounts': MOUNT_OPTIONS,
     'Unmount': {'persist': 'b'},
+    'GetUsage': {},
+    'RemoveOrphan': {'dry-run': 'b', 'ignore-unreadable': 'b'},
     'SetMinimum': {**DRY_PERSIST, **HARD},
     'SetMaximum': DRY_PERSIST,
     'SetNodePages': {**DRY_PERSIST, **HARD},
@@ -138,7 +140,7 @@ OPTION_KEYS = {
     'CreateMount': MOUNT_OPTIONS,
 }
 ALL_OPTION_KEYS = {k: v for keys in OPTION_KEYS.values() for k, v in keys.items()}
-NOT_MUTATING = {'Explain'}   # service methods that change nothing
+NOT_MUTATING = {'Explain', 'GetUsage'}   # service methods that change nothing
 PROPERTIES = 'org.freedesktop.DBus.Properties'
 
 

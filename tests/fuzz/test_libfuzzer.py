@@ -43,7 +43,7 @@ JOBS = max(1, int(os.environ.get('HPD_LIBFUZZER_JOBS') or 2))
 ARTIFACTS = BUILDDIR / 'libfuzzer-artifacts'
 
 # One per parser family; the name after "fuzz-" names the corpus and dictionary.
-HARNESSES = ['units', 'mountinfo', 'meminfo', 'buddyinfo', 'thp', 'config', 'cmdline']
+HARNESSES = ['units', 'mountinfo', 'meminfo', 'buddyinfo', 'thp', 'config', 'cmdline', 'usage']
 # Options beyond the common ones.
 EXTRA_OPTIONS = {
     # lines longer than HPD_CONFIG_MAX_LINE are a case of their own

@@ -46,8 +46,12 @@ EXPECTED_ACTIONS = {
     (MANAGER_IFACE, 'SetZoneMovable'): ACTION_TUNABLES,
     (MANAGER_IFACE, 'SetThp'): ACTION_TUNABLES,
     (MANAGER_IFACE, 'ConfigureBoot'): ACTION_BOOT,
+    (MANAGER_IFACE, 'RemoveOrphan'): ACTION_MOUNTS,
 }
 READ_ONLY_METHODS = {(MANAGER_IFACE, 'Explain')}
+# Asks polkit, but a refusal narrows the reply instead of failing the call
+ACTION_INSPECT = 'org.hugepages.manager.inspect-usage'
+VIEW_METHODS = {(MANAGER_IFACE, 'GetUsage'): ACTION_INSPECT}
 
 MiB = 1 << 20
 ALLOW_LOWER = {'allow-lower': GLib.Variant('b', True)}
@@ -69,11 +73,16 @@ CALLS = [
     (MANAGER_IFACE, 'SetZoneMovable', MANAGER_PATH, 'ba{sv}', (True, {})),
     (MANAGER_IFACE, 'SetThp', MANAGER_PATH, 'a{sv}a{sv}', ({'enabled': GLib.Variant('s', 'never')}, {})),
     (MANAGER_IFACE, 'ConfigureBoot', MANAGER_PATH, 'a{sv}', ({},)),
+    (MANAGER_IFACE, 'RemoveOrphan', MANAGER_PATH, 'sa{sv}', (None, {})),   # ORPHAN
+    (MANAGER_IFACE, 'GetUsage', MANAGER_PATH, 'a{sv}', ({},)),
 ]
 POOLS = {SMALL: Pool(total=4, free=4, overcommit=2, nodes={0: NodePool(3, 3, 0), 1: NodePool(1, 1, 0)}),
          GIANT: Pool(total=3, free=3)}
 HAND_MOUNT = Mount('var/lib/hugetlbfs/pagesize-2MB', mode=0o770)
-TREE = dict(pools=POOLS, mounts=[HAND_MOUNT],
+# a "mount" outside var/ (which must stay absent) holding a file nobody maps
+ORPHAN_MOUNT = Mount('srv/hugetlbfs')
+ORPHAN = 'srv/hugetlbfs/orphan'
+TREE = dict(pools=POOLS, mounts=[HAND_MOUNT, ORPHAN_MOUNT],
             tunables=Tunables(min_free_kbytes=200000, treat_as_movable=0))
 
 
@@ -84,8 +93,8 @@ def xml_methods():
 
 
 def test_every_method_of_the_xml_is_in_the_matrix():
-    assert set(EXPECTED_ACTIONS) | READ_ONLY_METHODS == xml_methods()
-    assert {(i, m) for i, m, *_ in CALLS} == set(EXPECTED_ACTIONS)
+    assert set(EXPECTED_ACTIONS) | READ_ONLY_METHODS | set(VIEW_METHODS) == xml_methods()
+    assert {(i, m) for i, m, *_ in CALLS} == set(EXPECTED_ACTIONS) | set(VIEW_METHODS)
 
 
 def debian_with_boot_config(fk):
@@ -101,8 +110,12 @@ def debian_with_boot_config(fk):
 def call_one(conn, fk, iface, method, path, sig, args):
     if method == 'Unmount':
         args = (fk.path(HAND_MOUNT.path), args[1])
+    if method == 'RemoveOrphan':
+        args = (fk.path(ORPHAN), args[1])
     try:
-        hpdtest.call(conn, path, iface, method, GLib.Variant(f'({sig})', args))
+        reply = hpdtest.call(conn, path, iface, method, GLib.Variant(f'({sig})', args))
+        if method == 'GetUsage':
+            return 'restricted' if reply[0]['restricted'] else 'ok'
         return 'ok'
     except BusError as e:
         return e.name
@@ -112,6 +125,7 @@ def call_one(conn, fk, iface, method, path, sig, args):
 @pytest.mark.parametrize('withheld', ALL_ACTIONS)
 def test_method_action_matrix(service, conn, fake_kernel, polkit, withheld):
     debian_with_boot_config(fake_kernel)
+    fake_kernel.write(ORPHAN, '')
     polkit.allow(*[a for a in ALL_ACTIONS if a != withheld])
     outcomes = {}
     for iface, method, path, sig, args in CALLS:
@@ -119,7 +133,9 @@ def test_method_action_matrix(service, conn, fake_kernel, polkit, withheld):
         outcomes[method] = call_one(conn, fake_kernel, iface, method, path, sig, args)
         asked = [c.action for c in polkit.checks()[before:]]
         # every change asks polkit exactly once, for its own action
-        assert asked == [EXPECTED_ACTIONS[(iface, method)]], (method, asked)
+        assert asked == [{**EXPECTED_ACTIONS, **VIEW_METHODS}[(iface, method)]], (method, asked)
+    # without its action GetUsage shows only the caller's own part
+    assert outcomes.pop('GetUsage') == ('restricted' if withheld == ACTION_INSPECT else 'ok')
     refused = {m for m, outcome in outcomes.items() if outcome == ERR_NOT_AUTHORIZED}
     assert refused == {m for (_i, m), a in EXPECTED_ACTIONS.items() if a == withheld}, outcomes
     # the others got past authorization; only the mount methods then fail
@@ -129,6 +145,7 @@ def test_method_action_matrix(service, conn, fake_kernel, polkit, withheld):
             expected = {'ok'} if 'ount' not in method else {'ok', hpdtest.ERR_FAILED,
                                                               hpdtest.ERR_NOT_MOUNTED}
             assert outcome in expected, (method, outcome)
+    assert fake_kernel.exists(ORPHAN) == (withheld == ACTION_MOUNTS)
     assert not fake_kernel.exists('var')
 
 

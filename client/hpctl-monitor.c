@@ -1,0 +1,317 @@
+/* monitor: one line per change hugepagesd announces (PropertiesChanged,
+ * objects added and removed, its own signals), with the time, until
+ * Ctrl-C. When the service leaves the bus (idle exit, restart) it says so
+ * and waits for it to come back. */
+#include "config.h"
+
+#include <glib-unix.h>
+
+#include "hp-names.h"
+#include "hpctl.h"
+
+/* Longer values (Mounts, ThpSettings) are cut: one line per change. */
+#define MAX_VALUE_CHARS 160
+
+typedef struct {
+  GDBusConnection *bus;
+  GMainLoop *loop;
+  char *owner;              /* unique name of the service, NULL when gone */
+  guint subscription;       /* its signals */
+  GHashTable *values;       /* "path\ninterface\nproperty" -> GVariant */
+  GHashTable *labels;       /* object path -> "2MB", "Manager" */
+} Monitor;
+
+static void
+say (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+static void
+say (const char *format, ...)
+{
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%H:%M:%S");
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_print ("%s %s\n", stamp, text);
+}
+
+static const char *
+label_of (Monitor *m, const char *path)
+{
+  const char *label = g_hash_table_lookup (m->labels, path);
+
+  if (label != NULL)
+    return label;
+  if (g_str_equal (path, HP_MANAGER_PATH))
+    return "Manager";
+  return path;
+}
+
+static char *
+value_text (GVariant *value)
+{
+  g_autofree char *text = NULL;
+
+  if (value == NULL)
+    return g_strdup ("?");
+  if (g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+    text = g_variant_dup_string (value, NULL);
+  else
+    text = g_variant_print (value, FALSE);
+  if (g_utf8_strlen (text, -1) > MAX_VALUE_CHARS)
+    {
+      *g_utf8_offset_to_pointer (text, MAX_VALUE_CHARS) = '\0';
+      return g_strconcat (text, "…", NULL);
+    }
+  return g_steal_pointer (&text);
+}
+
+static char *
+value_key (const char *path, const char *iface, const char *name)
+{
+  return g_strdup_printf ("%s\n%s\n%s", path, iface, name);
+}
+
+/* Remembers the properties of one interface, and the page size's name. */
+static void
+remember (Monitor *m, const char *path, const char *iface, GVariant *properties)
+{
+  GVariantIter iter;
+  const char *name;
+  GVariant *value;
+
+  g_variant_iter_init (&iter, properties);
+  while (g_variant_iter_next (&iter, "{&sv}", &name, &value))
+    {
+      if (g_str_equal (iface, HP_PAGE_SIZE_INTERFACE) && g_str_equal (name, "Name") &&
+          g_variant_is_of_type (value, G_VARIANT_TYPE_STRING))
+        g_hash_table_replace (m->labels, g_strdup (path), g_variant_dup_string (value, NULL));
+      g_hash_table_replace (m->values, value_key (path, iface, name), value);
+    }
+}
+
+static void
+remember_object (Monitor *m, const char *path, GVariant *interfaces)
+{
+  GVariantIter iter;
+  const char *iface;
+  GVariant *properties;
+
+  g_variant_iter_init (&iter, interfaces);
+  while (g_variant_iter_next (&iter, "{&s@a{sv}}", &iface, &properties))
+    {
+      remember (m, path, iface, properties);
+      g_variant_unref (properties);
+    }
+}
+
+/* Everything the service exports now, so that changes show old → new. */
+static void
+load_objects (Monitor *m)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) objects = NULL;
+  GVariantIter iter;
+  const char *path;
+  GVariant *interfaces;
+
+  g_hash_table_remove_all (m->values);
+  reply = g_dbus_connection_call_sync (m->bus, HP_BUS_NAME, HP_MANAGER_PATH,
+                                       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                       NULL, G_VARIANT_TYPE ("(a{oa{sa{sv}}})"),
+                                       G_DBUS_CALL_FLAGS_NO_AUTO_START, 25000, NULL, NULL);
+  if (reply == NULL)
+    return;
+  objects = g_variant_get_child_value (reply, 0);
+  g_variant_iter_init (&iter, objects);
+  while (g_variant_iter_next (&iter, "{&o@a{sa{sv}}}", &path, &interfaces))
+    {
+      remember_object (m, path, interfaces);
+      g_variant_unref (interfaces);
+    }
+  {
+    /* the Manager's own properties are not among the managed objects */
+    g_autoptr(GVariant) props = g_dbus_connection_call_sync (m->bus, HP_BUS_NAME, HP_MANAGER_PATH,
+                                                             "org.freedesktop.DBus.Properties", "GetAll",
+                                                             g_variant_new ("(s)", HP_MANAGER_INTERFACE),
+                                                             G_VARIANT_TYPE ("(a{sv})"),
+                                                             G_DBUS_CALL_FLAGS_NO_AUTO_START, 25000,
+                                                             NULL, NULL);
+    if (props != NULL)
+      {
+        g_autoptr(GVariant) dict = g_variant_get_child_value (props, 0);
+        remember (m, HP_MANAGER_PATH, HP_MANAGER_INTERFACE, dict);
+      }
+  }
+}
+
+static void
+properties_changed (Monitor *m, const char *path, GVariant *parameters)
+{
+  const char *iface;
+  g_autoptr(GVariant) changed = NULL;
+  g_autofree const char **invalidated = NULL;
+  GVariantIter iter;
+  const char *name;
+  GVariant *value;
+
+  g_variant_get (parameters, "(&s@a{sv}^a&s)", &iface, &changed, &invalidated);
+  g_variant_iter_init (&iter, changed);
+  while (g_variant_iter_next (&iter, "{&sv}", &name, &value))
+    {
+      g_autofree char *key = value_key (path, iface, name);
+      GVariant *old = g_hash_table_lookup (m->values, key);
+      g_autofree char *old_text = old ? value_text (old) : NULL;
+      g_autofree char *new_text = value_text (value);
+
+      if (old != NULL && g_variant_equal (old, value))
+        {
+          g_variant_unref (value);
+          continue;
+        }
+      if (old_text != NULL)
+        say ("%s %s %s → %s", label_of (m, path), name, old_text, new_text);
+      else
+        say ("%s %s %s", label_of (m, path), name, new_text);
+      g_hash_table_replace (m->values, g_steal_pointer (&key), value);
+    }
+  for (gsize i = 0; invalidated[i] != NULL; i++)
+    {
+      g_autofree char *key = value_key (path, iface, invalidated[i]);
+
+      g_hash_table_remove (m->values, key);
+      say ("%s %s changed", label_of (m, path), invalidated[i]);
+    }
+}
+
+static void
+on_signal (GDBusConnection *bus, const char *sender, const char *path, const char *iface,
+           const char *member, GVariant *parameters, gpointer user_data)
+{
+  Monitor *m = user_data;
+
+  /* anyone may send a signal with these names: only the service's count */
+  if (m->owner == NULL || g_strcmp0 (sender, m->owner) != 0 ||
+      !(g_str_equal (path, HP_MANAGER_PATH) || g_str_has_prefix (path, HP_MANAGER_PATH "/")))
+    return;
+
+  if (g_str_equal (iface, "org.freedesktop.DBus.Properties") &&
+      g_str_equal (member, "PropertiesChanged") &&
+      g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sa{sv}as)")))
+    properties_changed (m, path, parameters);
+  else if (g_str_equal (iface, "org.freedesktop.DBus.ObjectManager") &&
+           g_str_equal (member, "InterfacesAdded") &&
+           g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(oa{sa{sv}})")))
+    {
+      const char *object;
+      g_autoptr(GVariant) interfaces = NULL;
+
+      g_variant_get (parameters, "(&o@a{sa{sv}})", &object, &interfaces);
+      remember_object (m, object, interfaces);
+      say ("%s added", label_of (m, object));
+    }
+  else if (g_str_equal (iface, "org.freedesktop.DBus.ObjectManager") &&
+           g_str_equal (member, "InterfacesRemoved") &&
+           g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(oas)")))
+    {
+      const char *object;
+
+      g_variant_get (parameters, "(&o@as)", &object, NULL);
+      say ("%s removed", label_of (m, object));
+    }
+  else
+    {
+      g_autofree char *args = g_variant_print (parameters, FALSE);
+      say ("%s %s.%s %s", label_of (m, path), iface, member, args);
+    }
+}
+
+static void
+name_appeared (GDBusConnection *bus, const char *name, const char *owner, gpointer user_data)
+{
+  Monitor *m = user_data;
+  gboolean again = m->owner != NULL || g_hash_table_size (m->values) > 0;
+
+  g_free (m->owner);
+  m->owner = g_strdup (owner);
+  /* Every signal of this instance (by its unique name: anyone may send
+   * signals with the service's interface and path). The well-known name
+   * would do too, but only the bus knows its owner at each moment. */
+  if (m->subscription != 0)
+    g_dbus_connection_signal_unsubscribe (m->bus, m->subscription);
+  m->subscription = g_dbus_connection_signal_subscribe (m->bus, owner, NULL, NULL, NULL, NULL,
+                                                        G_DBUS_SIGNAL_FLAGS_NONE, on_signal, m, NULL);
+  load_objects (m);
+  say ("hugepagesd %s the bus (%s)", again ? "is back on" : "is on", owner);
+}
+
+static void
+name_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
+{
+  Monitor *m = user_data;
+
+  if (m->owner != NULL)
+    say ("hugepagesd left the bus; waiting for it to come back");
+  else if (g_hash_table_size (m->values) == 0)
+    say ("hugepagesd is not on the bus; waiting for it");
+  g_clear_pointer (&m->owner, g_free);
+  if (m->subscription != 0)
+    g_dbus_connection_signal_unsubscribe (m->bus, m->subscription);
+  m->subscription = 0;
+}
+
+static gboolean
+interrupted (gpointer user_data)
+{
+  g_main_loop_quit (((Monitor *) user_data)->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+hpctl_monitor (HpctlContext *ctx, GStrv args)
+{
+  g_autoptr(GOptionContext) options = g_option_context_new ("monitor");
+  g_autoptr(GError) error = NULL;
+  Monitor m = { NULL, };
+  guint watch, sigint, sigterm;
+
+  g_option_context_set_summary (options,
+                                "Print one line per change hugepagesd announces, with the time:\n"
+                                "  12:00:01 2MB Free 10 → 8\n"
+                                "until interrupted (Ctrl-C). Only changes the service notices are\n"
+                                "shown: it reads the kernel when asked, and after its own changes.");
+  g_option_context_set_description (options, "Exit status: 0 interrupted, 1 error, 2 usage error.");
+  if (!hpctl_parse_command (ctx, options, &args))
+    return HPCTL_EXIT_USAGE;
+  if (args[1] != NULL)
+    return hpctl_usage_error ("%s takes no arguments, but got '%s'", args[0], args[1]);
+
+  m.bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  if (m.bus == NULL)
+    return hpctl_fail (error);
+  m.loop = g_main_loop_new (NULL, FALSE);
+  m.values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_variant_unref);
+  m.labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  watch = g_bus_watch_name_on_connection (m.bus, HP_BUS_NAME, G_BUS_NAME_WATCHER_FLAGS_AUTO_START,
+                                          name_appeared, name_vanished, &m, NULL);
+  sigint = g_unix_signal_add (SIGINT, interrupted, &m);
+  sigterm = g_unix_signal_add (SIGTERM, interrupted, &m);
+
+  g_main_loop_run (m.loop);
+
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+  g_bus_unwatch_name (watch);
+  if (m.subscription != 0)
+    g_dbus_connection_signal_unsubscribe (m.bus, m.subscription);
+  g_free (m.owner);
+  g_hash_table_unref (m.values);
+  g_hash_table_unref (m.labels);
+  g_main_loop_unref (m.loop);
+  g_object_unref (m.bus);
+  return HPCTL_EXIT_OK;
+}

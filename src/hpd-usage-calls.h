@@ -1,0 +1,20 @@
+/* The D-Bus side of GetUsage and RemoveOrphan: options, authorization
+ * (a caller without org.hugepages.manager.inspect-usage gets the view of
+ * what it owns, not a refusal), the scan in a worker thread, the reply. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-daemon.h"
+
+G_BEGIN_DECLS
+
+/* @running counts the scans under way; it lives in @owner, which is kept
+ * alive until the scan has replied. */
+void hpd_usage_calls_get_usage (HpdDaemon *daemon, GObject *owner, guint *running,
+                                GDBusMethodInvocation *invocation, GVariant *options);
+
+void hpd_usage_calls_remove_orphan (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                                    const char *path, GVariant *options);
+
+G_END_DECLS

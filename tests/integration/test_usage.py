@@ -1,0 +1,462 @@
+"""GetUsage, RemoveOrphan, and the client's usage, remove-orphan and
+monitor commands on a fake tree: hugetlbfs "mounts" are directories of the
+tree, processes are proc/<pid> directories whose maps and smaps name the
+fake files by their real device and inode, as the kernel would."""
+
+import json
+import os
+import re
+import select
+import subprocess
+import time
+
+import pytest
+
+import hpdtest
+from hpdtest import ERR, ERR_FAILED, ERR_INVALID_ARGS, ERR_NOT_AUTHORIZED, ERR_NOT_MOUNTED, BusError
+from fakekernel import Mount, Pool
+from gi.repository import GLib
+
+MiB = 1 << 20
+GiB = 1 << 30
+ERR_BUSY = ERR + 'Busy'
+ACTION_INSPECT = 'org.hugepages.manager.inspect-usage'
+ACTION_MOUNTS = 'org.hugepages.manager.manage-mounts'
+NOBODY = 65534
+MOUNT_2M = 'var/lib/hugetlbfs/pagesize-2MB'
+MOUNT_1G = 'mnt/huge-1G'
+MOUNTS = [Mount(MOUNT_2M), Mount(MOUNT_1G, page_size_kb=1048576)]
+SHM_HEADER = ('       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid'
+              '      atime      dtime      ctime                   rss                  swap\n')
+
+
+def shm_row(key, shmid, size, cpid, nattch, uid, rss):
+    return (f'{key:10d} {shmid:10d}  600 {size:21d} {cpid:5d} {cpid:5d} {nattch:6d} {uid:5d} {uid:5d} '
+            f'{uid:5d} {uid:5d} 1764766001          0 1764766000 {rss:21d}                     0\n')
+
+
+def vma(start, end, dev, inode, path, kps_kb, shared_kb=0, private_kb=0, flags='rd wr sh mr mw me ms de ht'):
+    return (f'{start:08x}-{end:08x} rw-s 00000000 {dev} {inode:<10d}                 {path}\n'
+            f'Size:           {(end - start) // 1024:8d} kB\nKernelPageSize: {kps_kb:8d} kB\n'
+            f'MMUPageSize:    {kps_kb:8d} kB\nRss:                   0 kB\n'
+            f'Shared_Hugetlb: {shared_kb:8d} kB\nPrivate_Hugetlb:{private_kb:8d} kB\n'
+            f'THPeligible:           0\nVmFlags: {flags} \n')
+
+
+def dev_of(st):
+    return f'{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}'
+
+
+def add_process(fk, pid, uid, comm, smaps, cmdline=None):
+    """proc/<pid> with status, comm, cmdline, maps (smaps without fields),
+    smaps and smaps_rollup (the sums)."""
+    d = f'proc/{pid}'
+    fk.write(f'{d}/status', f'Name:\t{comm}\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\nGid:\t{uid}\t{uid}\t{uid}\t{uid}\n')
+    fk.write(f'{d}/comm', comm + '\n')
+    with open(fk.path(f'{d}/cmdline'), 'wb') as f:
+        f.write(b'\0'.join(a.encode() for a in (cmdline or [comm])) + b'\0')
+    fk.write(f'{d}/smaps', smaps)
+    fk.write(f'{d}/maps', ''.join(line + '\n' for line in smaps.splitlines() if re.match(r'^[0-9a-f]+-', line)))
+    shared = sum(int(m) for m in re.findall(r'^Shared_Hugetlb:\s*(\d+)', smaps, re.M))
+    private = sum(int(m) for m in re.findall(r'^Private_Hugetlb:\s*(\d+)', smaps, re.M))
+    fk.write(f'{d}/smaps_rollup',
+             f'00400000-7fff0000 ---p 00000000 00:00 0      [rollup]\nRss:        100 kB\n'
+             f'Shared_Hugetlb: {shared} kB\nPrivate_Hugetlb: {private} kB\n')
+
+
+def write_file(path, size, owner=0):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'wb') as f:
+        f.write(b'\1' * size)   # real blocks: st_blocks counts the "huge pages" held
+        f.flush()
+        os.fsync(f.fileno())
+    os.chown(path, owner, owner)
+    return os.stat(path)
+
+
+class Tree:
+    """The fake tree of the tests: two mounts with files, three processes,
+    three SysV segments, two cgroups, a 2 MB pool with 4 pages in use."""
+
+    def __init__(self, fk):
+        self.fk = fk
+        self.mount_2m = fk.path(MOUNT_2M)
+        self.mount_1g = fk.path(MOUNT_1G)
+        self.data = os.path.join(self.mount_2m, 'db', 'data')
+        self.orphan = os.path.join(self.mount_2m, 'orphan')
+        self.nobody_orphan = os.path.join(self.mount_1g, 'left-by-nobody')
+        st_data = write_file(self.data, 4 * MiB, owner=NOBODY)
+        write_file(self.orphan, 2 * MiB)
+        write_file(self.nobody_orphan, 0, owner=NOBODY)
+        os.symlink('/etc/passwd', os.path.join(self.mount_2m, 'link'))
+        os.makedirs(os.path.join(self.mount_2m, 'empty-dir'))
+        self.data_dev, self.data_ino = dev_of(st_data), st_data.st_ino
+
+        # nobody's database maps the data file: 2 pages shared
+        add_process(fk, 4242, NOBODY, 'postgres',
+                    vma(0x7f0000000000, 0x7f0000400000, self.data_dev, self.data_ino, self.data, 2048,
+                        shared_kb=4096)
+                    + vma(0x7f1000000000, 0x7f1000001000, 'fe:00', 12, '/usr/bin/postgres', 4,
+                          flags='rd mr mw me'),
+                    cmdline=['postgres', '-D', '/srv/db'])
+        # root's process: one private anonymous page, and an attached 1 GB SysV segment
+        add_process(fk, 4343, 0, 'loader',
+                    vma(0x7f2000000000, 0x7f2000400000, '00:10', 37, '/anon_hugepage (deleted)', 2048,
+                        private_kb=2048, flags='rd wr mr mw me ac ht')
+                    + vma(0x7f4000000000, 0x7f4040000000, '00:0f', 98307, '/SYSV0000abcd (deleted)',
+                          1048576, private_kb=1048576))
+        # a process with no huge pages at all
+        add_process(fk, 4444, NOBODY, 'bash',
+                    vma(0x00400000, 0x00452000, 'fe:00', 13, '/usr/bin/bash', 4, flags='rd mr mw me'))
+
+        fk.write('proc/sysvipc/shm', SHM_HEADER
+                 + shm_row(43981, 98307, 1 * GiB, 4343, 1, 0, 512 * GiB)
+                 + shm_row(4660, 131076, 4 * MiB, 4444, 0, NOBODY, 4 * MiB * 512)
+                 + shm_row(0, 163845, 8192, 4444, 0, NOBODY, 0))
+
+        fk.write('sys/fs/cgroup/cgroup.controllers', 'cpu memory hugetlb\n')
+        fk.write('sys/fs/cgroup/db.slice/hugetlb.2MB.current', f'{4 * MiB}\n')
+        fk.write('sys/fs/cgroup/db.slice/hugetlb.2MB.max', f'{8 * MiB}\n')
+        fk.write('sys/fs/cgroup/db.slice/hugetlb.2MB.events', 'max 3\n')
+        fk.write('sys/fs/cgroup/db.slice/hugetlb.2MB.rsvd.current', f'{2 * MiB}\n')
+        fk.write('sys/fs/cgroup/db.slice/hugetlb.1GB.current', '0\n')
+        fk.write('sys/fs/cgroup/db.slice/hugetlb.1GB.max', '9223372036854771712\n')
+        fk.write('sys/fs/cgroup/db.slice/hugetlb.1GB.events', 'max 0\n')
+        fk.write('sys/fs/cgroup/idle.slice/hugetlb.2MB.current', '0\n')
+        fk.write('sys/fs/cgroup/idle.slice/hugetlb.2MB.max', 'max\n')
+        fk.write('sys/fs/cgroup/idle.slice/hugetlb.2MB.events', 'max 0\n')
+
+
+@pytest.fixture
+def tree(fake_kernel):
+    return Tree(fake_kernel)
+
+
+pytestmark = pytest.mark.fake_kernel(mounts=MOUNTS, pools={2048: Pool(total=8, free=3, resv=2)})
+
+
+def get_usage(conn, opts=None, interactive=False):
+    return hpdtest.call(conn, hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'GetUsage',
+                        GLib.Variant('(a{sv})', (opts or {},)), '(a{sv})', interactive=interactive)[0]
+
+
+def remove_orphan(conn, path, opts=None, interactive=False):
+    return hpdtest.call(conn, hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'RemoveOrphan',
+                        GLib.Variant('(sa{sv})', (path, opts or {})), interactive=interactive)
+
+
+def usage_as(run_python_as, uid):
+    [result] = run_python_as(uid, [['call', hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'GetUsage',
+                                    '(a{sv})', '({},)', '(a{sv})', False]])
+    assert 'ok' in result, result
+    return result['ok'][0]
+
+
+def by(entries, key):
+    return {e[key]: e for e in entries}
+
+
+@pytest.mark.valgrind
+def test_full_view(tree, service, conn, polkit):
+    polkit.allow(ACTION_INSPECT)
+    usage = get_usage(conn)
+    assert usage['restricted'] is False
+    assert [c.action for c in polkit.checks()] == [ACTION_INSPECT]
+
+    processes = by(usage['processes'], 'pid')
+    assert set(processes) == {4242, 4343}
+    pg = processes[4242]
+    assert (pg['command'], pg['cmdline'], pg['uid'], pg['user']) == \
+        ('postgres', 'postgres -D /srv/db', NOBODY, 'nobody')
+    assert pg['hugetlb'] == [{'page-size': 2 * MiB, 'shared': 2, 'private': 0}]
+    loader = processes[4343]
+    assert (loader['uid'], loader['user']) == (0, 'root')
+    assert sorted(loader['hugetlb'], key=lambda s: s['page-size']) == [
+        {'page-size': 2 * MiB, 'shared': 0, 'private': 1},
+        {'page-size': GiB, 'shared': 0, 'private': 1}]
+
+    files = by(usage['files'], 'path')
+    assert set(files) == {tree.data, tree.orphan, tree.nobody_orphan}   # no link, no directory
+    data = files[tree.data]
+    assert data['mapped'] is True and data['pids'] == [4242]
+    assert (data['size'], data['pages'], data['page-size'], data['uid'], data['user'], data['mount']) == \
+        (4 * MiB, 2, 2 * MiB, NOBODY, 'nobody', tree.mount_2m)
+    assert files[tree.orphan]['mapped'] is False and files[tree.orphan]['pids'] == []
+    assert files[tree.orphan]['pages'] == 1
+    assert files[tree.nobody_orphan]['page-size'] == GiB
+
+    sysv = by(usage['sysv'], 'id')
+    assert sysv[98307]['backing'] == 'hugetlb'
+    assert (sysv[98307]['key'], sysv[98307]['page-size'], sysv[98307]['pages'], sysv[98307]['pids'],
+            sysv[98307]['nattch'], sysv[98307]['size']) == (0xabcd, GiB, 1, [4343], 1, GiB)
+    assert sysv[131076]['backing'] == 'probably-hugetlb' and sysv[131076]['pids'] == []
+    assert sysv[163845]['backing'] == 'unknown'
+
+    cgroups = by(usage['cgroups'], 'path')
+    assert set(cgroups) == {'/db.slice'}     # idle.slice: nothing used, no limit
+    sizes = by(cgroups['/db.slice']['hugetlb'], 'page-size')
+    assert sizes[2 * MiB] == {'page-size': 2 * MiB, 'current': 4 * MiB, 'max': 8 * MiB,
+                              'max-events': 3, 'reserved': 2 * MiB}
+    assert 'max' not in sizes[GiB]          # 6.18's "unlimited" number
+
+    pools = by(usage['unattributed'], 'page-size')
+    p2m = pools[2 * MiB]
+    # 5 in use: the data file's 2, the orphan's 1, loader's private 1; one
+    # nobody accounts for
+    assert (p2m['total'], p2m['free'], p2m['in-use'], p2m['in-use-attributed'],
+            p2m['in-use-unattributed'], p2m['reserved']) == (8, 3, 5, 4, 1, 2)
+    # the reservation estimate: loader's anonymous mapping is 4 MiB with 2 MiB
+    # faulted, so it holds one; the data mapping is all faulted
+    assert (p2m['reserved-attributed'], p2m['reserved-unattributed']) == (1, 1)
+    assert usage['scanned-processes'] == 3
+    assert usage['unreadable-processes'] == 0
+    assert usage['truncated'] == []
+
+
+def test_restricted_view(tree, service, polkit, run_python_as):
+    """polkit says no: nobody sees its own process, file and segments, and
+    no pid of root's; the reply says it is restricted."""
+    usage = usage_as(run_python_as, NOBODY)
+    assert usage['restricted'] is True and usage['uid'] == NOBODY
+    assert [p['pid'] for p in usage['processes']] == [4242]
+    assert {f['path'] for f in usage['files']} == {tree.data, tree.nobody_orphan}
+    assert {s['id'] for s in usage['sysv']} == {131076, 163845}
+    assert 'unattributed' not in usage
+    assert [c.action for c in polkit.checks()] == [ACTION_INSPECT]
+
+
+def test_restricted_pids_of_others_hidden(tree, fake_kernel, service, polkit, run_python_as):
+    # root's loader maps nobody's data file too: nobody sees that it is
+    # mapped, not by whom
+    add_process(fake_kernel, 4545, 0, 'peek',
+                vma(0x7f0000000000, 0x7f0000200000, tree.data_dev, tree.data_ino, tree.data, 2048,
+                    shared_kb=2048))
+    usage = usage_as(run_python_as, NOBODY)
+    data = by(usage['files'], 'path')[tree.data]
+    assert data['mapped'] is True and data['pids'] == [4242]
+
+
+@pytest.mark.parametrize('opts', [{'dry-run': GLib.Variant('b', True)}, {'bogus': GLib.Variant('b', True)}])
+def test_unknown_options(tree, service, conn, polkit, opts):
+    with pytest.raises(BusError) as e:
+        get_usage(conn, opts)
+    assert e.value.name == ERR_INVALID_ARGS
+    assert polkit.checks() == []
+
+
+def test_process_vanishing_and_unreadable(tree, fake_kernel, service, conn, polkit):
+    polkit.allow(ACTION_INSPECT)
+    # a pid directory without files: gone between readdir and open, skipped silently
+    os.makedirs(fake_kernel.path('proc/5000'))
+    # maps that cannot be read (a directory): counted
+    add_process(fake_kernel, 5001, 0, 'odd', '')
+    os.remove(fake_kernel.path('proc/5001/maps'))
+    os.makedirs(fake_kernel.path('proc/5001/maps'))
+    # malformed smaps: counted as unreadable, not a failed call
+    add_process(fake_kernel, 5002, 0, 'bad', vma(0x1000, 0x200000, '00:10', 9, '/anon_hugepage (deleted)',
+                                                 2048, private_kb=2048))
+    fake_kernel.write('proc/5002/smaps', 'garbage\n')
+    usage = get_usage(conn)
+    assert usage['unreadable-processes'] == 2
+    assert usage['scanned-processes'] == 4
+    assert {p['pid'] for p in usage['processes']} == {4242, 4343}
+
+
+@pytest.mark.valgrind
+def test_remove_orphan(tree, service, conn, polkit):
+    # dry-run: checked, not removed, no authorization asked
+    remove_orphan(conn, tree.orphan, {'dry-run': GLib.Variant('b', True)})
+    assert os.path.exists(tree.orphan) and polkit.checks() == []
+
+    with pytest.raises(BusError) as e:
+        remove_orphan(conn, tree.orphan)
+    assert e.value.name == ERR_NOT_AUTHORIZED
+    assert os.path.exists(tree.orphan)
+    [check] = polkit.checks()
+    assert check.action == ACTION_MOUNTS and check.details['path'] == tree.orphan
+    assert check.details['owner-uid'] == '0'
+
+    polkit.allow(ACTION_MOUNTS)
+    remove_orphan(conn, tree.orphan)
+    assert not os.path.exists(tree.orphan)
+    assert f'removed the orphan file {tree.orphan}' in service.log()
+
+
+def test_remove_mapped_refused(tree, service, conn, polkit):
+    polkit.allow(ACTION_MOUNTS)
+    for opts in ({}, {'dry-run': GLib.Variant('b', True)}):
+        with pytest.raises(BusError) as e:
+            remove_orphan(conn, tree.data, opts)
+        assert e.value.name == ERR_BUSY
+        assert 'mapped by process 4242' in e.value.message
+    assert os.path.exists(tree.data)
+
+
+def test_remove_unreadable_process(tree, fake_kernel, service, conn, polkit):
+    polkit.allow(ACTION_MOUNTS)
+    add_process(fake_kernel, 5001, 0, 'odd', '')
+    os.remove(fake_kernel.path('proc/5001/maps'))
+    os.makedirs(fake_kernel.path('proc/5001/maps'))
+    with pytest.raises(BusError) as e:
+        remove_orphan(conn, tree.orphan)
+    assert e.value.name == ERR_FAILED and '5001' in e.value.message
+    assert os.path.exists(tree.orphan)
+    remove_orphan(conn, tree.orphan, {'ignore-unreadable': GLib.Variant('b', True)})
+    assert not os.path.exists(tree.orphan)
+
+
+def bad_paths(tree, fk):
+    os.symlink(tree.mount_2m + '/db', os.path.join(tree.mount_2m, 'dblink'))
+    os.makedirs(fk.path('var/lib/elsewhere'))
+    write_file(fk.path('var/lib/elsewhere/file'), 10)
+    return [
+        ('db/data', ERR_INVALID_ARGS),                               # relative
+        (tree.mount_2m + '/db/../orphan', ERR_INVALID_ARGS),        # not normalized
+        (tree.mount_2m + '//orphan', ERR_INVALID_ARGS),
+        (tree.mount_2m + '/orphan/', ERR_INVALID_ARGS),
+        (tree.mount_2m + '/missing', ERR_INVALID_ARGS),
+        (tree.mount_2m + '/empty-dir', ERR_INVALID_ARGS),           # a directory
+        (tree.mount_2m + '/link', ERR_INVALID_ARGS),                # a symlink
+        (tree.mount_2m + '/dblink/data', ERR_INVALID_ARGS),         # through a symlink
+        (tree.mount_2m, ERR_NOT_MOUNTED),                           # the mount itself
+        (fk.path('var/lib/elsewhere/file'), ERR_NOT_MOUNTED),       # no mount holds it
+        ('/etc/passwd', ERR_NOT_MOUNTED),
+        (tree.mount_2m + '/orphan\n', ERR_INVALID_ARGS),
+    ]
+
+
+def test_remove_bad_paths(tree, fake_kernel, service, conn, polkit):
+    polkit.allow(ACTION_MOUNTS)
+    cases = bad_paths(tree, fake_kernel)
+    before = fake_kernel.snapshot()
+    for path, error in cases:
+        with pytest.raises(BusError) as e:
+            remove_orphan(conn, path)
+        assert e.value.name == error, (path, e.value.message)
+    assert fake_kernel.changes_since(before) == {}
+    assert polkit.checks() == []
+
+
+def test_remove_outside_fake_root(tree, fake_kernel, service, conn, polkit, tmp_path):
+    """A mount table naming a directory outside the fake tree never lets
+    the service touch it."""
+    outside = tmp_path / 'outside'
+    outside.mkdir()
+    (outside / 'victim').write_bytes(b'x')
+    fake_kernel.write_mountinfo(MOUNTS + [Mount(str(outside))])
+    polkit.allow(ACTION_MOUNTS, ACTION_INSPECT)
+    with pytest.raises(BusError) as e:
+        remove_orphan(conn, str(outside / 'victim'))
+    assert e.value.name == ERR_NOT_MOUNTED
+    assert (outside / 'victim').exists()
+    assert str(outside / 'victim') not in {f['path'] for f in get_usage(conn)['files']}
+
+
+# --- the client ------------------------------------------------------------------
+
+@pytest.fixture
+def ctl(builddir, bus):
+    binary = os.path.join(builddir, 'client', 'hugepagesctl')
+
+    def run(*args, **kwargs):
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+        return subprocess.run([binary, *args], env=env, capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL, **kwargs)
+    return run
+
+
+@pytest.mark.valgrind
+def test_client_usage(tree, service, polkit, ctl):
+    polkit.allow(ACTION_INSPECT)
+    proc = ctl('usage')
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert re.search(r'^\s+4242\s+nobody\s+postgres\s+2MB\s+2\s+0\s+postgres -D /srv/db$', out, re.M), out
+    assert re.search(rf'^\s+{re.escape(tree.orphan)}\s+2MB\s+{2 * MiB}\s+1\s+root\s+nobody: orphan$', out, re.M), out
+    assert re.search(rf'^\s+{re.escape(tree.data)}\s+2MB\s+{4 * MiB}\s+2\s+nobody\s+4242$', out, re.M), out
+    assert re.search(r'^\s+0x0000abcd\s+98307\s+root\s+1073741824\s+1\s+hugetlb\s+1GB\s+1\s+4343$', out, re.M), out
+    assert re.search(r'^\s+/db\.slice\s+2MB\s+4194304\s+8388608\s+3$', out, re.M), out
+    assert re.search(r'^\s+2MB\s+8\s+5\s+4\s+1\s+2\s+1$', out, re.M), out
+    assert 'Only what uid' not in out
+
+    proc = ctl('usage', '--json')
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert {p['pid'] for p in doc['processes']} == {4242, 4343}
+    assert doc['restricted'] is False
+    assert {f['path'] for f in doc['files']} == {tree.data, tree.orphan, tree.nobody_orphan}
+
+
+def test_client_usage_restricted(tree, service, polkit, ctl):
+    proc = ctl('usage', '--no-ask-password')
+    assert proc.returncode == 0, proc.stderr
+    assert 'Only what uid 0 owns is shown' in proc.stdout
+    assert re.search(r'^\s+4343\s+root\s+loader', proc.stdout, re.M)
+    assert '4242' not in proc.stdout
+    assert ctl('usage', 'extra').returncode == 2
+
+
+def test_client_remove_orphan(tree, service, polkit, ctl):
+    polkit.allow(ACTION_MOUNTS)
+    proc = ctl('remove-orphan', tree.data)
+    assert proc.returncode == 1 and 'mapped by process 4242' in proc.stderr
+    proc = ctl('remove-orphan', '--dry-run', tree.orphan)
+    assert proc.returncode == 0 and 'would be removed' in proc.stdout
+    assert os.path.exists(tree.orphan)
+    proc = ctl('remove-orphan', tree.orphan)
+    assert proc.returncode == 0, proc.stderr
+    assert not os.path.exists(tree.orphan)
+    assert ctl('remove-orphan', 'relative').returncode == 2
+
+
+class Lines:
+    """The lines a process writes to its stdout pipe, read without Python's
+    buffering (select() cannot see what a buffered reader already took)."""
+
+    def __init__(self, proc):
+        self.fd = proc.stdout.fileno()
+        self.pending = b''
+        self.seen = []
+
+    def wait_for(self, pattern, timeout=15):
+        deadline = time.monotonic() + timeout
+        while True:
+            while b'\n' in self.pending:
+                line, self.pending = self.pending.split(b'\n', 1)
+                text = line.decode()
+                self.seen.append(text)
+                if re.search(pattern, text):
+                    return text
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f'no line matching {pattern!r}; got {self.seen!r}')
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                chunk = os.read(self.fd, 4096)
+                if not chunk:
+                    raise AssertionError(f'monitor ended; got {self.seen!r}')
+                self.pending += chunk
+
+
+def test_monitor(fake_kernel, start_service, polkit, conn, builddir, bus):
+    first = start_service(fake_kernel.root)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    proc = subprocess.Popen([os.path.join(builddir, 'client', 'hugepagesctl'), 'monitor'], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = Lines(proc)
+    try:
+        lines.wait_for(r'^\d\d:\d\d:\d\d hugepagesd is on the bus')
+        # another program resizes the pool; a read makes the service notice
+        fake_kernel.write(fake_kernel.pool_file(2048, 'nr_hugepages'), 6)
+        fake_kernel.write(fake_kernel.pool_file(2048, 'free_hugepages'), 6)
+        hpdtest.get(conn, hpdtest.page_size_path(2048), hpdtest.PAGE_SIZE_IFACE, 'Total')
+        lines.wait_for(r'^\d\d:\d\d:\d\d 2MB (Total|Minimum|Maximum) 8 → 6$')
+
+        first.terminate()
+        lines.wait_for(r'^\d\d:\d\d:\d\d hugepagesd left the bus')
+        start_service(fake_kernel.root)
+        lines.wait_for(r'^\d\d:\d\d:\d\d hugepagesd is back on the bus')
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(2)
+        assert proc.wait(10) == 0, proc.stderr.read()
