@@ -1,0 +1,87 @@
+"""Smoke test of the benchmarks: `bench/run --quick` runs every section on
+this machine, the report has each section's figures, and the pools are back
+where they were.
+
+The system tier already runs under `flock /tmp/hpd-kernel.lock`, so the
+benchmark is told not to take the lock itself (--no-lock); its report goes
+to a temporary file, never over bench/REPORT.md."""
+
+import re
+import subprocess
+
+import pytest
+
+from hpdsys import REPO, builddir, pools_snapshot
+
+BENCH = REPO / "bench" / "run"
+
+# each section's heading and the figures it must report, with a number
+FIGURES = {
+    "read": ("## 1. Read path", [
+        r"\| `hugepagesctl pools`, whole process \(median of \d+\) \| [\d.]+ ms \| bare `gdbus call` Ping: [\d.]+ ms \| [\d.]+× \| ≤ 1\.2× \|",
+        r"\| `hugeadm --pool-list`, whole process \(median of \d+\) \| [\d.]+ ms \|",
+        r"\| GetManagedObjects round trip, in-process \(median of \d+\) \| [\d.]+ µs \| Peer\.Ping: [\d.]+ µs \| [\d.]+× \| ≤ 1\.5× \|",
+    ]),
+    "alloc": ("## 2. Allocation", [
+        r"\| Grow the 2 MiB pool by \d+ pages: service `SetMinimum` \(median of \d+\) \| [\d.]+ m?s \| raw sysfs write: [\d.]+ m?s \| [\d.]+× \| ≤ 1\.05× \|",
+        r"\| Grow by \d+ pages: `hugeadm --pool-pages-min 2MB:\+\d+`, whole process \| [\d.]+ m?s \|",
+        r"\| Pages obtained per run \(raw / service / hugeadm\) \| \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] \|",
+    ]),
+    "frag": ("## 3. Fragmentation", [
+        r"\| plain write of nr_hugepages: pages obtained / time \| \d+ pages / [\d.]+ m?s \| asked \d+; bound \d+ free, \d+ with page cache \|",
+        r"\| `hugeadm --pool-pages-min 2MB:N --hard`: pages obtained / time \| \d+ pages / [\d.]+ m?s \|",
+        r"\| service `SetMinimum` \{hard: true\}: pages obtained / time \| \d+ pages / [\d.]+ m?s \|",
+        r"\| Service pages vs plain write \| \d+ \| \d+ \|",
+        r"\| Service time vs hugeadm --hard \| [\d.]+ m?s \| [\d.]+ m?s \|",
+    ]),
+    "scale": ("## 4. Scale", [
+        r"\| GetManagedObjects round trip, 64 nodes × 5 sizes \(median of \d+\) \| [\d.]+ ms \|",
+        r"\| SetNodePages service time, 2 MiB pool on one of 64 nodes \(median of \d+\) \| [\d.]+ ms \|",
+        r"\| \d+ concurrent clients, \d+ s: throughput \| \d+ calls/s \|",
+        r"\| \d+ concurrent clients: read latency p50 / p99 \| [\d.]+ ms / [\d.]+ ms \|",
+    ]),
+    "footprint": ("## 5. Footprint", [
+        r"\| Idle RSS after start \(VmRSS\) \| \d+ kB \|",
+        r"\| Idle RSS after start \(RssAnon\) \| \d+ kB \|",
+        r"\| Wakeups while idle, nobody watching \(\d+ s window\) \| [\d.]+ / min \|",
+        r"\| Exec to name on the bus \(median of \d+ starts\) \| [\d.]+ ms \|",
+    ]),
+}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    report = tmp_path_factory.mktemp("bench") / "REPORT.md"
+    before = pools_snapshot()
+    proc = subprocess.run([str(BENCH), "--quick", "--no-lock", "--builddir", str(builddir()),
+                           "--report", str(report)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
+    after = pools_snapshot()
+    text = report.read_text() if report.exists() else ""
+    return proc, text, before, after
+
+
+def test_bench_quick_succeeds(quick_run):
+    proc, text, _before, _after = quick_run
+    assert proc.returncode == 0, "bench/run --quick exited %d:\n%s" % (proc.returncode,
+                                                                      proc.stderr[-5000:])
+    assert text, "no report written"
+    assert proc.stdout == text, "the printed report differs from the written one"
+    assert "The section failed" not in text
+
+
+@pytest.mark.parametrize("section", sorted(FIGURES))
+def test_bench_section_figures(quick_run, section):
+    _proc, text, _before, _after = quick_run
+    heading, patterns = FIGURES[section]
+    assert heading in text, "no %r in the report" % heading
+    body = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    for pattern in patterns:
+        assert re.search(pattern, body), "%s: no line matches %s in:\n%s" % (section, pattern, body)
+
+
+def test_bench_restores_pools(quick_run):
+    _proc, text, before, after = quick_run
+    assert after == before, "pools before %s, after %s" % (before, after)
+    assert "Could not restore" not in text
+    assert "is back to its value before the run" in text
