@@ -19,11 +19,62 @@ cannot_reach (const char *reason)
   return FALSE;
 }
 
+/* Calls @method of @iface on the object at HP_MANAGER_PATH with no
+ * arguments; returns its one result and, in @owner, the unique name that
+ * answered (the first call may have started the service). */
+static GVariant *
+call_manager_path (HpctlContext *ctx, const char *name, const char *iface,
+                   const char *method, GVariant *args, char **owner, GError **error)
+{
+  g_autoptr(GDBusMessage) message = g_dbus_message_new_method_call (name, HP_MANAGER_PATH,
+                                                                    iface, method);
+  g_autoptr(GDBusMessage) reply = NULL;
+  GVariant *body;
+
+  if (args != NULL)
+    g_dbus_message_set_body (message, args);
+  reply = g_dbus_connection_send_message_with_reply_sync (ctx->bus, message,
+                                                          G_DBUS_SEND_MESSAGE_FLAGS_NONE,
+                                                          READ_TIMEOUT_MS, NULL, NULL, error);
+  if (reply == NULL || g_dbus_message_to_gerror (reply, error))
+    return NULL;
+  body = g_dbus_message_get_body (reply);
+  if (body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE_TUPLE) ||
+      g_variant_n_children (body) != 1)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "unexpected reply to %s", method);
+      return NULL;
+    }
+  if (owner != NULL)
+    *owner = g_strdup (g_dbus_message_get_sender (reply));
+  return g_variant_get_child_value (body, 0);
+}
+
+/* Fills a proxy made with DO_NOT_LOAD_PROPERTIES from an a{sv}. */
+static void
+seed_properties (GDBusProxy *proxy, GVariant *properties)
+{
+  GVariantIter iter;
+  const char *key;
+  GVariant *value;
+
+  g_variant_iter_init (&iter, properties);
+  while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+    g_dbus_proxy_set_cached_property (proxy, key, value);
+}
+
+/* Every command reads the Manager, most the page sizes too: one GetAll and
+ * one GetManagedObjects, instead of a GetAll, a match rule and a name-owner
+ * lookup per object (a proxy's own start-up), answer them all. The proxies
+ * are then made without loading anything and talk to the unique name that
+ * answered, so they need no name watching of their own; a ping would have
+ * started the service just the same. */
 gboolean
 hpctl_connect (HpctlContext *ctx)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) properties = NULL;
   g_autofree char *version = NULL;
 
   g_return_val_if_fail (ctx->bus == NULL, FALSE);
@@ -32,12 +83,18 @@ hpctl_connect (HpctlContext *ctx)
   if (ctx->bus == NULL)
     return cannot_reach (error->message);
 
-  /* A proxy for a missing name is created without complaint and just has
-   * no properties; a ping starts the service if needed and says why not. */
-  reply = g_dbus_connection_call_sync (ctx->bus, HP_BUS_NAME, HP_MANAGER_PATH,
-                                       "org.freedesktop.DBus.Peer", "Ping", NULL, NULL,
-                                       G_DBUS_CALL_FLAGS_NONE, READ_TIMEOUT_MS, NULL, &error);
-  if (reply == NULL)
+  properties = call_manager_path (ctx, HP_BUS_NAME, "org.freedesktop.DBus.Properties", "GetAll",
+                                  g_variant_new ("(s)", HP_MANAGER_INTERFACE), &ctx->owner, &error);
+  if (properties == NULL || ctx->owner == NULL)
+    {
+      if (error == NULL)
+        return cannot_reach ("the reply had no sender");
+      g_dbus_error_strip_remote_error (error);
+      return cannot_reach (error->message);
+    }
+  ctx->objects = call_manager_path (ctx, ctx->owner, "org.freedesktop.DBus.ObjectManager",
+                                    "GetManagedObjects", NULL, NULL, &error);
+  if (ctx->objects == NULL)
     {
       g_dbus_error_strip_remote_error (error);
       return cannot_reach (error->message);
@@ -45,14 +102,16 @@ hpctl_connect (HpctlContext *ctx)
 
   ctx->manager = hp_dbus_manager_proxy_new_sync (ctx->bus,
                                                  G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
+                                                 G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
                                                  G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
-                                                 HP_BUS_NAME, HP_MANAGER_PATH, NULL, &error);
+                                                 ctx->owner, HP_MANAGER_PATH, NULL, &error);
   if (ctx->manager == NULL)
     {
       g_dbus_error_strip_remote_error (error);
       return cannot_reach (error->message);
     }
   g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (ctx->manager), READ_TIMEOUT_MS);
+  seed_properties (G_DBUS_PROXY (ctx->manager), properties);
 
   version = hp_dbus_manager_dup_version (ctx->manager);
   if (version == NULL)
@@ -133,6 +192,20 @@ hpctl_resolve_size (HpctlContext *ctx, const char *text, guint64 *size, GError *
   return FALSE;
 }
 
+/* The a{sv} of @iface at @path in a GetManagedObjects result, or NULL. */
+static GVariant *
+find_interface (GVariant *objects, const char *path, const char *iface)
+{
+  g_autoptr(GVariant) interfaces = NULL;
+
+  if (objects == NULL)
+    return NULL;
+  interfaces = g_variant_lookup_value (objects, path, G_VARIANT_TYPE ("a{sa{sv}}"));
+  if (interfaces == NULL)
+    return NULL;
+  return g_variant_lookup_value (interfaces, iface, G_VARIANT_TYPE_VARDICT);
+}
+
 HpDBusManagerPageSize *
 hpctl_get_page_size (HpctlContext *ctx, guint64 size, GError **error)
 {
@@ -141,16 +214,23 @@ hpctl_get_page_size (HpctlContext *ctx, guint64 size, GError **error)
   g_autoptr(HpDBusManagerPageSize) page_size = NULL;
   g_autofree char *name = NULL;
 
+  g_autoptr(GVariant) properties = NULL;
+
   page_size = hp_dbus_manager_page_size_proxy_new_sync (ctx->bus,
                                                         G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS |
+                                                        G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES |
                                                         G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
-                                                        HP_BUS_NAME, path, NULL, error);
+                                                        ctx->owner, path, NULL, error);
   if (page_size == NULL)
     return NULL;
   g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (page_size), READ_TIMEOUT_MS);
 
-  /* The proxy swallows a failed GetAll; an object without properties is
-   * one the service does not have. */
+  /* from hpctl_connect ()'s GetManagedObjects */
+  properties = find_interface (ctx->objects, path, HP_PAGE_SIZE_INTERFACE);
+  if (properties != NULL)
+    seed_properties (G_DBUS_PROXY (page_size), properties);
+
+  /* an object without properties is one the service does not have */
   name = hp_dbus_manager_page_size_dup_name (page_size);
   if (name == NULL || hp_dbus_manager_page_size_get_size (page_size) != size)
     {

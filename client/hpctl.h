@@ -28,6 +28,8 @@ typedef struct {
   gboolean ask_password;
   GDBusConnection *bus;       /* set by hpctl_connect () */
   HpDBusManager *manager;     /* set by hpctl_connect () */
+  char *owner;                /* the service's unique name, set by hpctl_connect () */
+  GVariant *objects;          /* its GetManagedObjects, set by hpctl_connect () */
   HpctlAgent *agent;
 } HpctlContext;
 

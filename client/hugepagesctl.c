@@ -68,6 +68,8 @@ hpctl_context_clear (HpctlContext *ctx)
 {
   g_clear_pointer (&ctx->agent, hpctl_agent_stop);
   g_clear_object (&ctx->manager);
+  g_clear_pointer (&ctx->owner, g_free);
+  g_clear_pointer (&ctx->objects, g_variant_unref);
   g_clear_object (&ctx->bus);
 }
 
