@@ -85,6 +85,7 @@ def timed_call(conn, method, *args, options=None, timeout_ms=30000):
     return result, time.monotonic() - start
 
 
+@pytest.mark.valgrind
 # --- compaction -----------------------------------------------------------------
 
 @pytest.mark.fake_kernel(pools=START)
@@ -135,6 +136,7 @@ def test_time_limit_bounds_the_whole_allocation(service, conn, fk, allowed, mode
     assert result == m.total()
 
 
+@pytest.mark.valgrind
 # --- drop_caches ------------------------------------------------------------------
 
 @pytest.mark.fake_kernel(pools=START)
@@ -162,6 +164,7 @@ def test_no_node_writes_while_the_global_target_is_met(service, conn, fk, allowe
     assert all(where == 'global' for where, _ in m.requests)
 
 
+@pytest.mark.valgrind
 @pytest.mark.fake_kernel(nodes=3, pools={SMALL: Pool(total=3, free=3, nodes={
     0: NodePool(1, 1, 0), 1: NodePool(1, 1, 0), 2: NodePool(1, 1, 0)})})
 def test_stalled_global_target_falls_back_to_nodes_most_free_first(service, conn, fk, allowed,
@@ -238,6 +241,7 @@ def pump_until(predicate, seconds):
             time.sleep(0.002)
 
 
+@pytest.mark.valgrind
 @pytest.mark.fake_kernel(pools=START)
 def test_progress_signals_in_order_rate_limited_final_is_the_reply(service, conn, fk, allowed,
                                                                    model):
@@ -316,8 +320,11 @@ def test_other_clients_answered_during_a_long_allocation(service, conn, fk, allo
         other.close_sync(None)
     assert 'reply' in box, box.get('error')
     for name, spent in times.items():
+        # typical calls are quick; a single slow one on a loaded 2-core
+        # machine is allowed, as long as it is far from waiting out the
+        # allocation (which runs for seconds, see 'at' above)
         assert statistics.median(spent) < 0.1, (name, spent)
-        assert max(spent) < 0.5, (name, spent)
+        assert max(spent) < 2.0, (name, spent)
 
 
 # --- bad input and denied callers change nothing --------------------------------
@@ -335,6 +342,7 @@ BAD_OPTIONS = {
 }
 
 
+@pytest.mark.valgrind(first=2)
 @pytest.mark.fake_kernel(pools=START)
 @pytest.mark.parametrize('case', sorted(BAD_OPTIONS))
 def test_bad_options_are_refused_and_change_nothing(service, conn, fk, polkit, case):
@@ -394,6 +402,7 @@ def test_client_sends_drop_caches_and_draws_nothing_off_a_terminal(service, bus,
     assert len(proc.stderr.splitlines()) == 1
 
 
+@pytest.mark.valgrind
 @pytest.mark.fake_kernel(pools=START)
 def test_client_progress_bar_on_a_terminal(service, bus, hugepagesctl, fk, allowed, model):
     model({0: 2, 1: 2}, step=1, ceiling={0: HUGE, 1: HUGE})
