@@ -39,7 +39,15 @@ hpd_memory_prefer_malloc (char **argv)
   if (getenv ("G_SLICE") != NULL)
     return;
   if (setenv ("G_SLICE", "always-malloc", 1) == 0)
-    execv ("/proc/self/exe", argv);
+    {
+      /* The process name (comm, what ps and top show) comes from the last
+       * component of the path run: the binary's own path, not "exe". */
+      g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+
+      if (self != NULL && g_path_is_absolute (self))
+        execv (self, argv);
+      execv ("/proc/self/exe", argv);
+    }
   /* no /proc: go on with GSlice, which only keeps memory longer */
 #else
   (void) argv;
