@@ -89,12 +89,26 @@ note_kind (HpdKernel *self, HpdFileKind kind)
     self->observed_unwatched = TRUE;
 }
 
+/* hpd_kernel_path() is NULL for a path that is not relative (a bug, which
+ * was a critical): an error, not open (NULL) */
+static gboolean
+path_is_below_root (const char *path, const char *relative, GError **error)
+{
+  if (path != NULL)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               "Not a path below the kernel root: %s", relative ? relative : "(null)");
+  return FALSE;
+}
+
 gboolean
 hpd_kernel_exists (HpdKernel *self, const char *relative)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
   guint64 generation;
 
+  if (path == NULL)
+    return FALSE;
   note_kind (self, hpd_file_cache_prepare (self->cache, path, &generation));
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
@@ -145,6 +159,8 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
   guint64 generation;
   HpdFileKind kind;
 
+  if (!path_is_below_root (path, relative, error))
+    return FALSE;
   if (hpd_file_cache_lookup (self->cache, path, contents, NULL))
     return TRUE;
   kind = hpd_file_cache_prepare (self->cache, path, &generation);
@@ -173,6 +189,8 @@ hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative, char **con
   const char *kept;
   guint64 generation;
 
+  if (!path_is_below_root (path, relative, error))
+    return FALSE;
   {
     G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
 
