@@ -3,8 +3,6 @@
  * for programs. */
 #include "config.h"
 
-#include <stdio.h>
-
 #include <json-glib/json-glib.h>
 
 #include "hpctl.h"
@@ -49,9 +47,7 @@ static void
 print_json (GVariant *entries)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
   GVariantIter iter;
   const char *severity, *id, *message, *fix;
 
@@ -76,14 +72,7 @@ print_json (GVariant *entries)
   json_builder_end_object (builder);
 
   root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  text = json_generator_to_data (generator, NULL);
-  /* JSON is UTF-8 whatever the locale: not g_print (), which converts to
-   * the locale's charset and writes '?' for what it cannot */
-  fputs (text, stdout);
-  fputc ('\n', stdout);
+  hpctl_print_json (root);
 }
 
 int

@@ -2,8 +2,6 @@
  * JSON for programs; remove-orphan: delete a file nobody maps. */
 #include "config.h"
 
-#include <stdio.h>
-
 #include <json-glib/json-glib.h>
 
 #include "hp-units.h"
@@ -291,16 +289,8 @@ static void
 print_json (GVariant *usage)
 {
   g_autoptr(JsonNode) root = json_gvariant_serialize (usage);
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
 
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  text = json_generator_to_data (generator, NULL);
-  /* JSON is UTF-8 whatever the locale */
-  fputs (text, stdout);
-  fputc ('\n', stdout);
+  hpctl_print_json (root);
 }
 
 int

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "hp-dbus-generated.h"
 
@@ -39,6 +40,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpctlContext, hpctl_context_clear)
 /* Messages: one line on stderr, prefixed with the program name. */
 int hpctl_usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
 int hpctl_fail (const GError *error);
+/* Prints @root pretty, as UTF-8 whatever the locale, with a newline. */
+void hpctl_print_json (JsonNode *root);
 
 /* Parses a command's options. @args holds the command name and its
  * arguments; afterwards it holds the command name and the positional

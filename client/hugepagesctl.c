@@ -3,6 +3,7 @@
 
 #include <locale.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hp-error.h"
@@ -61,6 +62,22 @@ hpctl_fail (const GError *error)
   g_dbus_error_strip_remote_error (copy);
   g_printerr ("%s: %s\n", g_get_prgname (), copy->message);
   return HPCTL_EXIT_ERROR;
+}
+
+void
+hpctl_print_json (JsonNode *root)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  json_generator_set_indent (generator, 2);
+  text = json_generator_to_data (generator, NULL);
+  /* JSON is UTF-8 whatever the locale: not g_print (), which converts to
+   * the locale's charset and writes '?' for what it cannot */
+  fputs (text, stdout);
+  fputc ('\n', stdout);
 }
 
 void
