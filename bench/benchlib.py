@@ -403,18 +403,26 @@ def which(name):
     return shutil.which(name, path="/usr/sbin:/usr/bin:/sbin:/bin")
 
 
-def syscalls_during(pid, fn, syscalls=("openat", "read")):
-    """{syscall: count} that every thread of pid made while fn() ran, from
-    `strace -f -c`; None without strace."""
+def _strace_summary_rows(text):
+    """(syscall, seconds, calls) of each row of an `strace -c` summary."""
+    for row in text.splitlines():
+        fields = row.split()
+        if len(fields) >= 5 and fields[3].isdigit() and fields[-1] != "total":
+            yield fields[-1], float(fields[1]), int(fields[3])
+
+
+def _strace_attached(pid, fn, options):
+    """The `strace -f -c OPTIONS` summary of every thread of pid while fn()
+    ran, as rows (see _strace_summary_rows); None without strace or when it
+    could not attach."""
     strace = which("strace")
     if strace is None:
         return None
     out = tempfile.NamedTemporaryFile(prefix="strace-", suffix=".txt", delete=False).name
-    proc = subprocess.Popen([strace, "-f", "-c", "-e", "trace=" + ",".join(syscalls), "-o", out,
-                             "-p", str(pid)], stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([strace, "-f", "-c"] + options + ["-o", out, "-p", str(pid)],
+                            stderr=subprocess.PIPE, text=True)
     try:
-        line = proc.stderr.readline()
-        if "attached" not in line:
+        if "attached" not in proc.stderr.readline():
             return None
         time.sleep(0.3)        # the other threads
         fn()
@@ -425,15 +433,19 @@ def syscalls_during(pid, fn, syscalls=("openat", "read")):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    counts = {}
     try:
-        for row in Path(out).read_text().splitlines():
-            fields = row.split()
-            if len(fields) >= 5 and fields[-1] in syscalls and fields[3].isdigit():
-                counts[fields[-1]] = int(fields[3])
+        return list(_strace_summary_rows(Path(out).read_text()))
     finally:
         os.unlink(out)
-    return counts
+
+
+def syscalls_during(pid, fn, syscalls=("openat", "read")):
+    """{syscall: count} that every thread of pid made while fn() ran, from
+    `strace -f -c`; None without strace."""
+    rows = _strace_attached(pid, fn, ["-e", "trace=" + ",".join(syscalls)])
+    if rows is None:
+        return None
+    return {name: calls for name, _, calls in rows if name in syscalls}
 
 
 def messages_sent(argv, env):
@@ -446,11 +458,8 @@ def messages_sent(argv, env):
     try:
         subprocess.run([strace, "-f", "-c", "-e", "trace=sendmsg", "-o", out] + list(argv),
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
-        for row in Path(out).read_text().splitlines():
-            fields = row.split()
-            if len(fields) >= 5 and fields[-1] == "sendmsg" and fields[3].isdigit():
-                return int(fields[3])
-        return 0
+        return next((calls for name, _, calls in _strace_summary_rows(Path(out).read_text())
+                     if name == "sendmsg"), 0)
     finally:
         os.unlink(out)
 
@@ -465,31 +474,8 @@ def syscall_time_during(pid, fn, top=4):
     threads of pid spent in system calls while fn() ran (`strace -f -c -w`;
     strace slows every call, so only the proportions mean much); None
     without strace."""
-    strace = which("strace")
-    if strace is None:
+    rows = _strace_attached(pid, fn, ["-w"])
+    if rows is None:
         return None
-    out = tempfile.NamedTemporaryFile(prefix="strace-", suffix=".txt", delete=False).name
-    proc = subprocess.Popen([strace, "-f", "-c", "-w", "-o", out, "-p", str(pid)],
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        if "attached" not in proc.stderr.readline():
-            return None
-        time.sleep(0.3)
-        fn()
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    rows = []
-    try:
-        for row in Path(out).read_text().splitlines():
-            fields = row.split()
-            if (len(fields) >= 5 and fields[3].isdigit() and fields[-1] != "total"
-                    and fields[-1] not in BLOCKING_WAITS):
-                rows.append((fields[-1], float(fields[1]), int(fields[3])))
-    finally:
-        os.unlink(out)
+    rows = [row for row in rows if row[0] not in BLOCKING_WAITS]
     return sorted(rows, key=lambda r: -r[1])[:top]
