@@ -1,6 +1,9 @@
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "hpd-test-util.h"
 
@@ -41,4 +44,15 @@ hpd_test_remove (const char *path)
   g_autofree char *cmd = g_strdup_printf ("rm -rf %s", quoted);
 
   g_assert_cmpint (system (cmd), ==, 0);
+}
+
+void
+hpd_test_put_in_place (const char *root, const char *relative, const char *contents)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, contents, strlen (contents)), ==, (gssize) strlen (contents));
+  g_assert_cmpint (close (fd), ==, 0);
 }

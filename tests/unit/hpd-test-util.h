@@ -12,6 +12,10 @@ char *hpd_test_fixture (const char *name);
 /* Writes @contents to @root/@relative, making the directories on the way. */
 void hpd_test_put (const char *root, const char *relative, const char *contents);
 
+/* Rewrites the existing @root/@relative in place (same inode), as the fake
+ * kernel and a shell's `echo N >` do. */
+void hpd_test_put_in_place (const char *root, const char *relative, const char *contents);
+
 /* The contents of @root/@relative. */
 char *hpd_test_get (const char *root, const char *relative);
 

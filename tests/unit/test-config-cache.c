@@ -24,17 +24,6 @@ typedef struct {
 } Fixture;
 
 static void
-write_in_place (const char *root, const char *relative, const char *text)
-{
-  g_autofree char *path = g_build_filename (root, relative, NULL);
-  int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
-  g_assert_cmpint (close (fd), ==, 0);
-}
-
-static void
 setup (Fixture *f, gconstpointer data)
 {
   f->root = g_dir_make_tmp ("hpd-config-cache-XXXXXX", NULL);
@@ -104,7 +93,7 @@ test_same_size_edit_with_old_mtime (Fixture *f, gconstpointer data)
       struct timespec times[2] = { before.st_atim, before.st_mtim };
 
       g_usleep (TICK_US);
-      write_in_place (f->root, HPD_CONFIG_FILE, text);
+      hpd_test_put_in_place (f->root, HPD_CONFIG_FILE, text);
       /* the size and the modification time as before: the change time
        * (which no program can set) tells */
       g_assert_cmpint (utimensat (AT_FDCWD, path, times, 0), ==, 0);

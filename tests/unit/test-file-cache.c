@@ -23,18 +23,6 @@ typedef struct {
   HpdKernel *kernel;
 } Fixture;
 
-/* As the fake kernel and a shell's `echo N >` write: same inode. */
-static void
-write_in_place (const char *root, const char *relative, const char *text)
-{
-  g_autofree char *path = g_build_filename (root, relative, NULL);
-  int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
-  g_assert_cmpint (close (fd), ==, 0);
-}
-
 static void
 setup (Fixture *f, gconstpointer data)
 {
@@ -81,7 +69,7 @@ test_in_place_same_size (Fixture *f, gconstpointer data)
 
       /* same size, and the old modification time put back: only the
        * write itself tells */
-      write_in_place (f->root, COUNTER, text);
+      hpd_test_put_in_place (f->root, COUNTER, text);
       g_assert_cmpint (utimensat (AT_FDCWD, path, times, 0), ==, 0);
       g_assert_cmpuint (counter (f, COUNTER), ==, value);
       g_assert_cmpuint (counter (f, COUNTER), ==, value);
@@ -102,7 +90,7 @@ test_kept_while_unchanged (Fixture *f, gconstpointer data)
   g_assert_true (hpd_kernel_stamp_is_current (f->kernel, &stamp));
 
   /* a write anywhere below a watched directory ends it */
-  write_in_place (f->root, NODE_COUNTER, "4\n");
+  hpd_test_put_in_place (f->root, NODE_COUNTER, "4\n");
   g_assert_false (hpd_kernel_stamp_is_current (f->kernel, &stamp));
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 4);
 }
@@ -130,10 +118,10 @@ test_directory_on_the_way_replaced (Fixture *f, gconstpointer data)
   hpd_test_put (f->root, NODE_COUNTER, "8\n");
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 8);
   /* and the new directory is watched in turn */
-  write_in_place (f->root, NODE_COUNTER, "9\n");
+  hpd_test_put_in_place (f->root, NODE_COUNTER, "9\n");
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 9);
   /* the old one is no longer what the path means */
-  write_in_place (f->root, "sys/devices/system/node/old-node1/hugepages/hugepages-2048kB/free_hugepages",
+  hpd_test_put_in_place (f->root, "sys/devices/system/node/old-node1/hugepages/hugepages-2048kB/free_hugepages",
                   "1\n");
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 9);
 }
@@ -181,7 +169,7 @@ test_not_kept_after_a_flush_during_the_read (Fixture *f, gconstpointer data)
 
   g_assert_cmpint (hpd_file_cache_prepare (cache, path, &generation), ==,
                    HPD_FILE_KIND_CACHEABLE);
-  write_in_place (f->root, COUNTER, "6\n");
+  hpd_test_put_in_place (f->root, COUNTER, "6\n");
   g_assert_false (hpd_file_cache_lookup (cache, path, &contents, NULL));
   hpd_file_cache_store (cache, path, generation, "5\n", 2);
   g_assert_false (hpd_file_cache_lookup (cache, path, &contents, NULL));
@@ -281,7 +269,7 @@ test_fixed_at_boot (Fixture *f, gconstpointer data)
   g_assert_true (hpd_kernel_read_fixed_at_boot (f->kernel, "proc/pagetypeinfo", &fake, NULL));
   g_assert_cmpstr (fake, ==, "Page block order: 9\n");
   g_clear_pointer (&fake, g_free);
-  write_in_place (f->root, "proc/pagetypeinfo", "Page block order: 10\n");
+  hpd_test_put_in_place (f->root, "proc/pagetypeinfo", "Page block order: 10\n");
   g_assert_true (hpd_kernel_read_fixed_at_boot (f->kernel, "proc/pagetypeinfo", &fake, NULL));
   g_assert_cmpstr (fake, ==, "Page block order: 10\n");
 
