@@ -301,9 +301,9 @@ apply_thp_setting (gpointer key, gpointer value, gpointer data)
     }
   else if (g_strv_contains (hpd_thp_numeric_settings, name))
     {
-      guint64 v;
+      guint32 v;
 
-      if (!hp_parse_u64 (s->value, &v, NULL) || v > G_MAXUINT32)
+      if (!hp_parse_u32 (s->value, &v, NULL))
         say (w->a, FALSE, "THP %s: '%s' is not a number%s", name, s->value,
              where (&s->origin, at, sizeof at));
       else

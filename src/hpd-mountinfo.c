@@ -47,17 +47,6 @@ hpd_mountinfo_unescape (const char *field)
 }
 
 static gboolean
-parse_decimal_u32 (const char *text, guint32 *value)
-{
-  guint64 v;
-
-  if (!hp_parse_u64 (text, &v, NULL) || v > G_MAXUINT32)
-    return FALSE;
-  *value = (guint32) v;
-  return TRUE;
-}
-
-static gboolean
 parse_octal_mode (const char *text, guint32 *mode)
 {
   guint64 v = 0;
@@ -101,9 +90,9 @@ parse_super_options (HpdMountInfo *info, const char *options)
       value = eq + 1;
 
       if (strcmp (key, "uid") == 0)
-        parse_decimal_u32 (value, &info->uid);
+        hp_parse_u32 (value, &info->uid, NULL);
       else if (strcmp (key, "gid") == 0)
-        parse_decimal_u32 (value, &info->gid);
+        hp_parse_u32 (value, &info->gid, NULL);
       else if (strcmp (key, "mode") == 0)
         parse_octal_mode (value, &info->mode);
       else if (strcmp (key, "pagesize") == 0)
@@ -136,8 +125,8 @@ hpd_mountinfo_parse_line (const char *line)
 
   info = g_new0 (HpdMountInfo, 1);
   info->mode = 0755; /* the kernel prints mode only when it differs */
-  if (!parse_decimal_u32 (fields[0], &info->mount_id) ||
-      !parse_decimal_u32 (fields[1], &info->parent_id))
+  if (!hp_parse_u32 (fields[0], &info->mount_id, NULL) ||
+      !hp_parse_u32 (fields[1], &info->parent_id, NULL))
     return NULL;
   info->path = hpd_mountinfo_unescape (fields[4]);
   info->source = hpd_mountinfo_unescape (fields[sep + 2]);
@@ -177,7 +166,7 @@ hpd_mountinfo_root_mount_id (const char *text, guint32 *mount_id)
       guint32 id;
 
       if (g_strv_length (fields) == 6 && strcmp (fields[4], "/") == 0 &&
-          parse_decimal_u32 (fields[0], &id))
+          hp_parse_u32 (fields[0], &id, NULL))
         {
           *mount_id = id;
           found = TRUE;

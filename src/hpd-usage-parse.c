@@ -225,17 +225,6 @@ hpd_usage_parse_smaps (const char *text, GError **error)
   return g_steal_pointer (&mappings);
 }
 
-static gboolean
-parse_id (const char *text, guint32 *id)
-{
-  guint64 v;
-
-  if (!hp_parse_u64 (text, &v, NULL) || v > G_MAXUINT32)
-    return FALSE;
-  *id = (guint32) v;
-  return TRUE;
-}
-
 gboolean
 hpd_usage_parse_status_uids (const char *text, guint32 *real_uid, guint32 *effective_uid)
 {
@@ -250,7 +239,7 @@ hpd_usage_parse_status_uids (const char *text, guint32 *real_uid, guint32 *effec
       /* "Uid:\treal\teffective\tsaved\tfs" */
       words = g_strsplit (lines[i] + 5, "\t", -1);
       return g_strv_length (words) == 4 &&
-             parse_id (words[0], real_uid) && parse_id (words[1], effective_uid);
+             hp_parse_u32 (words[0], real_uid, NULL) && hp_parse_u32 (words[1], effective_uid, NULL);
     }
   return FALSE;
 }
@@ -361,15 +350,15 @@ hpd_usage_parse_sysvipc_shm (const char *text, GError **error)
         }
       s.perms = (guint32) v;
 
-      if (!parse_id (words[columns[COL_SHMID]], &s.shmid) ||
+      if (!hp_parse_u32 (words[columns[COL_SHMID]], &s.shmid, NULL) ||
           !hp_parse_u64 (words[columns[COL_SIZE]], &s.size, NULL) ||
-          !parse_id (words[columns[COL_CPID]], &s.cpid) ||
-          !parse_id (words[columns[COL_LPID]], &s.lpid) ||
+          !hp_parse_u32 (words[columns[COL_CPID]], &s.cpid, NULL) ||
+          !hp_parse_u32 (words[columns[COL_LPID]], &s.lpid, NULL) ||
           !hp_parse_u64 (words[columns[COL_NATTCH]], &s.nattch, NULL) ||
-          !parse_id (words[columns[COL_UID]], &s.uid) ||
-          !parse_id (words[columns[COL_GID]], &s.gid) ||
-          !parse_id (words[columns[COL_CUID]], &s.cuid) ||
-          !parse_id (words[columns[COL_CGID]], &s.cgid) ||
+          !hp_parse_u32 (words[columns[COL_UID]], &s.uid, NULL) ||
+          !hp_parse_u32 (words[columns[COL_GID]], &s.gid, NULL) ||
+          !hp_parse_u32 (words[columns[COL_CUID]], &s.cuid, NULL) ||
+          !hp_parse_u32 (words[columns[COL_CGID]], &s.cgid, NULL) ||
           (columns[COL_RSS] >= 0 && !hp_parse_u64 (words[columns[COL_RSS]], &s.rss, NULL)))
         {
           invalid (error, "Bad number in /proc/sysvipc/shm", lines[i]);

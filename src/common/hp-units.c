@@ -37,6 +37,22 @@ hp_parse_u64 (const char *text, guint64 *value, GError **error)
   return TRUE;
 }
 
+gboolean
+hp_parse_u32 (const char *text, guint32 *value, GError **error)
+{
+  guint64 v;
+
+  if (!hp_parse_u64 (text, &v, error))
+    return FALSE;
+  if (v > G_MAXUINT32)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "'%s' is too large", text);
+      return FALSE;
+    }
+  *value = (guint32) v;
+  return TRUE;
+}
+
 /* Splits "123M" into 123 and a multiplier; @has_unit says whether a unit was
  * given at all, so callers can tell pages from memory. Messages quote
  * @shown, the text as the user wrote it. */

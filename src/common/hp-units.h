@@ -21,6 +21,8 @@ typedef struct {
 
 /* Decimal digits only, no sign, no spaces, no overflow. */
 gboolean hp_parse_u64 (const char *text, guint64 *value, GError **error);
+/* The same, at most G_MAXUINT32 (uids, gids, ids, mount ids). */
+gboolean hp_parse_u32 (const char *text, guint32 *value, GError **error);
 
 /* A size in bytes: "2097152", "2M", "2MB", "2MiB", "2048kB", "1G", ...
  * Units are binary (K = 1024). */

@@ -31,6 +31,27 @@ test_u64 (void)
 }
 
 static void
+test_u32 (void)
+{
+  const char *bad[] = { "", "-1", "4294967296", "18446744073709551616", "1 " };
+  guint32 v = 7;
+
+  g_assert_true (hp_parse_u32 ("4294967295", &v, NULL));
+  g_assert_cmpuint (v, ==, G_MAXUINT32);
+  g_assert_true (hp_parse_u32 ("0", &v, NULL));
+  g_assert_cmpuint (v, ==, 0);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_false (hp_parse_u32 (bad[i], &v, &error));
+      g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+      /* nothing written on failure */
+      g_assert_cmpuint (v, ==, 0);
+    }
+}
+
+static void
 test_size (void)
 {
   const struct { const char *text; guint64 bytes; } good[] = {
@@ -163,6 +184,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/units/u64", test_u64);
+  g_test_add_func ("/units/u32", test_u32);
   g_test_add_func ("/units/size", test_size);
   g_test_add_func ("/units/amount", test_amount);
   g_test_add_func ("/units/resolve", test_resolve);
