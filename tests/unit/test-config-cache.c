@@ -124,11 +124,11 @@ test_dropins_come_and_go (Fixture *f, gconstpointer data)
   /* a bad line in another one */
   hpd_test_put (f->root, HPD_CONFIG_ADMIN_DIR "/70-bad.conf", "[pool 2MB]\nminimum = x\n");
   g_assert_cmpuint (hpd_config_cache_get (f->cache, NULL)->errors->len, ==, 1);
-  current (f);
+  g_free (current (f));
   g_usleep (TICK_US);
   /* a link to /dev/null masks a name */
   g_assert_cmpint (symlink ("/dev/null", masked), ==, 0);
-  current (f);
+  g_free (current (f));
   g_usleep (TICK_US);
   g_assert_cmpint (g_unlink (dropin), ==, 0);
   assert_current_has (f, "minimum = 4");
