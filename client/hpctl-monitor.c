@@ -4,6 +4,8 @@
  * and waits for it to come back. */
 #include "config.h"
 
+#include <stdio.h>
+
 #include <glib-unix.h>
 
 #include "hp-names.h"
@@ -36,6 +38,8 @@ say (const char *format, ...)
   text = g_strdup_vprintf (format, args);
   va_end (args);
   g_print ("%s %s\n", stamp, text);
+  /* a line as it happens, also into a pipe or a file */
+  fflush (stdout);
 }
 
 static const char *
@@ -281,8 +285,10 @@ hpctl_monitor (HpctlContext *ctx, GStrv args)
   g_option_context_set_summary (options,
                                 "Print one line per change hugepagesd announces, with the time:\n"
                                 "  12:00:01 2MB Free 10 → 8\n"
-                                "until interrupted (Ctrl-C). Only changes the service notices are\n"
-                                "shown: it reads the kernel when asked, and after its own changes.");
+                                "until interrupted (Ctrl-C). While a client that called it is on the\n"
+                                "bus (this one is) the service reads the kernel again every second\n"
+                                "(its --refresh-interval), so changes made by other programs show\n"
+                                "within about that long.");
   g_option_context_set_description (options, "Exit status: 0 interrupted, 1 error, 2 usage error.");
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;

@@ -8,6 +8,7 @@
 #include "hpd-bus-name.h"
 #include "hpd-config-cache.h"
 #include "hpd-daemon.h"
+#include "hpd-fresh.h"
 #include "hpd-idle.h"
 #include "hpd-manager.h"
 #include "hpd-memory.h"
@@ -16,6 +17,7 @@
 #include "hpd-parse.h"
 #include "hpd-persist.h"
 #include "hpd-requested.h"
+#include "hpd-watchers.h"
 
 /* Changes waiting for the kernel beyond this are refused with Busy. */
 #define MAX_PENDING_CHANGES 64
@@ -41,6 +43,9 @@ struct _HpdDaemon
   double idle_timeout;
   gulong closed_id;
   HpdMemory *memory;
+  guint refresh_interval_ms;
+  HpdWatchers *watchers;
+  guint refresh_id;
 
   HpdMountNs mount_ns;
   char *mount_ns_detail;
@@ -67,6 +72,8 @@ hpd_daemon_dispose (GObject *object)
   HpdDaemon *self = HPD_DAEMON (object);
 
   g_clear_pointer (&self->memory, hpd_memory_free);
+  g_clear_pointer (&self->watchers, hpd_watchers_free);
+  g_clear_handle_id (&self->refresh_id, g_source_remove);
   if (self->bus_name != NULL)
     g_signal_handlers_disconnect_by_data (self->bus_name, self);
   g_clear_object (&self->bus_name);
@@ -120,6 +127,7 @@ static void
 hpd_daemon_init (HpdDaemon *self)
 {
   self->idle = hpd_idle_new ();
+  self->refresh_interval_ms = HPD_DEFAULT_REFRESH_INTERVAL_MS;
 }
 
 HpdDaemon *
@@ -203,6 +211,46 @@ hpd_daemon_set_idle_timeout (HpdDaemon *self, double seconds)
 }
 
 void
+hpd_daemon_set_refresh_interval (HpdDaemon *self, guint milliseconds)
+{
+  g_return_if_fail (self->connection == NULL);
+  self->refresh_interval_ms = milliseconds;
+}
+
+/* The same refresh as a read, for every object. The generated skeletons
+ * note each value that changed (whoever changed it) and send one
+ * PropertiesChanged per object from an idle source right after, so no
+ * flush is needed. */
+static gboolean
+refresh_watched (gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+
+  hpd_fresh_refresh (G_DBUS_INTERFACE_SKELETON (self->manager));
+  for (guint i = 0; i < self->page_sizes->len; i++)
+    hpd_fresh_refresh (g_ptr_array_index (self->page_sizes, i));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+watched_changed (gboolean watched, gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+
+  hpd_idle_set_watched (self->idle, watched);
+  if (!watched)
+    {
+      g_debug ("Nobody watches any more: the periodic refresh stops");
+      g_clear_handle_id (&self->refresh_id, g_source_remove);
+      return;
+    }
+  g_debug ("Watched: refreshing the properties every %u ms", self->refresh_interval_ms);
+  if (self->refresh_id == 0)
+    self->refresh_id = g_timeout_add_full (G_PRIORITY_DEFAULT, self->refresh_interval_ms,
+                                           refresh_watched, self, NULL);
+}
+
+void
 hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace)
 {
   g_autoptr(GError) error = NULL;
@@ -243,6 +291,9 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
     }
 
   self->memory = hpd_memory_watch (connection);
+  /* like the idle exit's, before the name is ours */
+  if (self->refresh_interval_ms > 0)
+    self->watchers = hpd_watchers_new (connection, watched_changed, self);
 
   /* the kernel tells about mount changes; our own and everybody else's */
   self->mount_monitor = g_unix_mount_monitor_get ();

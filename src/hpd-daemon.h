@@ -21,6 +21,15 @@ G_DECLARE_FINAL_TYPE (HpdDaemon, hpd_daemon, HPD, DAEMON, GObject)
 
 HpdDaemon *hpd_daemon_new (const char *kernel_root, GError **error);
 
+/* While somebody watches (hpd-watchers.h) the properties of every object
+ * are refreshed this often, so changes the kernel makes or others make
+ * behind our back are announced with PropertiesChanged. */
+#define HPD_DEFAULT_REFRESH_INTERVAL_MS 1000
+#define HPD_MAX_REFRESH_INTERVAL_MS 3600000
+/* Before hpd_daemon_start(); 0 refreshes only on reads, tracks no
+ * watchers, and lets watchers no longer hold off the idle exit. */
+void hpd_daemon_set_refresh_interval (HpdDaemon *self, guint milliseconds);
+
 /* Exit when idle for @seconds (0, the default: never); before
  * hpd_daemon_start(). See hpd-idle.h. */
 void hpd_daemon_set_idle_timeout (HpdDaemon *self, double seconds);

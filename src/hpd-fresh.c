@@ -68,7 +68,7 @@ refresh_if_changed (FreshClass *fc, GDBusInterfaceSkeleton *skeleton)
 }
 
 /* Refreshes now unless that already happened in this main loop iteration. */
-static void
+void
 hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   FreshClass *fc = fresh_class_for (skeleton);

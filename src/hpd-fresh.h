@@ -24,4 +24,10 @@ typedef HpdKernel *(*HpdKernelOfFunc) (GDBusInterfaceSkeleton *skeleton);
 void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
                         HpdKernelOfFunc kernel_of);
 
+/* Refreshes @skeleton's properties now, as a read would (and not again in
+ * this main loop iteration); the skeleton then emits PropertiesChanged for
+ * every value that changed. For the periodic refresh while somebody watches
+ * (hpd-watchers.h). */
+void hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton);
+
 G_END_DECLS

@@ -28,6 +28,7 @@ struct _HpdIdle
   gint64 timeout_us;
   guint timer_id;
   guint holds;
+  gboolean watched;
   guint64 received_at_release;
   guint64 received_at_flush;
   State state;
@@ -173,6 +174,7 @@ check (HpdIdle *self)
   switch (self->state)
     {
     case STATE_WAITING:
+      busy = busy || self->watched;
       /* Busy: the end of the work calls us again. A timer already running
        * fires at its time and sees whether the deadline moved. */
       if (busy || self->timer_id != 0)
@@ -242,6 +244,19 @@ hpd_idle_release (HpdIdle *self)
   if (--self->holds > 0 || self->traffic == NULL)
     return;
   /* the idle time counts from the end of the work */
+  hpd_traffic_touch (self->traffic);
+  check (self);
+}
+
+void
+hpd_idle_set_watched (HpdIdle *self, gboolean watched)
+{
+  if (self->watched == watched)
+    return;
+  self->watched = watched;
+  if (watched || self->traffic == NULL)
+    return;
+  /* the idle time counts from the last watcher's departure */
   hpd_traffic_touch (self->traffic);
   check (self);
 }

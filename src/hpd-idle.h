@@ -31,6 +31,12 @@ void hpd_idle_start (HpdIdle *self, HpdBusName *name);
 void hpd_idle_hold (HpdIdle *self);
 void hpd_idle_release (HpdIdle *self);
 
+/* Somebody watches the properties (hpd-watchers.h): no exit while that
+ * lasts, and the idle time counts again from when the last watcher left.
+ * Ignored once the exit has begun: a caller that reaches the instance
+ * while it gives the name back does not keep it. Main thread. */
+void hpd_idle_set_watched (HpdIdle *self, gboolean watched);
+
 /* TRUE once the name is being released: the instance is on its way out
  * and only answers what it has already received. */
 gboolean hpd_idle_is_exiting (HpdIdle *self);

@@ -97,6 +97,7 @@ main (int argc, char **argv)
   gboolean replace = FALSE, verbose = FALSE, version = FALSE, apply = FALSE;
   gboolean allow_private_mount_ns = FALSE;
   double idle_timeout = 0;
+  int refresh_interval = HPD_DEFAULT_REFRESH_INTERVAL_MS;
   const GOptionEntry entries[] = {
     { "kernel-root", 0, 0, G_OPTION_ARG_FILENAME, &kernel_root,
       "Use the kernel files under DIR instead of / (for tests and simulations)", "DIR" },
@@ -110,6 +111,11 @@ main (int argc, char **argv)
       "name back and answering every call already received, so the bus starts a new "
       "instance for the next call (for D-Bus activation; the activation file and the "
       "systemd unit pass 30). 0, the default, never exits", "SECONDS" },
+    { "refresh-interval", 0, 0, G_OPTION_ARG_INT, &refresh_interval,
+      "While a client that called the service is still on the bus, read the kernel's "
+      "values again every MS milliseconds and announce changes with PropertiesChanged "
+      "(default 1000); 0 reads them only when a client reads a property. Nobody "
+      "watching: no refresh", "MS" },
     { "allow-private-mount-namespace", 0, 0, G_OPTION_ARG_NONE, &allow_private_mount_ns,
       "Make hugetlbfs mounts even when running in a mount namespace other than PID 1's, "
       "where only this namespace sees them (for tests that run in a namespace of their "
@@ -147,6 +153,12 @@ main (int argc, char **argv)
     {
       g_printerr ("hugepagesd: --idle-timeout must be between 0 and %g seconds\n",
                   MAX_IDLE_TIMEOUT_S);
+      return EXIT_FAILURE;
+    }
+  if (refresh_interval < 0 || refresh_interval > HPD_MAX_REFRESH_INTERVAL_MS)
+    {
+      g_printerr ("hugepagesd: --refresh-interval must be between 0 and %d milliseconds\n",
+                  HPD_MAX_REFRESH_INTERVAL_MS);
       return EXIT_FAILURE;
     }
   if (verbose)
@@ -191,6 +203,7 @@ main (int argc, char **argv)
   g_signal_connect (daemon, "idle-exit", G_CALLBACK (on_idle_exit), &run);
 
   hpd_daemon_set_idle_timeout (daemon, idle_timeout);
+  hpd_daemon_set_refresh_interval (daemon, (guint) refresh_interval);
   hpd_daemon_start (daemon, connection, replace);
   g_main_loop_run (loop);
 

@@ -195,6 +195,8 @@ BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 
 def pytest_configure(config):
     config.addinivalue_line('markers', 'fake_kernel(**kwargs): FakeKernel arguments for the fake_kernel fixture')
+    config.addinivalue_line('markers', 'service_args(*args): further hugepagesd arguments '
+                            'for fixtures that start it (test_idle_exit.py, test_live.py)')
     config.addinivalue_line('markers', 'valgrind(first=N): in the subset that tests/run-all --tier '
                             'valgrind runs (every method and code path; see README), with the '
                             'first N parametrizations only if first is given')

@@ -4,7 +4,8 @@ configuration between reads (src/hpd-file-cache.h, src/hpd-config-cache.h),
 so these tests change files behind its back in the ways that defeat a
 careless cache (same size, the old modification time put back, renamed
 over, a directory on the way replaced) and check the very next read. The
-idle tests count the service's context switches while nobody calls."""
+idle tests count the service's context switches while nobody calls and
+nobody watches (a client that called and stays is a watcher: test_live.py)."""
 
 import os
 import re
@@ -209,17 +210,28 @@ def busy(conn, calls=50):
         hpdtest.manager_props(conn)
 
 
-def test_idle_service_does_not_wake_up(service, conn):
+def busy_and_leave(bus, calls=50):
+    """Calls from a client that then leaves the bus: while it stayed it
+    would be a watcher, for which the service refreshes its properties
+    periodically (test_live.py)."""
+    client = bus.connect()
+    try:
+        busy(client, calls)
+    finally:
+        client.close_sync(None)
+
+
+def test_idle_service_does_not_wake_up(service, bus):
     # (a check pending since start-up waits for the calls to stop as well)
     checks = service.log().count(TRIM_LINE) + 1
-    busy(conn)
+    busy_and_leave(bus)
     # one memory check a short while after the last call ...
     wait_for_log(service, TRIM_LINE, checks, TRIM_AFTER_S + 3)
     # ... and then nothing at all
     assert quietest_window(service.pid, 3.0, 3) == 0
     assert service.log().count(TRIM_LINE) == checks
     # calls again: one more check after them
-    busy(conn, 5)
+    busy_and_leave(bus, 5)
     wait_for_log(service, TRIM_LINE, checks + 1, TRIM_AFTER_S + 3)
     assert quietest_window(service.pid, 3.0, 3) == 0
     assert service.log().count(TRIM_LINE) == checks + 1
@@ -243,6 +255,9 @@ def test_idle_activated_service_is_silent_until_it_exits(activating_bus, fake_ke
         hpdtest.call(conn, MANAGER_PATH, PROPS_IFACE, 'GetAll',
                      GLib.Variant('(s)', (MANAGER_IFACE,)), '(a{sv})')
         [pid] = ab.started()
+        # the caller leaves: it no longer watches, nor holds the service
+        conn.close_sync(None)
+        conn = ab.connect()
         time.sleep(TRIM_AFTER_S + 0.5)
         assert quietest_window(pid, 2.0, 2) == 0
         assert ab.wait_exit(pid, 10) == 0

@@ -2,7 +2,13 @@
 bus starts hugepagesd for a call; with --idle-timeout it gives the name back
 and exits 0 once idle, and never while a call or a change is pending; calls
 spaced around the timeout all get their answer, from the exiting instance or
-from the one the bus starts next."""
+from the one the bus starts next.
+
+A client that called the service watches its properties until it leaves the
+bus, and holds the service meanwhile (src/hpd-watchers.h; tested in
+test_live.py): so here each call comes from a client that leaves once it has
+its answer, as a command-line client does, and the idle time counts from
+then."""
 
 import os
 import random
@@ -89,21 +95,49 @@ def run(conn, name):
     return reply
 
 
-@pytest.fixture
-def idle_bus(activating_bus, fake_kernel):
-    ab = activating_bus(fake_kernel.root, idle_timeout=IDLE)
-    conn = ab.connect()
-    yield ab, conn
+class Clients:
+    """Connections to an activating bus, each closed at most once."""
+
+    def __init__(self, ab):
+        self.ab = ab
+        self.conns = []
+
+    def new(self):
+        conn = self.ab.connect()
+        self.conns.append(conn)
+        return conn
+
+    def close_all(self):
+        for conn in self.conns:
+            if not conn.is_closed():
+                conn.close_sync(None)
+
+
+def leave(conn):
+    """The client leaves the bus, so it no longer holds the service."""
     conn.close_sync(None)
+
+
+@pytest.fixture
+def idle_bus(activating_bus, fake_kernel, request):
+    marker = request.node.get_closest_marker('service_args')
+    ab = activating_bus(fake_kernel.root, idle_timeout=IDLE,
+                        args=marker.args if marker else ())
+    clients = Clients(ab)
+    yield ab, clients
+    clients.close_all()
 
 
 @pytest.mark.valgrind
 def test_activated_service_exits_when_idle(idle_bus):
-    ab, conn = idle_bus
+    ab, clients = idle_bus
+    conn = clients.new()
     assert hpdtest.name_owner(conn) is None
     reply = run(conn, 'get')
     pid = sender_pid(conn, reply)
     assert ab.started() == [pid]
+    leave(conn)
+    conn = clients.new()
 
     status = ab.wait_exit(pid, IDLE + 5)
     assert status is not None, 'the activated instance did not exit when idle'
@@ -113,9 +147,9 @@ def test_activated_service_exits_when_idle(idle_bus):
     assert f'Idle for {IDLE:g} s; released the name and exiting' in ab.log()
 
 
-def spaced_calls(ab, conn, iterations, seed):
-    """Calls one after the other, each after a pause around the idle
-    timeout: every other pause is within a few ms of it, where a call can
+def spaced_calls(ab, clients, iterations, seed):
+    """Calls one after the other, each from a client that leaves once
+    answered, each after a pause around the idle timeout: every other pause is within a few ms of it, where a call can
     reach the instance while it gives the name back (measured: about one
     exit in ten answers such a call; a naive exit(0) fails within seconds).
     Asserts that every call got its proper answer; returns (unique name,
@@ -125,8 +159,10 @@ def spaced_calls(ab, conn, iterations, seed):
     served_by = []
     for i in range(iterations):
         name = names[i % len(names)] if i < len(names) else rng.choice(names)
+        conn = clients.new()
         reply = run(conn, name)
         served_by.append((reply.get_sender(), sender_pid(conn, reply)))
+        leave(conn)
         spread = 0.05 if i % 2 else 0.003
         time.sleep(IDLE + rng.uniform(-spread, spread))
     return served_by
@@ -148,8 +184,8 @@ def assert_all_exited_cleanly(ab, served_by):
 def test_calls_spaced_around_the_timeout_all_get_answers(idle_bus):
     # Case 39: each call comes just before, at, or just after the moment the
     # instance decides it is idle; whoever answers, every call is answered.
-    ab, conn = idle_bus
-    assert_all_exited_cleanly(ab, spaced_calls(ab, conn, 100, seed=39))
+    ab, clients = idle_bus
+    assert_all_exited_cleanly(ab, spaced_calls(ab, clients, 100, seed=39))
 
 
 class ServiceManagerStandIn(threading.Thread):
@@ -196,22 +232,27 @@ def test_sigterm_on_release_still_answers_every_call(idle_bus):
     # Under systemd the unit is Type=dbus: releasing the name makes systemd
     # stop the service with SIGTERM right away. The calls that reached the
     # instance before must still be answered, and it exits 0.
-    ab, conn = idle_bus
+    ab, clients = idle_bus
     manager = ServiceManagerStandIn(ab)
     manager.start()
     assert manager.ready.wait(5)
     try:
-        served_by = spaced_calls(ab, conn, 40, seed=3)
+        served_by = spaced_calls(ab, clients, 40, seed=3)
     finally:
         manager.stop()
     assert manager.signalled, 'no instance released the name'
     assert_all_exited_cleanly(ab, served_by)
 
 
+# The caller of a change that waits for its reply is on the bus, and would
+# hold the service as a watcher: without the periodic refresh nobody is a
+# watcher, and only the change can hold it.
 @pytest.mark.parametrize('no_reply', [False, True], ids=['reply', 'no-reply'])
+@pytest.mark.service_args('--refresh-interval=0')
 @pytest.mark.valgrind
 def test_a_pending_change_blocks_idle_exit(idle_bus, no_reply):
-    ab, conn = idle_bus
+    ab, clients = idle_bus
+    conn = clients.new()
     # hang first: a round trip to the mock between the read and the change
     # could outlast the idle timeout on a loaded machine or a slow build
     ab.polkit.hang()
