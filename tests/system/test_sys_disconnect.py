@@ -36,11 +36,19 @@ def test_early_disconnect(system, rng, polkit_monitor):
     # most calls must have reached polkit, or the race was not exercised
     checked = len(polkit_monitor.calls)
 
-    # The service still answers the denied user, correctly, and in time:
-    # every check the vanished callers started has ended by now.
-    result = system.user_call(DENIED_USER, KB_2M, "SetMinimum", target)
+    # The service still answers the denied user, correctly. Checks of
+    # vanished callers may still be queued in polkitd (the service keeps at
+    # most 64 in flight and says Busy beyond, by design): they drain, and
+    # then the answer is the right one, each call in time.
+    deadline = time.monotonic() + 60
+    while True:
+        result = system.user_call(DENIED_USER, KB_2M, "SetMinimum", target)
+        assert result["seconds"] < 10, result
+        if result.get("error") != ERROR_PREFIX + "Busy" or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    drained = time.monotonic() - started - flood_seconds
     assert result.get("error") == ERROR_PREFIX + "NotAuthorized", result
-    assert result["seconds"] < 10, result
 
     # nothing was applied, now or a moment later
     deadline = time.monotonic() + 2
@@ -59,6 +67,7 @@ def test_early_disconnect(system, rng, polkit_monitor):
     assert " set the " not in log, "a change was applied"
     vanished = log.count("NameHasNoOwner")
     print("%d early disconnects in %.1f s: %d reached polkitd, %d were gone before polkitd "
-          "or the service looked them up" % (ITERATIONS, flood_seconds, checked, vanished))
+          "or the service looked them up; answering again %.1f s later"
+          % (ITERATIONS, flood_seconds, checked, vanished, drained))
     assert checked >= ITERATIONS // 2
     assert system.name_owner(BUS_NAME)
