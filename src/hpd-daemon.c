@@ -42,6 +42,7 @@ struct _HpdDaemon
   HpdIdle *idle;
   double idle_timeout;
   gulong closed_id;
+  HpdTraffic *traffic;
   HpdMemory *memory;
   guint refresh_interval_ms;
   HpdWatchers *watchers;
@@ -73,6 +74,7 @@ hpd_daemon_dispose (GObject *object)
 
   g_clear_pointer (&self->memory, hpd_memory_free);
   g_clear_pointer (&self->watchers, hpd_watchers_free);
+  g_clear_object (&self->traffic);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
   if (self->bus_name != NULL)
     g_signal_handlers_disconnect_by_data (self->bus_name, self);
@@ -290,19 +292,19 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
       return;
     }
 
-  self->memory = hpd_memory_watch (connection);
-  /* like the idle exit's, before the name is ours */
+  /* watching the calls starts before the name is ours: the ones the bus
+   * queued while it started us come right behind the RequestName reply */
+  self->traffic = hpd_traffic_watch (connection);
+  self->memory = hpd_memory_watch (self->traffic);
   if (self->refresh_interval_ms > 0)
-    self->watchers = hpd_watchers_new (connection, watched_changed, self);
+    self->watchers = hpd_watchers_new (connection, self->traffic, watched_changed, self);
 
   /* the kernel tells about mount changes; our own and everybody else's */
   self->mount_monitor = g_unix_mount_monitor_get ();
   g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
                             G_CALLBACK (hpd_daemon_refresh_mounts), self);
 
-  /* watching the calls starts before the name is ours: the ones the bus
-   * queued while it started us come right behind the RequestName reply */
-  hpd_idle_watch (self->idle, connection, self->idle_timeout);
+  hpd_idle_watch (self->idle, self->traffic, connection, self->idle_timeout);
   g_signal_connect (self->idle, "exit", G_CALLBACK (idle_exit), self);
 
   self->bus_name = hpd_bus_name_own (connection, HP_BUS_NAME, replace);

@@ -47,7 +47,9 @@ hpd_idle_dispose (GObject *object)
   HpdIdle *self = HPD_IDLE (object);
 
   g_clear_handle_id (&self->timer_id, g_source_remove);
-  g_clear_pointer (&self->traffic, hpd_traffic_free);
+  if (self->traffic != NULL)
+    g_signal_handlers_disconnect_by_data (self->traffic, self);
+  g_clear_object (&self->traffic);
   g_clear_object (&self->name);
   g_clear_object (&self->connection);
   G_OBJECT_CLASS (hpd_idle_parent_class)->dispose (object);
@@ -75,11 +77,10 @@ hpd_idle_new (void)
   return g_object_new (HPD_TYPE_IDLE, NULL);
 }
 
-static gboolean
-quiet (gpointer user_data)
+static void
+quiet (HpdTraffic *traffic, gpointer user_data)
 {
   check (user_data);
-  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
@@ -208,7 +209,8 @@ check (HpdIdle *self)
 }
 
 void
-hpd_idle_watch (HpdIdle *self, GDBusConnection *connection, double timeout_s)
+hpd_idle_watch (HpdIdle *self, HpdTraffic *traffic, GDBusConnection *connection,
+                double timeout_s)
 {
   g_return_if_fail (self->connection == NULL);
 
@@ -216,7 +218,8 @@ hpd_idle_watch (HpdIdle *self, GDBusConnection *connection, double timeout_s)
     return;
   self->connection = g_object_ref (connection);
   self->timeout_us = (gint64) (timeout_s * G_USEC_PER_SEC);
-  self->traffic = hpd_traffic_watch (connection, quiet, self);
+  self->traffic = g_object_ref (traffic);
+  g_signal_connect (traffic, "quiet", G_CALLBACK (quiet), self);
 }
 
 void

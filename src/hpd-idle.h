@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "hpd-bus-name.h"
+#include "hpd-traffic.h"
 
 G_BEGIN_DECLS
 
@@ -16,11 +17,12 @@ G_DECLARE_FINAL_TYPE (HpdIdle, hpd_idle, HPD, IDLE, GObject)
 
 HpdIdle *hpd_idle_new (void);
 
-/* Watches the calls on @connection, when @timeout_s (seconds) is above 0;
- * 0 never exits and watches nothing (no filter, no timer). To be called
- * before asking for the name: the calls the bus queued while activating
- * us arrive right behind the RequestName reply. */
-void hpd_idle_watch (HpdIdle *self, GDBusConnection *connection, double timeout_s);
+/* Follows the calls @traffic sees on @connection, when @timeout_s
+ * (seconds) is above 0; 0 never exits (no timer). To be called before
+ * asking for the name: the calls the bus queued while activating us
+ * arrive right behind the RequestName reply. */
+void hpd_idle_watch (HpdIdle *self, HpdTraffic *traffic, GDBusConnection *connection,
+                     double timeout_s);
 
 /* @name is ours: the idle timer runs from now on, and expiry releases
  * @name. */

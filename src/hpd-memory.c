@@ -14,22 +14,11 @@
  * service holds beyond its libraries. */
 #define KEEP_FREE_BYTES (256u << 10)
 
-/* What the filter shares with the main thread. Counted apart from
- * HpdMemory because GDBus may still run the filter after it was removed,
- * until it calls the filter's destroy notify (as in hpd-traffic.c). */
-typedef struct {
-  gatomicrefcount ref;
-  GMutex lock;
-  gint64 last_activity;   /* monotonic µs, under the lock */
-  gint armed;             /* atomic: the check source has a ready time */
-  GSource *check;         /* runs in the watcher's main context */
-} Shared;
-
 struct _HpdMemory
 {
-  GDBusConnection *connection;
-  guint filter_id;
-  Shared *shared;
+  HpdTraffic *traffic;
+  gulong quiet_id;
+  guint check_id;       /* the check waits for its time */
 };
 
 void
@@ -54,23 +43,6 @@ hpd_memory_prefer_malloc (char **argv)
 #endif
 }
 
-static Shared *
-shared_ref (Shared *shared)
-{
-  g_atomic_ref_count_inc (&shared->ref);
-  return shared;
-}
-
-static void
-shared_unref (Shared *shared)
-{
-  if (!g_atomic_ref_count_dec (&shared->ref))
-    return;
-  g_source_unref (shared->check);
-  g_mutex_clear (&shared->lock);
-  g_free (shared);
-}
-
 static void
 trim_if_worth_it (void)
 {
@@ -89,84 +61,58 @@ trim_if_worth_it (void)
              info.fordblks);
 }
 
-/* The source gets a ready time only when it has none; at that time it
- * looks whether calls went on meanwhile and, if so, waits for the rest of
- * the quiet period instead of checking. So a stream of calls costs one
- * wakeup per period, not one per call, and after the check the source has
- * no ready time until the next call: an idle service sleeps. */
+static void arm (HpdMemory *self, gint64 due);
+
+/* The check is armed only when it is not already: at start-up and when
+ * the calls stop. At its time it looks whether calls went on meanwhile
+ * and, if so, waits for the rest of the quiet period instead of checking.
+ * So a stream of calls costs one wakeup per period, not one per call, and
+ * after the check nothing is armed until calls come and stop again: an
+ * idle service sleeps. */
 static gboolean
-check_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+check_due (gpointer user_data)
 {
-  Shared *shared = user_data;
+  HpdMemory *self = user_data;
+  HpdTrafficState now;
   gint64 due;
 
-  /* Disarmed first: a call from here on arms the source again itself. */
-  g_source_set_ready_time (source, -1);
-  g_atomic_int_set (&shared->armed, 0);
-  g_mutex_lock (&shared->lock);
-  due = shared->last_activity + QUIET_BEFORE_CHECK_US;
-  g_mutex_unlock (&shared->lock);
-
-  if (g_get_monotonic_time () < due)
-    {
-      /* calls went on: wait for the rest of the quiet period (unless a
-       * call armed the source meanwhile, for a later time still) */
-      if (g_atomic_int_compare_and_exchange (&shared->armed, 0, 1))
-        g_source_set_ready_time (source, due);
-      return G_SOURCE_CONTINUE;
-    }
-  trim_if_worth_it ();
-  return G_SOURCE_CONTINUE;
+  self->check_id = 0;
+  hpd_traffic_get_state (self->traffic, &now);
+  due = now.last_activity + QUIET_BEFORE_CHECK_US;
+  if (now.unanswered == 0 && g_get_monotonic_time () >= due)
+    trim_if_worth_it ();
+  /* calls going on will be followed by "quiet", which arms it again */
+  else if (now.unanswered == 0)
+    arm (self, due);
+  return G_SOURCE_REMOVE;
 }
 
-/* GLib takes a non-const table; it is never written. */
-static GSourceFuncs check_funcs = { .dispatch = check_dispatch };
-
-static GDBusMessage *
-filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
-        gpointer user_data)
+static void
+arm (HpdMemory *self, gint64 due)
 {
-  Shared *shared = user_data;
-  GDBusMessageType type = g_dbus_message_get_message_type (message);
-  gint64 now;
+  gint64 wait_us = MAX (due - g_get_monotonic_time (), 0);
 
-  if (!(incoming && type == G_DBUS_MESSAGE_TYPE_METHOD_CALL) &&
-      !(!incoming && (type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN ||
-                      type == G_DBUS_MESSAGE_TYPE_ERROR)))
-    return message;
+  if (self->check_id != 0)
+    return;
+  self->check_id = g_timeout_add_full (G_PRIORITY_LOW, (guint) ((wait_us + 999) / 1000),
+                                       check_due, self, NULL);
+}
 
-  now = g_get_monotonic_time ();
-  g_mutex_lock (&shared->lock);
-  shared->last_activity = now;
-  g_mutex_unlock (&shared->lock);
-  /* g_source_set_ready_time() may be called from any thread */
-  if (g_atomic_int_compare_and_exchange (&shared->armed, 0, 1))
-    g_source_set_ready_time (shared->check, now + QUIET_BEFORE_CHECK_US);
-  return message;
+static void
+calls_stopped (HpdTraffic *traffic, gpointer user_data)
+{
+  arm (user_data, g_get_monotonic_time () + QUIET_BEFORE_CHECK_US);
 }
 
 HpdMemory *
-hpd_memory_watch (GDBusConnection *connection)
+hpd_memory_watch (HpdTraffic *traffic)
 {
   HpdMemory *self = g_new0 (HpdMemory, 1);
-  Shared *shared = g_new0 (Shared, 1);
 
-  g_atomic_ref_count_init (&shared->ref);
-  g_mutex_init (&shared->lock);
-  shared->check = g_source_new (&check_funcs, sizeof (GSource));
-  g_source_set_static_name (shared->check, "[hugepagesd] memory check after calls");
-  g_source_set_callback (shared->check, NULL, shared, NULL);
-  g_source_set_priority (shared->check, G_PRIORITY_LOW);
-  g_source_attach (shared->check, g_main_context_get_thread_default ());
+  self->traffic = g_object_ref (traffic);
+  self->quiet_id = g_signal_connect (traffic, "quiet", G_CALLBACK (calls_stopped), self);
   /* once after start-up too: probing and the first reads leave freed memory */
-  shared->last_activity = g_get_monotonic_time ();
-  shared->armed = 1;
-  g_source_set_ready_time (shared->check, shared->last_activity + QUIET_BEFORE_CHECK_US);
-
-  self->connection = g_object_ref (connection);
-  self->shared = shared;
-  self->filter_id = g_dbus_connection_add_filter (connection, filter, shared_ref (shared),
-                                                  (GDestroyNotify) shared_unref);
+  arm (self, g_get_monotonic_time () + QUIET_BEFORE_CHECK_US);
   return self;
 }
 
@@ -175,10 +121,8 @@ hpd_memory_free (HpdMemory *self)
 {
   if (self == NULL)
     return;
-  g_dbus_connection_remove_filter (self->connection, self->filter_id);
-  /* a filter still running can only make the destroyed source ready */
-  g_source_destroy (self->shared->check);
-  shared_unref (self->shared);
-  g_object_unref (self->connection);
+  g_clear_handle_id (&self->check_id, g_source_remove);
+  g_signal_handler_disconnect (self->traffic, self->quiet_id);
+  g_object_unref (self->traffic);
   g_free (self);
 }

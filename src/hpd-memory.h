@@ -8,6 +8,8 @@
 
 #include <gio/gio.h>
 
+#include "hpd-traffic.h"
+
 G_BEGIN_DECLS
 
 /* Before GLib 2.76 GVariants come from GSlice, which never gives memory
@@ -18,12 +20,12 @@ void hpd_memory_prefer_malloc (char **argv);
 
 typedef struct _HpdMemory HpdMemory;
 
-/* Once the calls on @connection have stopped for a moment (no call in and
+/* Once the calls @traffic sees have stopped for a moment (no call in and
  * no reply out for a couple of seconds), and once that long after start-up,
- * checks from the calling thread's main context how much freed memory
+ * checks from the main context how much freed memory
  * malloc holds, and returns it to the kernel unless it is very little.
  * Driven by the calls only: an idle service is never woken. */
-HpdMemory *hpd_memory_watch (GDBusConnection *connection);
+HpdMemory *hpd_memory_watch (HpdTraffic *traffic);
 /* Stops watching; no check runs after this. */
 void hpd_memory_free (HpdMemory *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdMemory, hpd_memory_free)

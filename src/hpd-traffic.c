@@ -11,15 +11,27 @@ typedef struct {
   GHashTable *unanswered;   /* "sender serial" of each call awaiting its reply */
   guint64 received;
   gint64 last_activity;
-  GSource *wakeup;          /* runs @quiet in the watcher's main context */
+  char *own_name;           /* our unique name: never a caller */
+  gboolean track_callers;
+  GHashTable *callers;      /* names reported and not forgotten */
+  GPtrArray *arrived;       /* names the main thread has not been told of */
+  gboolean quiet;           /* all answered since the main thread last looked */
+  GSource *wakeup;          /* tells the main thread, in its context */
 } Shared;
 
 struct _HpdTraffic
 {
+  GObject parent_instance;
+
   GDBusConnection *connection;
   guint filter_id;
   Shared *shared;
 };
+
+enum { SIGNAL_QUIET, SIGNAL_CALLER, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_TYPE (HpdTraffic, hpd_traffic, G_TYPE_OBJECT)
 
 static Shared *
 shared_ref (Shared *shared)
@@ -34,14 +46,17 @@ shared_unref (Shared *shared)
   if (!g_atomic_ref_count_dec (&shared->ref))
     return;
   g_source_unref (shared->wakeup);
+  g_ptr_array_unref (shared->arrived);
+  g_hash_table_unref (shared->callers);
   g_hash_table_unref (shared->unanswered);
+  g_free (shared->own_name);
   g_mutex_clear (&shared->lock);
   g_free (shared);
 }
 
 /* The filter makes the wakeup source ready from the worker thread, which
- * g_source_set_ready_time() allows; it dispatches once however many
- * replies went out meanwhile. */
+ * g_source_set_ready_time() allows; it dispatches once however much
+ * happened meanwhile. */
 static gboolean
 wakeup_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
 {
@@ -60,13 +75,30 @@ call_key (const char *peer, guint32 serial)
   return g_strdup_printf ("%s %u", peer, serial);
 }
 
+/* Under the lock. TRUE when the main thread must be told. */
+static gboolean
+note_caller (Shared *shared, GDBusMessage *call)
+{
+  const char *sender = g_dbus_message_get_sender (call);
+
+  /* no sender: a peer-to-peer connection, which has no bus to leave */
+  if (!shared->track_callers || sender == NULL || sender[0] != ':' ||
+      g_strcmp0 (sender, shared->own_name) == 0 ||
+      g_strcmp0 (g_dbus_message_get_interface (call), "org.freedesktop.DBus.Peer") == 0 ||
+      g_hash_table_contains (shared->callers, sender))
+    return FALSE;
+  g_hash_table_add (shared->callers, g_strdup (sender));
+  g_ptr_array_add (shared->arrived, g_strdup (sender));
+  return TRUE;
+}
+
 static GDBusMessage *
 filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
         gpointer user_data)
 {
   Shared *shared = user_data;
   GDBusMessageType type = g_dbus_message_get_message_type (message);
-  gboolean quiet = FALSE;
+  gboolean tell = FALSE;
 
   /* On a message bus every method call we receive is addressed to us: the
    * bus routes calls by our unique name or by a name we own. */
@@ -83,6 +115,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
         g_hash_table_add (shared->unanswered,
                           call_key (g_dbus_message_get_sender (message),
                                     g_dbus_message_get_serial (message)));
+      tell = note_caller (shared, message);
     }
   else if (!incoming && (type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN ||
                          type == G_DBUS_MESSAGE_TYPE_ERROR))
@@ -96,28 +129,88 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
       if (g_hash_table_remove (shared->unanswered, key))
         {
           shared->last_activity = g_get_monotonic_time ();
-          quiet = g_hash_table_size (shared->unanswered) == 0;
+          if (g_hash_table_size (shared->unanswered) == 0)
+            tell = shared->quiet = TRUE;
         }
     }
 
-  if (quiet)
+  /* for a call: before it is dispatched, so its handler runs with the
+   * caller already known */
+  if (tell)
     g_source_set_ready_time (shared->wakeup, 0);
   return message;
 }
 
-HpdTraffic *
-hpd_traffic_watch (GDBusConnection *connection, GSourceFunc quiet, gpointer user_data)
+static gboolean
+tell_main_thread (gpointer user_data)
 {
-  HpdTraffic *self = g_new0 (HpdTraffic, 1);
+  HpdTraffic *self = user_data;
+  g_autoptr(GPtrArray) arrived = NULL;
+  gboolean quiet;
+
+  g_mutex_lock (&self->shared->lock);
+  arrived = g_steal_pointer (&self->shared->arrived);
+  self->shared->arrived = g_ptr_array_new_with_free_func (g_free);
+  quiet = self->shared->quiet;
+  self->shared->quiet = FALSE;
+  g_mutex_unlock (&self->shared->lock);
+
+  for (guint i = 0; i < arrived->len; i++)
+    g_signal_emit (self, signals[SIGNAL_CALLER], 0, g_ptr_array_index (arrived, i));
+  if (quiet)
+    g_signal_emit (self, signals[SIGNAL_QUIET], 0);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+hpd_traffic_dispose (GObject *object)
+{
+  HpdTraffic *self = HPD_TRAFFIC (object);
+
+  if (self->shared != NULL)
+    {
+      g_dbus_connection_remove_filter (self->connection, self->filter_id);
+      /* A filter still running can only make the destroyed source ready,
+       * which dispatches nothing. */
+      g_source_destroy (self->shared->wakeup);
+      g_clear_pointer (&self->shared, shared_unref);
+    }
+  g_clear_object (&self->connection);
+  G_OBJECT_CLASS (hpd_traffic_parent_class)->dispose (object);
+}
+
+static void
+hpd_traffic_class_init (HpdTrafficClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = hpd_traffic_dispose;
+
+  signals[SIGNAL_QUIET] = g_signal_new ("quiet", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_CALLER] = g_signal_new ("caller", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                         0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+hpd_traffic_init (HpdTraffic *self)
+{
+}
+
+HpdTraffic *
+hpd_traffic_watch (GDBusConnection *connection)
+{
+  HpdTraffic *self = g_object_new (HPD_TYPE_TRAFFIC, NULL);
   Shared *shared = g_new0 (Shared, 1);
 
   g_atomic_ref_count_init (&shared->ref);
   g_mutex_init (&shared->lock);
   shared->unanswered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   shared->last_activity = g_get_monotonic_time ();
+  shared->own_name = g_strdup (g_dbus_connection_get_unique_name (connection));
+  shared->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  shared->arrived = g_ptr_array_new_with_free_func (g_free);
   shared->wakeup = g_source_new (&wakeup_funcs, sizeof (GSource));
-  g_source_set_static_name (shared->wakeup, "[hugepagesd] calls answered");
-  g_source_set_callback (shared->wakeup, quiet, user_data, NULL);
+  g_source_set_static_name (shared->wakeup, "[hugepagesd] calls");
+  g_source_set_callback (shared->wakeup, tell_main_thread, self, NULL);
   g_source_attach (shared->wakeup, g_main_context_get_thread_default ());
 
   self->connection = g_object_ref (connection);
@@ -125,20 +218,6 @@ hpd_traffic_watch (GDBusConnection *connection, GSourceFunc quiet, gpointer user
   self->filter_id = g_dbus_connection_add_filter (connection, filter, shared_ref (shared),
                                                   (GDestroyNotify) shared_unref);
   return self;
-}
-
-void
-hpd_traffic_free (HpdTraffic *self)
-{
-  if (self == NULL)
-    return;
-  g_dbus_connection_remove_filter (self->connection, self->filter_id);
-  /* A filter still running can only make the destroyed source ready,
-   * which dispatches nothing. */
-  g_source_destroy (self->shared->wakeup);
-  shared_unref (self->shared);
-  g_object_unref (self->connection);
-  g_free (self);
 }
 
 void
@@ -157,4 +236,20 @@ hpd_traffic_touch (HpdTraffic *self)
   G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
 
   self->shared->last_activity = g_get_monotonic_time ();
+}
+
+void
+hpd_traffic_track_callers (HpdTraffic *self)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+
+  self->shared->track_callers = TRUE;
+}
+
+void
+hpd_traffic_forget_caller (HpdTraffic *self, const char *name)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+
+  g_hash_table_remove (self->shared->callers, name);
 }

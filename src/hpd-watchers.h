@@ -6,13 +6,11 @@
  * asks whether we are alive) is a watcher until it leaves the bus. The
  * bus itself and the service's own connection never are.
  *
- * A GDBusConnection filter sees the callers in GDBus's worker thread; their
- * names are handed to the main context through a GSource that is made ready
- * only for a name not seen before, so a known watcher's calls cost a hash
- * lookup and no wakeup. Each watcher's departure is watched with
- * g_bus_watch_name_on_connection() (one NameOwnerChanged match rule with
- * arg0 = its name, and one GetNameOwner for a caller that left before the
- * rule was in place).
+ * The callers come from the connection's traffic (hpd-traffic.h), which
+ * reports each name once until it is forgotten here. Each watcher's
+ * departure is watched with g_bus_watch_name_on_connection() (one
+ * NameOwnerChanged match rule with arg0 = its name, and one GetNameOwner
+ * for a caller that left before the rule was in place).
  *
  * At most HPD_WATCHERS_MAX callers are tracked at a time (each costs a
  * match rule on the bus, which limits them per connection): a caller
@@ -23,18 +21,20 @@
 
 #include <gio/gio.h>
 
+#include "hpd-traffic.h"
+
 G_BEGIN_DECLS
 
 #define HPD_WATCHERS_MAX 128
 
 typedef struct _HpdWatchers HpdWatchers;
 
-/* @changed runs in the calling thread's main context whenever the number of
+/* @changed runs in the main context of @traffic whenever the number of
  * watchers goes from 0 to 1 (@watched TRUE) or from 1 to 0 (FALSE). */
 typedef void (*HpdWatchersChanged) (gboolean watched, gpointer user_data);
 
-HpdWatchers *hpd_watchers_new (GDBusConnection *connection, HpdWatchersChanged changed,
-                               gpointer user_data);
+HpdWatchers *hpd_watchers_new (GDBusConnection *connection, HpdTraffic *traffic,
+                               HpdWatchersChanged changed, gpointer user_data);
 /* Stops tracking; @changed is not called any more. */
 void hpd_watchers_free (HpdWatchers *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdWatchers, hpd_watchers_free)
