@@ -4,6 +4,7 @@ connection a test opens (root, a second client, a client on another bus)."""
 
 import json
 import os
+import subprocess
 import xml.etree.ElementTree as ET
 
 import gi
@@ -78,6 +79,13 @@ class BusError(Exception):
         super().__init__(f'{name}: {message}')
         self.name = name
         self.message = message
+
+
+def daemon_refuses(hugepagesd, kernel_root, option, value):
+    """Whether hugepagesd refuses --OPTION=VALUE at start, naming the option."""
+    proc = subprocess.run([hugepagesd, '--kernel-root', kernel_root, f'--{option}={value}'],
+                          capture_output=True, text=True, timeout=10)
+    return proc.returncode != 0 and option in proc.stderr
 
 
 def page_size_path(size_kb):
