@@ -35,10 +35,26 @@ or_none (const char *text)
 }
 
 static int
-show_boot (HpctlContext *ctx)
+show_boot (HpctlContext *ctx, gboolean json)
 {
   HpDBusManager *m = ctx->manager;
   gboolean reboot = hp_dbus_manager_get_reboot_required (m);
+
+  if (json)
+    {
+      g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+      const char *parameters = hp_dbus_manager_get_boot_parameters (m);
+      const char *command_line = hp_dbus_manager_get_kernel_command_line (m);
+
+      /* "" where the text says none */
+      hpctl_json_add_string (builder, "boot_parameters", parameters != NULL ? parameters : "");
+      hpctl_json_add_string (builder, "kernel_command_line",
+                             command_line != NULL ? command_line : "");
+      hpctl_json_add_bool (builder, "reboot_required", reboot);
+      hpctl_json_print (builder);
+      return HPCTL_EXIT_OK;
+    }
 
   g_print ("Boot parameters:      %s\n", or_none (hp_dbus_manager_get_boot_parameters (m)));
   g_print ("Kernel command line:  %s\n", or_none (hp_dbus_manager_get_kernel_command_line (m)));
@@ -89,12 +105,13 @@ write_boot (HpctlContext *ctx, gboolean dry_run)
 int
 hpctl_boot (HpctlContext *ctx, GStrv args)
 {
-  gboolean write = FALSE, dry_run = FALSE;
+  gboolean write = FALSE, dry_run = FALSE, json = FALSE;
   const GOptionEntry entries[] = {
     { "write", 0, 0, G_OPTION_ARG_NONE, &write,
       "Write the boot parameters for the boot loader", NULL },
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
       "With --write: only show what would be written; needs no authorization", NULL },
+    HPCTL_JSON_ENTRY (json),
     { NULL }
   };
   g_autoptr(GOptionContext) options = g_option_context_new ("boot");
@@ -110,8 +127,10 @@ hpctl_boot (HpctlContext *ctx, GStrv args)
     return hpctl_usage_error ("%s takes no arguments, but got '%s'", args[0], args[1]);
   if (dry_run && !write)
     return hpctl_usage_error ("--dry-run only applies to --write");
+  if (json && write)
+    return hpctl_usage_error ("--json only applies to showing the boot parameters, not to --write");
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
 
-  return write ? write_boot (ctx, dry_run) : show_boot (ctx);
+  return write ? write_boot (ctx, dry_run) : show_boot (ctx, json);
 }

@@ -13,9 +13,11 @@
 #define READ_TIMEOUT_MS 25000
 
 static gboolean
-cannot_reach (const char *reason)
+cannot_reach (HpctlContext *ctx, const char *reason)
 {
-  g_printerr ("%s: cannot reach hugepagesd on the system bus: %s\n", g_get_prgname (), reason);
+  g_autofree char *bus = hpctl_describe_bus (ctx);
+
+  g_printerr ("%s: cannot reach hugepagesd on %s: %s\n", g_get_prgname (), bus, reason);
   return FALSE;
 }
 
@@ -79,25 +81,25 @@ hpctl_connect (HpctlContext *ctx)
 
   g_return_val_if_fail (ctx->bus == NULL, FALSE);
 
-  ctx->bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  ctx->bus = hpctl_open_bus (ctx, &error);
   if (ctx->bus == NULL)
-    return cannot_reach (error->message);
+    return cannot_reach (ctx, error->message);
 
   properties = call_manager_path (ctx, HP_BUS_NAME, "org.freedesktop.DBus.Properties", "GetAll",
                                   g_variant_new ("(s)", HP_MANAGER_INTERFACE), &ctx->owner, &error);
   if (properties == NULL || ctx->owner == NULL)
     {
       if (error == NULL)
-        return cannot_reach ("the reply had no sender");
+        return cannot_reach (ctx, "the reply had no sender");
       g_dbus_error_strip_remote_error (error);
-      return cannot_reach (error->message);
+      return cannot_reach (ctx, error->message);
     }
   ctx->objects = call_manager_path (ctx, ctx->owner, "org.freedesktop.DBus.ObjectManager",
                                     "GetManagedObjects", NULL, NULL, &error);
   if (ctx->objects == NULL)
     {
       g_dbus_error_strip_remote_error (error);
-      return cannot_reach (error->message);
+      return cannot_reach (ctx, error->message);
     }
 
   ctx->manager = hp_dbus_manager_proxy_new_sync (ctx->bus,
@@ -108,14 +110,14 @@ hpctl_connect (HpctlContext *ctx)
   if (ctx->manager == NULL)
     {
       g_dbus_error_strip_remote_error (error);
-      return cannot_reach (error->message);
+      return cannot_reach (ctx, error->message);
     }
   g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (ctx->manager), READ_TIMEOUT_MS);
   seed_properties (G_DBUS_PROXY (ctx->manager), properties);
 
   version = hp_dbus_manager_dup_version (ctx->manager);
   if (version == NULL)
-    return cannot_reach ("it did not return its properties");
+    return cannot_reach (ctx, "it did not return its properties");
   return TRUE;
 }
 
@@ -276,7 +278,10 @@ hpctl_get_page_sizes (HpctlContext *ctx, GError **error)
 GDBusCallFlags
 hpctl_prepare_interactive (HpctlContext *ctx)
 {
-  if (!ctx->ask_password)
+  /* Over SSH no agent of ours can answer the remote polkit (it asks an
+   * agent of the bridge's session there, which has none): the remote
+   * decides without asking, at once. See hpctl_remote_explain_denial (). */
+  if (!ctx->ask_password || ctx->host != NULL)
     return G_DBUS_CALL_FLAGS_NONE;
 
   if (ctx->agent == NULL && isatty (STDIN_FILENO))

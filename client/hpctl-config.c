@@ -19,13 +19,58 @@ drift_by_key (GVariant *drift)
   return table;
 }
 
+/* The three properties as they are: settings in the service's order, drift
+ * by key, errors as lines. */
+static void
+print_json (GVariant *state, GVariant *drift, const char *const *errors)
+{
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+  GVariantIter iter;
+  const char *key, *value, *origin, *configured, *actual, *message;
+
+  json_builder_set_member_name (builder, "settings");
+  json_builder_begin_array (builder);
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+    {
+      json_builder_begin_object (builder);
+      hpctl_json_add_string (builder, "key", key);
+      hpctl_json_add_string (builder, "value", value);
+      hpctl_json_add_string (builder, "origin", origin);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "drift");
+  json_builder_begin_array (builder);
+  g_variant_iter_init (&iter, drift);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
+    {
+      json_builder_begin_object (builder);
+      hpctl_json_add_string (builder, "key", key);
+      hpctl_json_add_string (builder, "configured", configured);
+      hpctl_json_add_string (builder, "actual", actual);
+      hpctl_json_add_string (builder, "message", message);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "errors");
+  json_builder_begin_array (builder);
+  for (gsize i = 0; errors[i] != NULL; i++)
+    json_builder_add_string_value (builder, errors[i]);
+  json_builder_end_array (builder);
+  hpctl_json_print (builder);
+}
+
 int
 hpctl_config (HpctlContext *ctx, GStrv args)
 {
-  gboolean check = FALSE;
+  gboolean check = FALSE, json = FALSE;
   const GOptionEntry entries[] = {
     { "check", 0, 0, G_OPTION_ARG_NONE, &check,
       "Exit with 3 if the kernel differs from the configuration, 1 on a bad line", NULL },
+    HPCTL_JSON_ENTRY (json),
     { NULL }
   };
   g_autoptr(GOptionContext) options = g_option_context_new ("config");
@@ -44,7 +89,7 @@ hpctl_config (HpctlContext *ctx, GStrv args)
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
   if (args[1] != NULL)
-    return hpctl_usage_error ("usage: hugepagesctl config [--check]");
+    return hpctl_usage_error ("usage: hugepagesctl config [--check] [--json]");
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
 
@@ -58,14 +103,17 @@ hpctl_config (HpctlContext *ctx, GStrv args)
     }
   drifted = drift_by_key (drift);
 
+  if (json)
+    print_json (state, drift, errors);
+
   g_variant_iter_init (&iter, state);
-  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+  while (!json && g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
     width = MAX (width, (int) (strlen (key) + 1 + strlen (value)));
 
-  if (g_variant_n_children (state) == 0)
+  if (!json && g_variant_n_children (state) == 0)
     g_print ("Nothing is configured.\n");
   g_variant_iter_init (&iter, state);
-  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+  while (!json && g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
     {
       g_autofree char *setting = g_strdup_printf ("%s %s", key, value);
       const char *message = g_hash_table_lookup (drifted, key);
@@ -74,7 +122,7 @@ hpctl_config (HpctlContext *ctx, GStrv args)
       if (message != NULL)
         g_print ("  ! %s\n", message);
     }
-  for (gsize i = 0; errors[i] != NULL; i++)
+  for (gsize i = 0; !json && errors[i] != NULL; i++)
     g_print ("error: %s\n", errors[i]);
 
   if (check && errors[0] != NULL)

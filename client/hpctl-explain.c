@@ -15,7 +15,8 @@
   "  [warning] pool-short-2MB: The 2MB pool has 6 of the 8 pages asked for: ...\n" \
   "      fix: hugepagesctl set-min 2MB 8 --hard\n" \
   "With --json, one pretty-printed JSON object with these fields:\n" \
-  "  {\"entries\": [{\"severity\": \"warning\", \"id\": \"pool-short-2MB\",\n" \
+  "  {\"format_version\": 1,\n" \
+  "   \"entries\": [{\"severity\": \"warning\", \"id\": \"pool-short-2MB\",\n" \
   "                \"message\": \"...\", \"fix\": \"...\"}, ...]}\n" \
   "\"entries\" is in the service's order; \"severity\", \"id\", \"message\" and\n" \
   "\"fix\" are always strings, \"fix\" is \"\" where there is none.\n" \
@@ -46,12 +47,10 @@ print_text (GVariant *entries)
 static void
 print_json (GVariant *entries)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
   GVariantIter iter;
   const char *severity, *id, *message, *fix;
 
-  json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "entries");
   json_builder_begin_array (builder);
   g_variant_iter_init (&iter, entries);
@@ -69,10 +68,7 @@ print_json (GVariant *entries)
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  hpctl_print_json (root);
+  hpctl_json_print (builder);
 }
 
 int
@@ -80,8 +76,7 @@ hpctl_explain (HpctlContext *ctx, GStrv args)
 {
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
-      "Print the findings as JSON (fields below)", NULL },
+    HPCTL_JSON_ENTRY (json),
     { NULL }
   };
   g_autoptr(GOptionContext) options = g_option_context_new ("explain");

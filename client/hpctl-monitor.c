@@ -1,7 +1,7 @@
 /* monitor: one line per change hugepagesd announces (PropertiesChanged,
  * objects added and removed, its own signals), with the time, until
- * Ctrl-C. When the service leaves the bus (idle exit, restart) it says so
- * and waits for it to come back. */
+ * Ctrl-C; with --json one JSON object per line. When the service leaves the
+ * bus (idle exit, restart) it says so and waits for it to come back. */
 #include "config.h"
 
 #include <stdio.h>
@@ -17,6 +17,8 @@
 typedef struct {
   GDBusConnection *bus;
   GMainLoop *loop;
+  gboolean json;
+  int status;               /* the exit status once the loop ends */
   char *owner;              /* unique name of the service, NULL when gone */
   guint subscription;       /* its signals */
   GHashTable *values;       /* "path\ninterface\nproperty" -> GVariant */
@@ -40,6 +42,46 @@ say (const char *format, ...)
   g_print ("%s %s\n", stamp, text);
   /* a line as it happens, also into a pipe or a file */
   fflush (stdout);
+}
+
+static const char *label_of (Monitor *m, const char *path);
+
+/* An event for --json: time, event and, for one object, its label and
+ * path; the caller adds the rest and prints it with print_event (). */
+static JsonBuilder *
+begin_event (Monitor *m, const char *event, const char *path)
+{
+  JsonBuilder *builder = hpctl_json_begin ();
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format_iso8601 (now);
+
+  hpctl_json_add_string (builder, "time", stamp);
+  hpctl_json_add_string (builder, "event", event);
+  if (path != NULL)
+    {
+      hpctl_json_add_string (builder, "object", label_of (m, path));
+      hpctl_json_add_string (builder, "path", path);
+    }
+  return builder;
+}
+
+static void
+print_event (JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  hpctl_print_json_line (root);
+}
+
+/* A property's value as the service sent it: dictionary keys are left as
+ * they are, since some are data (the THP setting names), not field names. */
+static void
+add_raw_value (JsonBuilder *builder, const char *name, GVariant *value)
+{
+  json_builder_set_member_name (builder, name);
+  json_builder_add_value (builder, json_gvariant_serialize (value));
 }
 
 static const char *
@@ -176,7 +218,18 @@ properties_changed (Monitor *m, const char *path, GVariant *parameters)
           g_variant_unref (value);
           continue;
         }
-      if (old_text != NULL)
+      if (m->json)
+        {
+          g_autoptr(JsonBuilder) event = begin_event (m, "property_changed", path);
+
+          hpctl_json_add_string (event, "interface", iface);
+          hpctl_json_add_string (event, "property", name);
+          add_raw_value (event, "value", value);
+          if (old != NULL)
+            add_raw_value (event, "old_value", old);
+          print_event (event);
+        }
+      else if (old_text != NULL)
         say ("%s %s %s → %s", label_of (m, path), name, old_text, new_text);
       else
         say ("%s %s %s", label_of (m, path), name, new_text);
@@ -187,7 +240,16 @@ properties_changed (Monitor *m, const char *path, GVariant *parameters)
       g_autofree char *key = value_key (path, iface, invalidated[i]);
 
       g_hash_table_remove (m->values, key);
-      say ("%s %s changed", label_of (m, path), invalidated[i]);
+      if (m->json)
+        {
+          g_autoptr(JsonBuilder) event = begin_event (m, "property_invalidated", path);
+
+          hpctl_json_add_string (event, "interface", iface);
+          hpctl_json_add_string (event, "property", invalidated[i]);
+          print_event (event);
+        }
+      else
+        say ("%s %s changed", label_of (m, path), invalidated[i]);
     }
 }
 
@@ -215,7 +277,13 @@ on_signal (GDBusConnection *bus, const char *sender, const char *path, const cha
 
       g_variant_get (parameters, "(&o@a{sa{sv}})", &object, &interfaces);
       remember_object (m, object, interfaces);
-      say ("%s added", label_of (m, object));
+      if (m->json)
+        {
+          g_autoptr(JsonBuilder) event = begin_event (m, "object_added", object);
+          print_event (event);
+        }
+      else
+        say ("%s added", label_of (m, object));
     }
   else if (g_str_equal (iface, "org.freedesktop.DBus.ObjectManager") &&
            g_str_equal (member, "InterfacesRemoved") &&
@@ -224,7 +292,22 @@ on_signal (GDBusConnection *bus, const char *sender, const char *path, const cha
       const char *object;
 
       g_variant_get (parameters, "(&o@as)", &object, NULL);
-      say ("%s removed", label_of (m, object));
+      if (m->json)
+        {
+          g_autoptr(JsonBuilder) event = begin_event (m, "object_removed", object);
+          print_event (event);
+        }
+      else
+        say ("%s removed", label_of (m, object));
+    }
+  else if (m->json)
+    {
+      g_autoptr(JsonBuilder) event = begin_event (m, "signal", path);
+
+      hpctl_json_add_string (event, "interface", iface);
+      hpctl_json_add_string (event, "signal", member);
+      add_raw_value (event, "arguments", parameters);
+      print_event (event);
     }
   else
     {
@@ -249,7 +332,16 @@ name_appeared (GDBusConnection *bus, const char *name, const char *owner, gpoint
   m->subscription = g_dbus_connection_signal_subscribe (m->bus, owner, NULL, NULL, NULL, NULL,
                                                         G_DBUS_SIGNAL_FLAGS_NONE, on_signal, m, NULL);
   load_objects (m);
-  say ("hugepagesd %s the bus (%s)", again ? "is back on" : "is on", owner);
+  if (m->json)
+    {
+      g_autoptr(JsonBuilder) event = begin_event (m, "service_on_bus", NULL);
+
+      hpctl_json_add_string (event, "unique_name", owner);
+      hpctl_json_add_bool (event, "again", again);
+      print_event (event);
+    }
+  else
+    say ("hugepagesd %s the bus (%s)", again ? "is back on" : "is on", owner);
 }
 
 static void
@@ -257,14 +349,39 @@ name_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
 {
   Monitor *m = user_data;
 
+  const char *event = NULL;
+
   if (m->owner != NULL)
-    say ("hugepagesd left the bus; waiting for it to come back");
+    event = "service_left_bus";
   else if (g_hash_table_size (m->values) == 0)
+    event = "service_not_on_bus";
+  if (event != NULL && m->json)
+    {
+      g_autoptr(JsonBuilder) builder = begin_event (m, event, NULL);
+      print_event (builder);
+    }
+  else if (m->owner != NULL)
+    say ("hugepagesd left the bus; waiting for it to come back");
+  else if (event != NULL)
     say ("hugepagesd is not on the bus; waiting for it");
   g_clear_pointer (&m->owner, g_free);
   if (m->subscription != 0)
     g_dbus_connection_signal_unsubscribe (m->bus, m->subscription);
   m->subscription = 0;
+}
+
+/* Only a connection of our own (-H) closes without ending the process:
+ * the ssh link broke. */
+static void
+bus_closed (GDBusConnection *bus, gboolean remote_peer_vanished, GError *error,
+            gpointer user_data)
+{
+  Monitor *m = user_data;
+
+  g_printerr ("%s: the connection to the bus was lost%s%s\n", g_get_prgname (),
+              error != NULL ? ": " : "", error != NULL ? error->message : "");
+  m->status = HPCTL_EXIT_ERROR;
+  g_main_loop_quit (m->loop);
 }
 
 static gboolean
@@ -280,7 +397,9 @@ hpctl_monitor (HpctlContext *ctx, GStrv args)
   g_autoptr(GOptionContext) options = g_option_context_new ("monitor");
   g_autoptr(GError) error = NULL;
   Monitor m = { NULL, };
+  const GOptionEntry entries[] = { HPCTL_JSON_ENTRY (m.json), { NULL } };
   guint watch, sigint, sigterm;
+  gulong closed;
 
   g_option_context_set_summary (options,
                                 "Print one line per change hugepagesd announces, with the time:\n"
@@ -288,16 +407,20 @@ hpctl_monitor (HpctlContext *ctx, GStrv args)
                                 "until interrupted (Ctrl-C). While a client that called it is on the\n"
                                 "bus (this one is) the service reads the kernel again every second\n"
                                 "(its --refresh-interval), so changes made by other programs show\n"
-                                "within about that long.");
-  g_option_context_set_description (options, "Exit status: 0 interrupted, 1 error, 2 usage error.");
+                                "within about that long. With --json, one JSON object per line for\n"
+                                "each event (see README.md).");
+  g_option_context_set_description (options, "Exit status: 0 interrupted, 1 error (including a\n"
+                                             "lost connection), 2 usage error.");
+  g_option_context_add_main_entries (options, entries, NULL);
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
   if (args[1] != NULL)
     return hpctl_usage_error ("%s takes no arguments, but got '%s'", args[0], args[1]);
 
-  m.bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  m.bus = hpctl_open_bus (ctx, &error);
   if (m.bus == NULL)
     return hpctl_fail (error);
+  closed = g_signal_connect (m.bus, "closed", G_CALLBACK (bus_closed), &m);
   m.loop = g_main_loop_new (NULL, FALSE);
   m.values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_variant_unref);
   m.labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
@@ -312,6 +435,7 @@ hpctl_monitor (HpctlContext *ctx, GStrv args)
   g_source_remove (sigint);
   g_source_remove (sigterm);
   g_bus_unwatch_name (watch);
+  g_signal_handler_disconnect (m.bus, closed);
   if (m.subscription != 0)
     g_dbus_connection_signal_unsubscribe (m.bus, m.subscription);
   g_free (m.owner);
@@ -319,5 +443,5 @@ hpctl_monitor (HpctlContext *ctx, GStrv args)
   g_hash_table_unref (m.labels);
   g_main_loop_unref (m.loop);
   g_object_unref (m.bus);
-  return HPCTL_EXIT_OK;
+  return m.status;
 }

@@ -154,9 +154,71 @@ print_table (GPtrArray *rows)
     print_row ((const char *const *) g_ptr_array_index (rows, r), widths);
 }
 
+static void
+add_optional_uint (JsonBuilder *builder, const char *name, GVariant *attributes, const char *key)
+{
+  guint64 value;
+
+  if (g_variant_lookup (attributes, key, "t", &value))
+    hpctl_json_add_uint (builder, name, value);
+  else
+    hpctl_json_add_string (builder, name, NULL);
+}
+
+/* The same mounts and fields as the table, with numbers for ids, mode and
+ * page size: names of users and groups are this machine's, which need not
+ * be the service's (-H). */
+static void
+print_mounts_json (GVariant *mounts)
+{
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+  GVariantIter iter;
+  const char *path;
+  GVariant *attributes;
+
+  json_builder_set_member_name (builder, "mounts");
+  json_builder_begin_array (builder);
+  g_variant_iter_init (&iter, mounts);
+  while (g_variant_iter_next (&iter, "(&s@a{sv})", &path, &attributes))
+    {
+      g_autoptr(GVariant) owned = attributes;
+      guint64 page_size = 0;
+      guint32 uid = 0, gid = 0, mode = 0;
+      gboolean managed = FALSE;
+      const char *flags = "";
+
+      g_variant_lookup (attributes, "page-size", "t", &page_size);
+      g_variant_lookup (attributes, "uid", "u", &uid);
+      g_variant_lookup (attributes, "gid", "u", &gid);
+      g_variant_lookup (attributes, "mode", "u", &mode);
+      g_variant_lookup (attributes, "flags", "&s", &flags);
+      g_variant_lookup (attributes, "managed", "b", &managed);
+
+      json_builder_begin_object (builder);
+      hpctl_json_add_string (builder, "path", path);
+      if (page_size > 0)
+        hpctl_json_add_uint (builder, "page_size", page_size);
+      else
+        hpctl_json_add_string (builder, "page_size", NULL);
+      hpctl_json_add_uint (builder, "uid", uid);
+      hpctl_json_add_uint (builder, "gid", gid);
+      hpctl_json_add_uint (builder, "mode", mode);
+      add_optional_uint (builder, "max_size", attributes, "size");
+      add_optional_uint (builder, "min_size", attributes, "min-size");
+      add_optional_uint (builder, "max_inodes", attributes, "nr-inodes");
+      hpctl_json_add_string (builder, "flags", flags);
+      hpctl_json_add_bool (builder, "managed", managed);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  hpctl_json_print (builder);
+}
+
 int
 hpctl_mounts (HpctlContext *ctx, GStrv args)
 {
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = { HPCTL_JSON_ENTRY (json), { NULL } };
   g_autoptr(GOptionContext) options =
     command_options ("mounts",
                      "List every hugetlbfs mount, one a line after a header line:\n"
@@ -171,6 +233,7 @@ hpctl_mounts (HpctlContext *ctx, GStrv args)
   const char *path;
   GVariant *attributes;
 
+  g_option_context_add_main_entries (options, entries, NULL);
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
   if (args[1] != NULL)
@@ -184,6 +247,11 @@ hpctl_mounts (HpctlContext *ctx, GStrv args)
       g_printerr ("%s: hugepagesd did not list its mounts (is it older than this client?)\n",
                   g_get_prgname ());
       return HPCTL_EXIT_ERROR;
+    }
+  if (json)
+    {
+      print_mounts_json (mounts);
+      return HPCTL_EXIT_OK;
     }
 
   g_variant_iter_init (&iter, mounts);

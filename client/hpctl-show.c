@@ -1,4 +1,4 @@
-/* The read-only commands: status, page-sizes, pools. */
+/* The read-only commands: status, page-sizes, pools; as text or --json. */
 #include "config.h"
 
 #include "hp-units.h"
@@ -70,9 +70,31 @@ print_pool_status (HpDBusManagerPageSize *p)
            demote_name);
 }
 
+static void
+print_status_json (HpctlContext *ctx, GPtrArray *page_sizes)
+{
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+  HpDBusManager *m = ctx->manager;
+
+  hpctl_json_add_string (builder, "service_version", hp_dbus_manager_get_version (m));
+  hpctl_json_add_uint (builder, "base_page_size", hp_dbus_manager_get_base_page_size (m));
+  hpctl_json_add_uint (builder, "default_page_size", hp_dbus_manager_get_default_page_size (m));
+  hpctl_json_add_variant (builder, "numa_nodes", hp_dbus_manager_get_numa_nodes (m));
+  hpctl_json_add_uint (builder, "mem_total", hp_dbus_manager_get_mem_total (m));
+  hpctl_json_add_uint (builder, "pool_memory_limit", hp_dbus_manager_get_pool_memory_limit (m));
+  json_builder_set_member_name (builder, "pools");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < page_sizes->len; i++)
+    hpctl_json_add_pool (builder, g_ptr_array_index (page_sizes, i));
+  json_builder_end_array (builder);
+  hpctl_json_print (builder);
+}
+
 int
 hpctl_status (HpctlContext *ctx, GStrv args)
 {
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = { HPCTL_JSON_ENTRY (json), { NULL } };
   g_autoptr(GOptionContext) options = command_options ("status",
                                                        "Show the service, the machine and every pool.");
   g_autoptr(GPtrArray) page_sizes = NULL;
@@ -81,6 +103,7 @@ hpctl_status (HpctlContext *ctx, GStrv args)
   g_autofree char *mem_total = NULL, *limit = NULL;
   guint64 default_bytes;
 
+  g_option_context_add_main_entries (options, entries, NULL);
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
   if (args[1] != NULL)
@@ -91,6 +114,11 @@ hpctl_status (HpctlContext *ctx, GStrv args)
   page_sizes = hpctl_get_page_sizes (ctx, &error);
   if (page_sizes == NULL)
     return hpctl_fail (error);
+  if (json)
+    {
+      print_status_json (ctx, page_sizes);
+      return HPCTL_EXIT_OK;
+    }
 
   default_bytes = hp_dbus_manager_get_default_page_size (ctx->manager);
   base = hp_size_name (hp_dbus_manager_get_base_page_size (ctx->manager));
@@ -114,10 +142,11 @@ hpctl_status (HpctlContext *ctx, GStrv args)
 int
 hpctl_page_sizes (HpctlContext *ctx, GStrv args)
 {
-  gboolean all = FALSE;
+  gboolean all = FALSE, json = FALSE;
   const GOptionEntry entries[] = {
     { "all", 'a', 0, G_OPTION_ARG_NONE, &all,
       "Also list the base page size, first (like pagesize -a)", NULL },
+    HPCTL_JSON_ENTRY (json),
     { NULL }
   };
   g_autoptr(GOptionContext) options =
@@ -137,6 +166,23 @@ hpctl_page_sizes (HpctlContext *ctx, GStrv args)
   page_sizes = hpctl_get_page_sizes (ctx, &error);
   if (page_sizes == NULL)
     return hpctl_fail (error);
+
+  if (json)
+    {
+      g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+      if (all)
+        hpctl_json_add_uint (builder, "base_page_size",
+                             hp_dbus_manager_get_base_page_size (ctx->manager));
+      json_builder_set_member_name (builder, "page_sizes");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < page_sizes->len; i++)
+        json_builder_add_int_value (builder, (gint64) hp_dbus_manager_page_size_get_size (
+                                               g_ptr_array_index (page_sizes, i)));
+      json_builder_end_array (builder);
+      hpctl_json_print (builder);
+      return HPCTL_EXIT_OK;
+    }
 
   if (all)
     g_print ("%" G_GUINT64_FORMAT "\n", hp_dbus_manager_get_base_page_size (ctx->manager));
@@ -190,10 +236,11 @@ compare_node_rows (gconstpointer a, gconstpointer b)
   return x->size < y->size ? -1 : x->size > y->size;
 }
 
-static void
-print_node_pools (GPtrArray *page_sizes)
+/* One row per node and size, by node, then size. */
+static GArray *
+node_rows (GPtrArray *page_sizes)
 {
-  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (NodeRow));
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (NodeRow));
 
   for (guint i = 0; i < page_sizes->len; i++)
     {
@@ -210,6 +257,13 @@ print_node_pools (GPtrArray *page_sizes)
         }
     }
   g_array_sort (rows, compare_node_rows);
+  return rows;
+}
+
+static void
+print_node_pools (GPtrArray *page_sizes)
+{
+  g_autoptr(GArray) rows = node_rows (page_sizes);
 
   g_print ("%4s %10s %8s %8s %8s %8s\n", "Node", "Size", "Total", "Free", "Surplus", "Minimum");
   for (guint i = 0; i < rows->len; i++)
@@ -222,15 +276,70 @@ print_node_pools (GPtrArray *page_sizes)
     }
 }
 
+/* The columns of the table as members: the same rows, the same numbers. */
+static void
+print_pools_json (GPtrArray *page_sizes, gboolean long_format, gboolean nodes)
+{
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+  if (nodes)
+    {
+      g_autoptr(GArray) rows = node_rows (page_sizes);
+
+      json_builder_set_member_name (builder, "nodes");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const NodeRow *row = &g_array_index (rows, NodeRow, i);
+
+          json_builder_begin_object (builder);
+          hpctl_json_add_uint (builder, "node", row->node);
+          hpctl_json_add_uint (builder, "page_size", row->size);
+          hpctl_json_add_uint (builder, "total", row->total);
+          hpctl_json_add_uint (builder, "free", row->free);
+          hpctl_json_add_uint (builder, "surplus", row->surplus);
+          hpctl_json_add_uint (builder, "minimum", row->minimum);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+      hpctl_json_print (builder);
+      return;
+    }
+
+  json_builder_set_member_name (builder, "pools");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < page_sizes->len; i++)
+    {
+      HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
+
+      json_builder_begin_object (builder);
+      hpctl_json_add_uint (builder, "page_size", hp_dbus_manager_page_size_get_size (p));
+      hpctl_json_add_uint (builder, "minimum", hp_dbus_manager_page_size_get_minimum (p));
+      hpctl_json_add_uint (builder, "total", hp_dbus_manager_page_size_get_total (p));
+      hpctl_json_add_uint (builder, "maximum", hp_dbus_manager_page_size_get_maximum (p));
+      hpctl_json_add_bool (builder, "default", hp_dbus_manager_page_size_get_is_default (p));
+      if (long_format)
+        {
+          hpctl_json_add_uint (builder, "free", hp_dbus_manager_page_size_get_free (p));
+          hpctl_json_add_uint (builder, "reserved", hp_dbus_manager_page_size_get_reserved (p));
+          hpctl_json_add_uint (builder, "surplus", hp_dbus_manager_page_size_get_surplus (p));
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  hpctl_json_print (builder);
+}
+
 int
 hpctl_pools (HpctlContext *ctx, GStrv args)
 {
-  gboolean long_format = FALSE, nodes = FALSE;
+  gboolean long_format = FALSE, nodes = FALSE, json = FALSE;
   const GOptionEntry entries[] = {
     { "long", 'l', 0, G_OPTION_ARG_NONE, &long_format,
       "Add the Free, Reserved and Surplus columns", NULL },
     { "nodes", 'n', 0, G_OPTION_ARG_NONE, &nodes,
       "One row per NUMA node and size: Node, Size, Total, Free, Surplus, Minimum", NULL },
+    HPCTL_JSON_ENTRY (json),
     { NULL }
   };
   g_autoptr(GOptionContext) options =
@@ -255,7 +364,9 @@ hpctl_pools (HpctlContext *ctx, GStrv args)
   if (page_sizes == NULL)
     return hpctl_fail (error);
 
-  if (nodes)
+  if (json)
+    print_pools_json (page_sizes, long_format, nodes);
+  else if (nodes)
     print_node_pools (page_sizes);
   else
     print_pools (page_sizes, long_format);

@@ -26,6 +26,7 @@ typedef struct {
   gboolean dry_run;
   gboolean persist;
   gboolean allow_lower;
+  gboolean json;
 } TunableOptions;
 
 static GOptionContext *
@@ -36,6 +37,7 @@ command_options (const char *parameters, const char *summary, const char *descri
   const GOptionEntry entries[] = {
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &o->dry_run, DRY_RUN_HELP, NULL },
     { "persist", 0, 0, G_OPTION_ARG_NONE, &o->persist, HPCTL_PERSIST_HELP, NULL },
+    HPCTL_JSON_ENTRY (o->json),
     { NULL }
   };
   const GOptionEntry recommended_entries[] = {
@@ -60,6 +62,11 @@ check_option_use (const TunableOptions *o, const char *argument, gboolean recomm
   if (argument == NULL && (o->dry_run || o->persist))
     {
       hpctl_usage_error ("--%s only applies to a change", o->dry_run ? "dry-run" : "persist");
+      return FALSE;
+    }
+  if (argument != NULL && o->json)
+    {
+      hpctl_usage_error ("--json only applies to showing the setting, not to a change");
       return FALSE;
     }
   if (o->allow_lower && !recommended)
@@ -144,13 +151,41 @@ shmall_needed (guint64 shmmax, guint64 base)
 }
 
 static int
-show_shm_max (HpctlContext *ctx)
+show_shm_max_json (HpctlContext *ctx)
+{
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+  HpDBusManager *m = ctx->manager;
+  guint64 recommended = hp_dbus_manager_get_recommended_shm_max (m);
+
+  hpctl_json_add_uint (builder, "shmmax", hp_dbus_manager_get_shm_max (m));
+  hpctl_json_add_uint (builder, "shmall", hp_dbus_manager_get_shm_all (m));
+  hpctl_json_add_uint (builder, "base_page_size", hp_dbus_manager_get_base_page_size (m));
+  /* null as the text's "none": no pool is configured */
+  if (recommended == 0)
+    {
+      hpctl_json_add_string (builder, "recommended_shmmax", NULL);
+      hpctl_json_add_string (builder, "recommended_shmall", NULL);
+    }
+  else
+    {
+      hpctl_json_add_uint (builder, "recommended_shmmax", recommended);
+      hpctl_json_add_uint (builder, "recommended_shmall",
+                           hp_dbus_manager_get_recommended_shm_all (m));
+    }
+  hpctl_json_print (builder);
+  return HPCTL_EXIT_OK;
+}
+
+static int
+show_shm_max (HpctlContext *ctx, const TunableOptions *o)
 {
   HpDBusManager *m = ctx->manager;
   guint64 recommended = hp_dbus_manager_get_recommended_shm_max (m);
   g_autofree char *shmmax = hpctl_describe_bytes (hp_dbus_manager_get_shm_max (m));
   g_autofree char *recommended_text = hpctl_describe_bytes (recommended);
 
+  if (o->json)
+    return show_shm_max_json (ctx);
   g_print ("kernel.shmmax:       %s\n", shmmax);
   g_print ("kernel.shmall:       %" G_GUINT64_FORMAT " pages of %" G_GUINT64_FORMAT " bytes\n",
            hp_dbus_manager_get_shm_all (m), hp_dbus_manager_get_base_page_size (m));
@@ -226,7 +261,7 @@ hpctl_shm_max (HpctlContext *ctx, GStrv args)
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
   if (argument == NULL)
-    return show_shm_max (ctx);
+    return show_shm_max (ctx, &o);
 
   old_shmall = hp_dbus_manager_get_shm_all (ctx->manager);
   if (!recommended)
@@ -307,6 +342,15 @@ hpctl_shm_group (HpctlContext *ctx, GStrv args)
 
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
+  if (group == NULL && o.json)
+    {
+      g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+      /* the gid only: a name would be this machine's, not the service's */
+      hpctl_json_add_uint (builder, "shm_group", hp_dbus_manager_get_shm_group (ctx->manager));
+      hpctl_json_print (builder);
+      return HPCTL_EXIT_OK;
+    }
   if (group == NULL)
     {
       shown = describe_group (hp_dbus_manager_get_shm_group (ctx->manager));
@@ -363,6 +407,17 @@ hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args)
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
   recommended_value = hp_dbus_manager_get_recommended_min_free_kbytes (ctx->manager);
+  if (argument == NULL && o.json)
+    {
+      g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+      /* kB as the tunable itself, and its name, say */
+      hpctl_json_add_uint (builder, "min_free_kbytes",
+                           hp_dbus_manager_get_min_free_kbytes (ctx->manager));
+      hpctl_json_add_uint (builder, "recommended_min_free_kbytes", recommended_value);
+      hpctl_json_print (builder);
+      return HPCTL_EXIT_OK;
+    }
   if (argument == NULL)
     {
       g_print ("vm.min_free_kbytes:  %" G_GUINT64_FORMAT " kB\n",
@@ -427,6 +482,16 @@ hpctl_zone_movable (HpctlContext *ctx, GStrv args)
 
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
+  if (argument == NULL && o.json)
+    {
+      g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+      hpctl_json_add_bool (builder, "supported",
+                           hp_dbus_manager_get_zone_movable_supported (ctx->manager));
+      hpctl_json_add_bool (builder, "enabled", hp_dbus_manager_get_zone_movable (ctx->manager));
+      hpctl_json_print (builder);
+      return HPCTL_EXIT_OK;
+    }
   if (argument == NULL)
     {
       g_print ("Supported:     %s\n",
@@ -496,8 +561,48 @@ compare_thp_settings (gconstpointer a, gconstpointer b)
   return strcmp (x_name, y_name);
 }
 
+/* The same settings in the same order as the text; none at all (both
+ * arrays empty) where the text says the kernel has none. */
+static void
+print_thp_json (HpctlContext *ctx, GPtrArray *entries, gboolean none)
+{
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+  json_builder_set_member_name (builder, "settings");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const char *name, *current;
+      g_autofree const char **choices = NULL;
+
+      g_variant_get (g_ptr_array_index (entries, i), "{&s(&s^a&s)}", &name, &current, &choices);
+      json_builder_begin_object (builder);
+      hpctl_json_add_string (builder, "name", name);
+      hpctl_json_add_string (builder, "value", current);
+      json_builder_set_member_name (builder, "choices");
+      json_builder_begin_array (builder);
+      for (gsize c = 0; choices[c] != NULL; c++)
+        json_builder_add_string_value (builder, choices[c]);
+      json_builder_end_array (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "numeric_settings");
+  json_builder_begin_array (builder);
+  for (gsize i = 0; !none && thp_numeric[i] != NULL; i++)
+    {
+      json_builder_begin_object (builder);
+      hpctl_json_add_string (builder, "name", thp_numeric[i]);
+      hpctl_json_add_uint (builder, "value", thp_number (ctx->manager, i));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  hpctl_json_print (builder);
+}
+
 static int
-show_thp (HpctlContext *ctx)
+show_thp (HpctlContext *ctx, const TunableOptions *o)
 {
   GVariant *settings = hp_dbus_manager_get_thp_settings (ctx->manager);
   g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
@@ -520,6 +625,11 @@ show_thp (HpctlContext *ctx)
     }
   g_ptr_array_sort (entries, compare_thp_settings);
 
+  if (o->json)
+    {
+      print_thp_json (ctx, entries, entries->len == 0 && any_number == 0);
+      return HPCTL_EXIT_OK;
+    }
   if (entries->len == 0 && any_number == 0)
     {
       g_print ("This kernel has no transparent huge page settings.\n");
@@ -647,7 +757,7 @@ hpctl_thp (HpctlContext *ctx, GStrv args)
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
   if (args[1] == NULL)
-    return show_thp (ctx);
+    return show_thp (ctx, &o);
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
   for (gsize i = 1; args[i] != NULL; i++)

@@ -27,8 +27,9 @@
   "segments show on kernels since about 6.7) or unknown (unattached: nothing\n" \
   "in /proc tells, and the service never attaches a segment).\n" \
   "\n" \
-  "--json prints the service's reply as one JSON object; its keys are those of\n" \
-  "GetUsage in the interface XML (org.hugepages.Manager.xml).\n" \
+  "--json prints the service's reply as one JSON object with format_version;\n" \
+  "its keys are those of GetUsage in the interface XML\n" \
+  "(org.hugepages.Manager.xml) with '_' for '-' (page_size, in_use).\n" \
   "\nExit status: 0 done, 1 error, 2 usage error."
 
 static guint64
@@ -288,7 +289,20 @@ print_text (GVariant *usage)
 static void
 print_json (GVariant *usage)
 {
-  g_autoptr(JsonNode) root = json_gvariant_serialize (usage);
+  g_autoptr(JsonNode) reply = hpctl_json_from_variant (usage);
+  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *object = json_node_get_object (reply);
+  g_autoptr(GList) members = json_object_get_members (object);
+
+  /* the reply's members next to format_version, in one object */
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      json_builder_set_member_name (builder, l->data);
+      json_builder_add_value (builder, json_node_copy (json_object_get_member (object, l->data)));
+    }
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
 
   hpctl_print_json (root);
 }
@@ -298,7 +312,7 @@ hpctl_usage (HpctlContext *ctx, GStrv args)
 {
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print the service's reply as JSON", NULL },
+    HPCTL_JSON_ENTRY (json),
     { NULL }
   };
   g_autoptr(GOptionContext) options = g_option_context_new ("usage");

@@ -25,8 +25,16 @@ HpctlAgent *hpctl_agent_start (void);
 void hpctl_agent_stop (HpctlAgent *agent);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpctlAgent, hpctl_agent_stop)
 
+/* The SSH link to another machine's bus (-H), see hpctl-remote.c. */
+typedef struct _HpctlRemote HpctlRemote;
+
+void hpctl_remote_free (HpctlRemote *remote);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpctlRemote, hpctl_remote_free)
+
 typedef struct {
   gboolean ask_password;
+  char *host;                 /* -H [USER@]HOST, NULL for this machine */
+  HpctlRemote *remote;        /* set by hpctl_open_bus () with a host */
   GDBusConnection *bus;       /* set by hpctl_connect () */
   HpDBusManager *manager;     /* set by hpctl_connect () */
   char *owner;                /* the service's unique name, set by hpctl_connect () */
@@ -50,6 +58,71 @@ gboolean hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv 
 
 /* Connects to hugepagesd; prints why not itself. */
 gboolean hpctl_connect (HpctlContext *ctx);
+
+/* The system bus of this machine, or with ctx->host that of the host,
+ * through ssh and systemd-stdio-bridge there. The error says what failed
+ * (ssh, the bridge, the bus) in words for people. */
+GDBusConnection *hpctl_open_bus (HpctlContext *ctx, GError **error);
+
+/* -H/--host, before and after the command. */
+#define HPCTL_HOST_ENTRY(host) \
+  { "host", 'H', 0, G_OPTION_ARG_STRING, &(host), \
+    "Operate on hugepagesd of another machine, over ssh (see hugepagesctl --help)", "[USER@]HOST" }
+
+#define HPCTL_HOST_HELP \
+  "-H [USER@]HOST runs the command against hugepagesd on HOST, over\n" \
+  "'ssh -xT [USER@]HOST systemd-stdio-bridge' as busctl and systemctl do\n" \
+  "(HOST needs sshd and systemd-stdio-bridge; HUGEPAGESCTL_SSH replaces 'ssh',\n" \
+  "e.g. 'ssh -F FILE'). The remote polkit cannot ask for a password over\n" \
+  "ssh: log in as root or as a user its rules allow.\n"
+
+/* An empty HOST is a usage error (printed). */
+gboolean hpctl_check_host (HpctlContext *ctx);
+
+/* "the system bus" or "the system bus of HOST", for messages. */
+char *hpctl_describe_bus (HpctlContext *ctx);
+
+/* After a command failed: if the remote service refused authorization,
+ * says why a password could not be asked for and what to do instead. */
+void hpctl_remote_explain_denial (HpctlContext *ctx);
+
+/* JSON output (hpctl-json.c; the format is described in README.md, "JSON
+ * output"). Every --json document is one object that starts with
+ * "format_version": HPCTL_JSON_FORMAT_VERSION. Fields are only added within
+ * a version; a field renamed, removed or changing meaning raises it. */
+#define HPCTL_JSON_FORMAT_VERSION 1
+
+#define HPCTL_JSON_HELP \
+  "Every command that shows something takes --json: one JSON object with\n" \
+  "format_version, snake_case fields, sizes in bytes and counts in pages\n" \
+  "(monitor --json: one object per line per event). README.md, 'JSON output',\n" \
+  "describes each command's fields.\n"
+
+/* The --json option of a reading command. */
+#define HPCTL_JSON_ENTRY(flag) \
+  { "json", 0, 0, G_OPTION_ARG_NONE, &(flag), \
+    "Print the result as one JSON object (see README.md, JSON output)", NULL }
+
+/* A builder with the top-level object begun and format_version added. */
+JsonBuilder *hpctl_json_begin (void);
+/* Ends the top-level object and prints it pretty, as hpctl_print_json (). */
+void hpctl_json_print (JsonBuilder *builder);
+/* Prints @root on one line (for monitor --json), UTF-8, with a newline,
+ * and flushes. */
+void hpctl_print_json_line (JsonNode *root);
+
+void hpctl_json_add_uint (JsonBuilder *builder, const char *name, guint64 value);
+void hpctl_json_add_bool (JsonBuilder *builder, const char *name, gboolean value);
+/* A string member; NULL gives null. */
+void hpctl_json_add_string (JsonBuilder *builder, const char *name, const char *value);
+/* A member holding @value as json-glib serializes GVariants, with the keys
+ * of every dictionary in it written with '_' for '-' (the D-Bus names are
+ * kebab-case, the JSON ones snake_case). */
+void hpctl_json_add_variant (JsonBuilder *builder, const char *name, GVariant *value);
+/* The same conversion for a whole value. */
+JsonNode *hpctl_json_from_variant (GVariant *value);
+/* One pool of a PageSize object: every counter, as in status --json. */
+void hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *page_size);
 
 /* Syntax of a SIZE, checked without the service. */
 gboolean hpctl_check_size_syntax (const char *text, GError **error);

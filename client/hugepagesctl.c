@@ -88,6 +88,8 @@ hpctl_context_clear (HpctlContext *ctx)
   g_clear_pointer (&ctx->owner, g_free);
   g_clear_pointer (&ctx->objects, g_variant_unref);
   g_clear_object (&ctx->bus);
+  g_clear_pointer (&ctx->remote, hpctl_remote_free);
+  g_clear_pointer (&ctx->host, g_free);
 }
 
 /* GOption takes any argument that starts with '-' for an option, but
@@ -104,9 +106,11 @@ gboolean
 hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args)
 {
   gboolean no_ask_password = FALSE;
+  g_autofree char *host = NULL;
   const GOptionEntry common[] = {
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask_password,
       "Do not ask for a password; fail if authorization needs one", NULL },
+    HPCTL_HOST_ENTRY (host),
     { NULL }
   };
   g_autoptr(GError) error = NULL;
@@ -147,7 +151,12 @@ hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args)
 
   if (no_ask_password)
     ctx->ask_password = FALSE;
-  return TRUE;
+  if (host != NULL)
+    {
+      g_free (ctx->host);
+      ctx->host = g_steal_pointer (&host);
+    }
+  return hpctl_check_host (ctx);
 }
 
 static char *
@@ -186,6 +195,8 @@ describe_commands (void)
     "line.\n"
     "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
     "polkit agent is running.\n"
+    HPCTL_HOST_HELP
+    HPCTL_JSON_HELP
     "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"
     "\n"
     "Exit status:\n"
@@ -215,6 +226,7 @@ main (int argc, char **argv)
       "Do not ask for a password; fail if authorization needs one", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version,
       "Print the version and exit", NULL },
+    HPCTL_HOST_ENTRY (ctx.host),
     { NULL }
   };
   g_autoptr(GOptionContext) options = NULL;
@@ -223,6 +235,7 @@ main (int argc, char **argv)
   g_auto(GStrv) args = g_strdupv (argv);
   g_auto(GStrv) command_args = NULL;
   const HpctlCommand *command;
+  int status;
 
   setlocale (LC_ALL, "");
   g_set_prgname ("hugepagesctl");
@@ -246,6 +259,8 @@ main (int argc, char **argv)
     }
   if (no_ask_password)
     ctx.ask_password = FALSE;
+  if (!hpctl_check_host (&ctx))
+    return HPCTL_EXIT_USAGE;
 
   if (args[1] == NULL)
     {
@@ -259,5 +274,8 @@ main (int argc, char **argv)
     return hpctl_usage_error ("unknown command '%s'; see 'hugepagesctl --help'", args[1]);
 
   command_args = g_strdupv (args + 1);
-  return command->run (&ctx, command_args);
+  status = command->run (&ctx, command_args);
+  if (status != HPCTL_EXIT_OK)
+    hpctl_remote_explain_denial (&ctx);
+  return status;
 }

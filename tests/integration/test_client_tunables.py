@@ -598,7 +598,7 @@ def test_explain_text_and_json(service, ctl, fake_kernel, polkit):
     fake_kernel.write(f'{THP}/enabled', '[always] madvise never\n')
 
     data = json.loads(ok(ctl('explain', '--json')))
-    assert list(data) == ['entries']
+    assert list(data) == ['format_version', 'entries'] and data['format_version'] == 1
     entries = data['entries']
     assert entries, 'explain found nothing at all'
     for e in entries:
