@@ -67,7 +67,7 @@ GDBusConnection *hpctl_open_bus (HpctlContext *ctx, GError **error);
 /* -H/--host, before and after the command. */
 #define HPCTL_HOST_ENTRY(host) \
   { "host", 'H', 0, G_OPTION_ARG_STRING, &(host), \
-    "Operate on hugepagesd of another machine, over ssh (see hugepagesctl --help)", "[USER@]HOST" }
+    N_("Operate on hugepagesd of another machine, over ssh (see hugepagesctl --help)"), "[USER@]HOST" }
 
 #define HPCTL_HOST_HELP \
   "-H [USER@]HOST runs the command against hugepagesd on HOST, over\n" \
@@ -101,7 +101,7 @@ void hpctl_remote_explain_denial (HpctlContext *ctx);
 /* The --json option of a reading command. */
 #define HPCTL_JSON_ENTRY(flag) \
   { "json", 0, 0, G_OPTION_ARG_NONE, &(flag), \
-    "Print the result as one JSON object (see README.md, JSON output)", NULL }
+    N_("Print the result as one JSON object (see README.md, JSON output)"), NULL }
 
 /* A builder with the top-level object begun and format_version added. */
 JsonBuilder *hpctl_json_begin (void);

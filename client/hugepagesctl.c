@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "hp-error.h"
 #include "hpctl.h"
 
@@ -17,27 +19,27 @@ typedef struct {
 } HpctlCommand;
 
 static const HpctlCommand commands[] = {
-  { "status", "", hpctl_status, "Show the service, the machine and every pool" },
-  { "page-sizes", "[--all]", hpctl_page_sizes, "List huge page sizes in bytes (pagesize -H, -a)" },
-  { "pools", "[--long|--nodes]", hpctl_pools, "List the pools (hugeadm --pool-list)" },
-  { "set-min", "SIZE AMOUNT", hpctl_set_min, "Set the persistent pool of a size" },
-  { "set-max", "SIZE AMOUNT", hpctl_set_max, "Set how far a pool may grow on demand" },
-  { "set-node", "NODE SIZE AMOUNT", hpctl_set_node, "Set the persistent pool on one NUMA node" },
-  { "demote", "SIZE COUNT", hpctl_demote, "Split free pages into pages of the demote size" },
-  { "mounts", "", hpctl_mounts, "List the hugetlbfs mounts" },
-  { "mount-create", "SCOPE [OWNER]", hpctl_mount_create, "Mount hugetlbfs for system, user, group or global use" },
-  { "unmount", "PATH", hpctl_unmount, "Unmount a hugetlbfs mount" },
-  { "shm-max", "[VALUE|recommended]", hpctl_shm_max, "Show or set kernel.shmmax (and shmall)" },
-  { "shm-group", "[GROUP]", hpctl_shm_group, "Show or set vm.hugetlb_shm_group" },
-  { "min-free-kbytes", "[VALUE|recommended]", hpctl_min_free_kbytes, "Show or set vm.min_free_kbytes" },
-  { "zone-movable", "[on|off]", hpctl_zone_movable, "Show or set huge pages in ZONE_MOVABLE" },
-  { "thp", "[NAME=VALUE…]", hpctl_thp, "Show or set transparent huge page settings" },
-  { "explain", "[--json]", hpctl_explain, "Explain the setup and what to fix (hugeadm --explain)" },
-  { "config", "[--check]", hpctl_config, "Show the saved configuration and where the kernel differs" },
-  { "boot", "[--write [--dry-run]]", hpctl_boot, "Show the huge page boot parameters, or write them" },
-  { "usage", "[--json]", hpctl_usage, "Show who holds huge pages: processes, files, SysV, cgroups" },
-  { "remove-orphan", "PATH", hpctl_remove_orphan, "Remove a hugetlbfs file no process maps" },
-  { "monitor", "", hpctl_monitor, "Print each change the service announces, until Ctrl-C" },
+  { "status", "", hpctl_status, N_("Show the service, the machine and every pool") },
+  { "page-sizes", "[--all]", hpctl_page_sizes, N_("List huge page sizes in bytes (pagesize -H, -a)") },
+  { "pools", "[--long|--nodes]", hpctl_pools, N_("List the pools (hugeadm --pool-list)") },
+  { "set-min", "SIZE AMOUNT", hpctl_set_min, N_("Set the persistent pool of a size") },
+  { "set-max", "SIZE AMOUNT", hpctl_set_max, N_("Set how far a pool may grow on demand") },
+  { "set-node", "NODE SIZE AMOUNT", hpctl_set_node, N_("Set the persistent pool on one NUMA node") },
+  { "demote", "SIZE COUNT", hpctl_demote, N_("Split free pages into pages of the demote size") },
+  { "mounts", "", hpctl_mounts, N_("List the hugetlbfs mounts") },
+  { "mount-create", "SCOPE [OWNER]", hpctl_mount_create, N_("Mount hugetlbfs for system, user, group or global use") },
+  { "unmount", "PATH", hpctl_unmount, N_("Unmount a hugetlbfs mount") },
+  { "shm-max", "[VALUE|recommended]", hpctl_shm_max, N_("Show or set kernel.shmmax (and shmall)") },
+  { "shm-group", "[GROUP]", hpctl_shm_group, N_("Show or set vm.hugetlb_shm_group") },
+  { "min-free-kbytes", "[VALUE|recommended]", hpctl_min_free_kbytes, N_("Show or set vm.min_free_kbytes") },
+  { "zone-movable", "[on|off]", hpctl_zone_movable, N_("Show or set huge pages in ZONE_MOVABLE") },
+  { "thp", "[NAME=VALUE…]", hpctl_thp, N_("Show or set transparent huge page settings") },
+  { "explain", "[--json]", hpctl_explain, N_("Explain the setup and what to fix (hugeadm --explain)") },
+  { "config", "[--check]", hpctl_config, N_("Show the saved configuration and where the kernel differs") },
+  { "boot", "[--write [--dry-run]]", hpctl_boot, N_("Show the huge page boot parameters, or write them") },
+  { "usage", "[--json]", hpctl_usage, N_("Show who holds huge pages: processes, files, SysV, cgroups") },
+  { "remove-orphan", "PATH", hpctl_remove_orphan, N_("Remove a hugetlbfs file no process maps") },
+  { "monitor", "", hpctl_monitor, N_("Print each change the service announces, until Ctrl-C") },
 };
 
 int
@@ -109,7 +111,7 @@ hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args)
   g_autofree char *host = NULL;
   const GOptionEntry common[] = {
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask_password,
-      "Do not ask for a password; fail if authorization needs one", NULL },
+      N_("Do not ask for a password; fail if authorization needs one"), NULL },
     HPCTL_HOST_ENTRY (host),
     { NULL }
   };
@@ -119,6 +121,7 @@ hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args)
   GStrv argv = *args;
 
   g_option_context_add_main_entries (options, common, NULL);
+  g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
 
   for (gsize i = 1; argv[i] != NULL && strcmp (argv[i], "--") != 0; i++)
     if (needs_hiding (argv[i]))
@@ -162,9 +165,10 @@ hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args)
 static char *
 describe_commands (void)
 {
-  GString *text = g_string_new ("Commands:\n");
+  GString *text = g_string_new (_("Commands:"));
   int width = 0;
 
+  g_string_append_c (text, '\n');
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     width = MAX (width, (int) g_utf8_strlen (commands[i].name, -1) + 1 +
                         (int) g_utf8_strlen (commands[i].arguments, -1));
@@ -175,11 +179,14 @@ describe_commands (void)
       /* pad by characters, not bytes: "…" is three bytes */
       int padding = width - (int) g_utf8_strlen (usage, -1);
 
-      g_string_append_printf (text, "  %s%*s %s\n", usage, padding, "", commands[i].summary);
+      g_string_append_printf (text, "  %s%*s %s\n", usage, padding, "", _(commands[i].summary));
     }
 
-  g_string_append (text,
-    "\n"
+  g_string_append_c (text, '\n');
+  /* TRANSLATORS: keep command and option names, SIZE, AMOUNT, DEFAULT,
+   * 'recommended' and the JSON keys as they are: they are typed as shown.
+   * Keep lines below 80 columns. */
+  g_string_append (text, _(
     "SIZE is a huge page size: 2M, 1G, 2097152 (bytes) or DEFAULT.\n"
     "AMOUNT is a number of pages (512) or of bytes (1G, 512M) that is a whole\n"
     "number of pages; a leading + or - changes the current value by that much.\n"
@@ -203,7 +210,7 @@ describe_commands (void)
     "  0  success\n"
     "  1  error (including not authorized)\n"
     "  2  usage error: bad command, option, argument, SIZE or AMOUNT\n"
-    "  3  the kernel did not give the requested number of pages");
+    "  3  the kernel did not give the requested number of pages"));
   return g_string_free (text, FALSE);
 }
 
@@ -223,30 +230,37 @@ main (int argc, char **argv)
   gboolean no_ask_password = FALSE, version = FALSE;
   const GOptionEntry entries[] = {
     { "no-ask-password", 0, 0, G_OPTION_ARG_NONE, &no_ask_password,
-      "Do not ask for a password; fail if authorization needs one", NULL },
+      N_("Do not ask for a password; fail if authorization needs one"), NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version,
-      "Print the version and exit", NULL },
+      N_("Print the version and exit"), NULL },
     HPCTL_HOST_ENTRY (ctx.host),
     { NULL }
   };
   g_autoptr(GOptionContext) options = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *description = describe_commands ();
+  g_autofree char *description = NULL;
   g_auto(GStrv) args = g_strdupv (argv);
   g_auto(GStrv) command_args = NULL;
   const HpctlCommand *command;
   int status;
 
   setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  /* GLib prints UTF-8 and converts to the locale's charset itself */
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
   g_set_prgname ("hugepagesctl");
+  description = describe_commands ();
 
   /* Remote errors must come back as HP_ERROR codes. */
   (void) HP_ERROR;
 
-  options = g_option_context_new ("COMMAND [ARGUMENT…]");
+  /* TRANSLATORS: the rest of the usage line "hugepagesctl [OPTION…] …" */
+  options = g_option_context_new (N_("COMMAND [ARGUMENT…]"));
+  g_option_context_set_translation_domain (options, GETTEXT_PACKAGE);
   /* Stop at the command: what follows is the command's to parse. */
   g_option_context_set_strict_posix (options, TRUE);
-  g_option_context_set_summary (options, "Administer huge page pools through hugepagesd.");
+  g_option_context_set_summary (options, N_("Administer huge page pools through hugepagesd."));
   g_option_context_set_description (options, description);
   g_option_context_add_main_entries (options, entries, NULL);
   if (!g_option_context_parse_strv (options, &args, &error))
@@ -271,7 +285,7 @@ main (int argc, char **argv)
 
   command = find_command (args[1]);
   if (command == NULL)
-    return hpctl_usage_error ("unknown command '%s'; see 'hugepagesctl --help'", args[1]);
+    return hpctl_usage_error (_("unknown command '%s'; see 'hugepagesctl --help'"), args[1]);
 
   command_args = g_strdupv (args + 1);
   status = command->run (&ctx, command_args);

@@ -3,7 +3,7 @@
  * never fails as a whole: every bad line is one error message
  * ("FILE:LINE: text") and the rest still applies. Pure apart from
  * hpd_config_load, which only reads files. The format is described in
- * docs/hugepagesd.conf.md. */
+ * docs/hugepagesd.conf.5.scd. */
 #pragma once
 
 #include <glib.h>

@@ -8,7 +8,8 @@ The build directory comes from HUGEPAGESD_BUILDDIR (default <repo>/build).
 
 The session harness
   * makes every mount in this namespace private, then bind-mounts a
-    temporary directory holding the project's polkit actions over
+    temporary directory holding the project's polkit actions (as built in
+    <builddir>/data, translations merged) over
     /usr/share/polkit-1/actions and one holding the test rules over
     /etc/polkit-1/rules.d (and a copy of polkit's stock 50-default.rules
     only over /usr/share/polkit-1/rules.d, so host .pkla grants cannot
@@ -177,7 +178,8 @@ def system():
         for d in (actions, rules, stock_rules):
             d.mkdir()
             os.chmod(d, 0o755)
-        shutil.copy(REPO / "data" / "polkit" / "org.hugepages.manager.policy", actions)
+        # the policy as built: with the translations merged in, as installed
+        shutil.copy(builddir() / "data" / "org.hugepages.manager.policy", actions)
         (rules / "10-hugepagesd-tests.rules").write_text(TEST_RULES)
         default_rules = Path("/usr/share/polkit-1/rules.d/50-default.rules")
         if default_rules.exists():

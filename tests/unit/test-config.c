@@ -796,11 +796,12 @@ test_round_trip_edges (void)
   g_assert_true (hpd_config_equal (config, again));
 }
 
-/* The example in docs/hugepagesd.conf.md is valid and round-trips. */
+/* The example in the man page, docs/hugepagesd.conf.5.scd, is valid and
+ * round-trips. */
 static void
 test_doc_example (void)
 {
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "..", "docs", "hugepagesd.conf.md", NULL);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "..", "docs", "hugepagesd.conf.5.scd", NULL);
   g_autofree char *doc = NULL;
   const char *start, *end;
   g_autofree char *example = NULL;
@@ -809,9 +810,11 @@ test_doc_example (void)
   g_autoptr(HpdConfig) again = NULL;
 
   g_assert_true (g_file_get_contents (path, &doc, NULL, NULL));
-  start = strstr (doc, "```ini\n");
+  start = strstr (doc, "\n# EXAMPLE\n");
   g_assert_nonnull (start);
-  start += strlen ("```ini\n");
+  start = strstr (start, "```\n");
+  g_assert_nonnull (start);
+  start += strlen ("```\n");
   end = strstr (start, "```");
   g_assert_nonnull (end);
   example = g_strndup (start, (gsize) (end - start));
