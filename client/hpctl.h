@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <glib/gi18n.h>
 #include <json-glib/json-glib.h>
 
 #include "hp-dbus-generated.h"

@@ -130,12 +130,12 @@ run_cases()
     # shellcheck disable=SC2086
     expect "all commands" "$c " $commands
     expect "commands by prefix" "$c set-" set-max set-min set-node
-    expect "global options" "$c --" --help --no-ask-password --version
+    expect "global options" "$c --" --help --host= --no-ask-password --version
     expect "a command after a global option" "$c --no-ask-password mo" monitor mount-create mounts
     expect "set-min options" "$c set-min 2M 512 --" \
-        --dry-run --persist --hard --timeout= --drop-caches --no-ask-password --help
+        --dry-run --persist --hard --timeout= --drop-caches --no-ask-password --host= --help
     expect "pools short and long options" "$c pools -" \
-        -h --help -l --long -n --nodes --no-ask-password
+        -h --help -l --long -n --nodes --no-ask-password -H --host= --json
     expect "page sizes" "$c set-min " 64kB 2M 1G DEFAULT
     expect "page sizes by prefix" "$c demote 1" 1G
     expect "amount: nothing to offer" "$c set-min 2M " ""
