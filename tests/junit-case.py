@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes a JUnit XML report with one test case, for a tier that is a single
-check rather than a test suite (tests/run-all's analyze tier), so that
+check rather than a test suite (tests/run-all's analyze and package tiers), so that
 junit-summary.py counts it:
 
     junit-case.py REPORT SUITE NAME STATUS SECONDS [LOG]
