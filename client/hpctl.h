@@ -182,4 +182,21 @@ int hpctl_usage (HpctlContext *ctx, GStrv args);
 int hpctl_remove_orphan (HpctlContext *ctx, GStrv args);
 int hpctl_monitor (HpctlContext *ctx, GStrv args);
 
+/* hugeadm and pagesize compatibility (hpctl-hugeadm.c): hugeadm's options
+ * and pagesize's, with their syntax and output formats. */
+int hpctl_hugeadm (HpctlContext *ctx, GStrv args);
+int hpctl_pagesize (HpctlContext *ctx, GStrv args);
+
+typedef enum {
+  HPCTL_COMPAT_NONE,
+  HPCTL_COMPAT_HUGEADM_OPTIONS,  /* hugepagesctl --pool-list … */
+  HPCTL_COMPAT_HUGEADM,          /* called as hugeadm (a symlink) */
+  HPCTL_COMPAT_PAGESIZE,         /* called as pagesize */
+} HpctlCompatMode;
+
+/* How main () should read @argv: as hugepagesctl's, hugeadm's or pagesize's. */
+HpctlCompatMode hpctl_compat_mode (char **argv);
+/* Runs @argv, whose first element is the program, in @mode. */
+int hpctl_compat_run (HpctlContext *ctx, HpctlCompatMode mode, GStrv argv);
+
 G_END_DECLS

@@ -40,6 +40,8 @@ static const HpctlCommand commands[] = {
   { "usage", "[--json]", hpctl_usage, N_("Show who holds huge pages: processes, files, SysV, cgroups") },
   { "remove-orphan", "PATH", hpctl_remove_orphan, N_("Remove a hugetlbfs file no process maps") },
   { "monitor", "", hpctl_monitor, N_("Print each change the service announces, until Ctrl-C") },
+  { "hugeadm", "OPTION…", hpctl_hugeadm, N_("Run hugeadm options (also: hugepagesctl --pool-list …)") },
+  { "pagesize", "[-a|-H]", hpctl_pagesize, N_("pagesize's options and output") },
 };
 
 int
@@ -243,6 +245,7 @@ main (int argc, char **argv)
   g_auto(GStrv) command_args = NULL;
   const HpctlCommand *command;
   int status;
+  HpctlCompatMode compat;
 
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
@@ -254,6 +257,12 @@ main (int argc, char **argv)
 
   /* Remote errors must come back as HP_ERROR codes. */
   (void) HP_ERROR;
+
+  /* hugeadm's command lines (hugepagesctl --pool-list …, or called as
+   * hugeadm through a symlink) and pagesize's */
+  compat = hpctl_compat_mode (args);
+  if (compat != HPCTL_COMPAT_NONE)
+    return hpctl_compat_run (&ctx, compat, args);
 
   /* TRANSLATORS: the rest of the usage line "hugepagesctl [OPTION…] …" */
   options = g_option_context_new (N_("COMMAND [ARGUMENT…]"));
