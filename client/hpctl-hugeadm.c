@@ -142,6 +142,8 @@ static const struct option hugeadm_options[] = {
   { "explain", no_argument, NULL, OPT_EXPLAIN },
   { "verbose", required_argument, NULL, 'v' },
   { "help", no_argument, NULL, 'h' },
+  /* what every hugepagesctl command takes (tests/docs/check-man.py asks) */
+  { "help-all", no_argument, NULL, 'h' },
   { "no-ask-password", no_argument, NULL, OPT_NO_ASK_PASSWORD },
   { NULL, 0, NULL, 0 },
 };
@@ -1039,6 +1041,7 @@ static const struct option pagesize_options[] = {
   { "all", no_argument, NULL, 'a' },
   { "huge-only", no_argument, NULL, 'H' },
   { "help", no_argument, NULL, 'h' },
+  { "help-all", no_argument, NULL, 'h' },
   { NULL, 0, NULL, 0 },
 };
 
@@ -1097,7 +1100,7 @@ hpctl_pagesize (HpctlContext *ctx, GStrv args)
 
 /* hugepagesctl's own top-level options: never taken for hugeadm's */
 static const char *const own_options[] = {
-  "help", "version", "no-ask-password", "json", "host", NULL,
+  "help", "help-all", "version", "no-ask-password", "json", "host", NULL,
 };
 
 static gboolean
