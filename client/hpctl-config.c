@@ -25,36 +25,11 @@ static void
 print_json (GVariant *state, GVariant *drift, const char *const *errors)
 {
   g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
-  GVariantIter iter;
-  const char *key, *value, *origin, *configured, *actual, *message;
 
-  json_builder_set_member_name (builder, "settings");
-  json_builder_begin_array (builder);
-  g_variant_iter_init (&iter, state);
-  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
-    {
-      json_builder_begin_object (builder);
-      hpctl_json_add_string (builder, "key", key);
-      hpctl_json_add_string (builder, "value", value);
-      hpctl_json_add_string (builder, "origin", origin);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-
-  json_builder_set_member_name (builder, "drift");
-  json_builder_begin_array (builder);
-  g_variant_iter_init (&iter, drift);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
-    {
-      json_builder_begin_object (builder);
-      hpctl_json_add_string (builder, "key", key);
-      hpctl_json_add_string (builder, "configured", configured);
-      hpctl_json_add_string (builder, "actual", actual);
-      hpctl_json_add_string (builder, "message", message);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-
+  hpctl_json_add_records (builder, "settings", state,
+                          (const char *[]) { "key", "value", "origin", NULL });
+  hpctl_json_add_records (builder, "drift", drift,
+                          (const char *[]) { "key", "configured", "actual", "message", NULL });
   json_builder_set_member_name (builder, "errors");
   json_builder_begin_array (builder);
   for (gsize i = 0; errors[i] != NULL; i++)

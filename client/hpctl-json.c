@@ -122,6 +122,33 @@ hpctl_json_add_variant (JsonBuilder *builder, const char *name, GVariant *value)
 }
 
 void
+hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *records,
+                        const char *const *fields)
+{
+  g_return_if_fail (records == NULL ||
+                    g_variant_type_n_items (g_variant_type_element (g_variant_get_type (records))) ==
+                    g_strv_length ((char **) fields));
+
+  json_builder_set_member_name (builder, name);
+  json_builder_begin_array (builder);
+  for (gsize i = 0; records != NULL && i < g_variant_n_children (records); i++)
+    {
+      g_autoptr(GVariant) record = g_variant_get_child_value (records, i);
+
+      json_builder_begin_object (builder);
+      for (gsize f = 0; fields[f] != NULL; f++)
+        {
+          g_autoptr(GVariant) value = g_variant_get_child_value (record, f);
+
+          json_builder_set_member_name (builder, fields[f]);
+          json_builder_add_value (builder, json_gvariant_serialize (value));
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
+void
 hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
 {
   GVariant *nodes = hp_dbus_manager_page_size_get_nodes (p);
@@ -142,23 +169,8 @@ hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
   hpctl_json_add_bool (builder, "can_overcommit", hp_dbus_manager_page_size_get_can_overcommit (p));
   hpctl_json_add_uint (builder, "demote_size", hp_dbus_manager_page_size_get_demote_size (p));
 
-  json_builder_set_member_name (builder, "nodes");
-  json_builder_begin_array (builder);
-  for (gsize i = 0; nodes != NULL && i < g_variant_n_children (nodes); i++)
-    {
-      guint32 node;
-      guint64 total, free, surplus, minimum;
-
-      g_variant_get_child (nodes, i, "(utttt)", &node, &total, &free, &surplus, &minimum);
-      json_builder_begin_object (builder);
-      hpctl_json_add_uint (builder, "node", node);
-      hpctl_json_add_uint (builder, "total", total);
-      hpctl_json_add_uint (builder, "free", free);
-      hpctl_json_add_uint (builder, "surplus", surplus);
-      hpctl_json_add_uint (builder, "minimum", minimum);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
+  hpctl_json_add_records (builder, "nodes", nodes,
+                          (const char *[]) { "node", "total", "free", "surplus", "minimum", NULL });
 
   json_builder_set_member_name (builder, "mounts");
   json_builder_begin_array (builder);

@@ -122,6 +122,11 @@ void hpctl_json_add_string (JsonBuilder *builder, const char *name, const char *
 void hpctl_json_add_variant (JsonBuilder *builder, const char *name, GVariant *value);
 /* The same conversion for a whole value. */
 JsonNode *hpctl_json_from_variant (GVariant *value);
+/* A member holding an array of objects, one per tuple of @records (an
+ * array of structs, NULL for none), with @fields (NULL-terminated) naming
+ * the tuple's members in order. */
+void hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *records,
+                             const char *const *fields);
 /* One pool of a PageSize object: every counter, as in status --json. */
 void hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *page_size);
 
