@@ -22,6 +22,12 @@ REPO = HERE.parents[1]
 
 HUGEPAGES = Path("/sys/kernel/mm/hugepages")
 NODES = Path("/sys/devices/system/node")
+SYSCTL = Path("/proc/sys")
+SHMMAX = SYSCTL / "kernel/shmmax"
+SHMALL = SYSCTL / "kernel/shmall"
+SHM_GROUP = SYSCTL / "vm/hugetlb_shm_group"
+MIN_FREE = SYSCTL / "vm/min_free_kbytes"
+THP = Path("/sys/kernel/mm/transparent_hugepage")
 KB_2M = 2048
 KB_1G = 1048576
 MAX_2M_PAGES = 64          # the most 2 MiB pages a test may add

@@ -8,9 +8,8 @@ import subprocess
 
 import pytest
 
-from hpdsys import KB_2M, builddir, pool_dir, read_counter, stable_counters, write_counter
+from hpdsys import KB_2M, MIN_FREE, builddir, pool_dir, read_counter, stable_counters, write_counter
 
-MIN_FREE = "/proc/sys/vm/min_free_kbytes"
 
 
 def apply():

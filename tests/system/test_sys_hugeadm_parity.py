@@ -21,18 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from hpdsys import (KB_2M, MANAGER_IFACE, MANAGER_PATH, MountArea, builddir, counters, has_pool, meminfo_kb, mountinfo,
-                    pool_dir, pools_snapshot, restore_pools, stable_counters, umount,
-                    write_counter)
+from hpdsys import (KB_2M, MANAGER_IFACE, MANAGER_PATH, MIN_FREE, SHM_GROUP, SHMALL, SHMMAX, SYSCTL,
+                    THP, MountArea, builddir, counters, has_pool, meminfo_kb, mountinfo, pool_dir,
+                    pools_snapshot, restore_pools, stable_counters, umount, write_counter)
 
 HUGEADM = "/usr/bin/hugeadm"
 PAGESIZE = "/usr/bin/pagesize"
-PROC = Path("/proc/sys")
-SHMMAX = PROC / "kernel/shmmax"
-SHMALL = PROC / "kernel/shmall"
-SHM_GROUP = PROC / "vm/hugetlb_shm_group"
-MIN_FREE = PROC / "vm/min_free_kbytes"
-KHUGEPAGED = Path("/sys/kernel/mm/transparent_hugepage/khugepaged")
+KHUGEPAGED = THP / "khugepaged"
 KHUGEPAGED_FILES = ["pages_to_scan", "scan_sleep_millisecs", "alloc_sleep_millisecs"]
 
 pytestmark = pytest.mark.skipif(not Path(HUGEADM).exists() or not has_pool(KB_2M),
@@ -306,7 +301,7 @@ def test_recommended_min_free_kbytes_differs_by_design(system, tunables):
 
 
 def test_zone_movable_failure_is_an_error(system):
-    if any((PROC / "vm" / n).exists() for n in ("hugepages_treat_as_movable",
+    if any((SYSCTL / "vm" / n).exists() for n in ("hugepages_treat_as_movable",
                                                  "movable_gigantic_pages")):
         pytest.skip("this kernel has a zone movable sysctl")
     theirs = hugeadm(system, "--enable-zone-movable")

@@ -13,22 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, MANAGER_IFACE, MANAGER_PATH,
-                    meminfo_kb)
+from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, MANAGER_IFACE, MANAGER_PATH, MIN_FREE,
+                    SHM_GROUP, SHMALL, SHMMAX, SYSCTL, THP, meminfo_kb)
 
 NOT_AUTHORIZED = ERROR_PREFIX + "NotAuthorized"
 NOT_SUPPORTED = ERROR_PREFIX + "NotSupported"
 INVALID_ARGS = ERROR_PREFIX + "InvalidArgs"
 TEST_GROUP = "hpd-test-shm"
 
-PROC = Path("/proc")
-SHMMAX = PROC / "sys/kernel/shmmax"
-SHMALL = PROC / "sys/kernel/shmall"
-SHM_GROUP = PROC / "sys/vm/hugetlb_shm_group"
-MIN_FREE = PROC / "sys/vm/min_free_kbytes"
-THP = Path("/sys/kernel/mm/transparent_hugepage")
-ZONE_MOVABLE_FILES = [PROC / "sys/vm/hugepages_treat_as_movable",
-                      PROC / "sys/vm/movable_gigantic_pages"]
+ZONE_MOVABLE_FILES = [SYSCTL / "vm/hugepages_treat_as_movable",
+                      SYSCTL / "vm/movable_gigantic_pages"]
 NUMERIC_THP = ["khugepaged/pages_to_scan", "khugepaged/scan_sleep_millisecs",
                "khugepaged/alloc_sleep_millisecs"]
 MTHP = "hugepages-64kB"
@@ -160,7 +154,7 @@ def dry(**opts):
 
 def populated_zones():
     count, zone = 0, None
-    for line in (PROC / "zoneinfo").read_text().splitlines():
+    for line in (Path("/proc/zoneinfo")).read_text().splitlines():
         if line.startswith("Node "):
             zone = line.split("zone", 1)[1].strip()
             continue
@@ -172,7 +166,7 @@ def populated_zones():
 
 
 def pageblock_kb():
-    for line in (PROC / "pagetypeinfo").read_text().splitlines():
+    for line in (Path("/proc/pagetypeinfo")).read_text().splitlines():
         if line.startswith("Pages per block:"):
             return int(line.split(":")[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
     return read_int(THP / "hpage_pmd_size") // 1024
