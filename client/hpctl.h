@@ -186,6 +186,10 @@ int hpctl_boot (HpctlContext *ctx, GStrv args);
 int hpctl_usage (HpctlContext *ctx, GStrv args);
 int hpctl_remove_orphan (HpctlContext *ctx, GStrv args);
 int hpctl_monitor (HpctlContext *ctx, GStrv args);
+int hpctl_claim (HpctlContext *ctx, GStrv args);
+int hpctl_release (HpctlContext *ctx, GStrv args);
+int hpctl_claims (HpctlContext *ctx, GStrv args);
+int hpctl_suggest (HpctlContext *ctx, GStrv args);
 
 /* hugeadm and pagesize compatibility (hpctl-hugeadm.c): hugeadm's options
  * and pagesize's, with their syntax and output formats. */

@@ -5,11 +5,13 @@
 
 #include "hp-units.h"
 #include "hpd-apply.h"
+#include "hpd-claims.h"
 #include "hpd-config.h"
 #include "hpd-daemon.h"
 #include "hpd-hugetlbfs.h"
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
+#include "hpd-requested.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 
@@ -21,6 +23,7 @@ typedef struct {
   HpdKernel *kernel;
   GString *report;
   gboolean ok;
+  GPtrArray *claims;   /* HpdClaim: the consumers' claims, added to the pools */
 } Apply;
 
 static void
@@ -91,17 +94,23 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
   gboolean has_min = cp->minimum.kind != HPD_CONFIG_UNSET;
   gboolean has_max = cp->maximum.kind != HPD_CONFIG_UNSET;
   HpdPoolTarget target;
+  /* the configured minimum is the administrator's base; the consumers'
+   * claims come on top of it */
+  guint64 claimed = hpd_claims_sum (a->claims, pool->size, HPD_CLAIM_ALL_NODES);
+  guint64 base = 0;
   char at[512];
 
   if (!has_min && !has_max)
     return;
-  if ((has_min && !hpd_apply_to_pages (&cp->minimum, pool, &minimum)) ||
+  if ((has_min && !hpd_apply_to_pages (&cp->minimum, pool, &base)) ||
       (has_max && !hpd_apply_to_pages (&cp->maximum, pool, &maximum)))
     {
       say (a, FALSE, "pool %s: the amount is not a whole number of pages%s", pool->name,
            where (&cp->origin, at, sizeof at));
       return;
     }
+  if (has_min)
+    minimum = base > G_MAXUINT64 - claimed ? G_MAXUINT64 : base + claimed;
   if (!hpd_pool_read (a->kernel, pool, &now, &error) ||
       !hpd_daemon_check_pool_memory (a->daemon, pool, MAX (minimum, maximum), &error))
     {
@@ -134,9 +143,15 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
   if (has_min)
     {
       guint64 got = hpd_pool_counters_kept (&now, &after);
-      say (a, got == minimum, "pool %s minimum: requested %" G_GUINT64_FORMAT
-           ", achieved %" G_GUINT64_FORMAT, pool->name, minimum, got);
-      hpd_daemon_note_requested (a->daemon, pool, minimum);
+
+      if (claimed > 0)
+        say (a, got == minimum, "pool %s minimum: requested %" G_GUINT64_FORMAT
+             " plus %" G_GUINT64_FORMAT " claimed, achieved %" G_GUINT64_FORMAT,
+             pool->name, base, claimed, got);
+      else
+        say (a, got == minimum, "pool %s minimum: requested %" G_GUINT64_FORMAT
+             ", achieved %" G_GUINT64_FORMAT, pool->name, minimum, got);
+      hpd_daemon_note_requested (a->daemon, pool, base);
     }
   if (has_max)
     say (a, hpd_pool_counters_maximum (&after) == target.maximum,
@@ -194,6 +209,139 @@ apply_pool (gpointer key, gpointer value, gpointer data)
   if (cp->nodes != NULL)
     g_tree_foreach (cp->nodes, apply_node, &w);
   return FALSE;
+}
+
+gboolean
+hpd_apply_configured_minimum (const HpdConfig *config, const HpdPool *pool, guint64 *pages)
+{
+  guint64 default_key = 0;
+  const HpdConfigPool *cp = g_tree_lookup (config->pools, &pool->size);
+
+  /* [pool DEFAULT] counts where the section of the size sets no minimum:
+   * that one is applied after it */
+  if ((cp == NULL || cp->minimum.kind == HPD_CONFIG_UNSET) && pool->is_default)
+    cp = g_tree_lookup (config->pools, &default_key);
+  return cp != NULL && cp->minimum.kind != HPD_CONFIG_UNSET &&
+         hpd_apply_to_pages (&cp->minimum, pool, pages);
+}
+
+/* Grows @pool (or one node of it) to @target if it holds less; never
+ * shrinks: at boot nothing is known of the pages others asked for. */
+static void
+apply_claim_target (Apply *a, const HpdPool *pool, guint32 node, guint64 target)
+{
+  HpdAllocOptions alloc = { .hard = TRUE, .timeout_ms = APPLY_HARD_TIMEOUT_MS };
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_auto(HpdPoolCounters) after = { 0, };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *place = node == HPD_CLAIM_ALL_NODES
+    ? g_strdup_printf ("claims on the %s pool", pool->name)
+    : g_strdup_printf ("claims on the %s pool on node %u", pool->name, node);
+  const HpdNodeCounters *n;
+  guint64 current, got;
+
+  if (!hpd_pool_read (a->kernel, pool, &now, &error))
+    {
+      say (a, FALSE, "%s: %s", place, error->message);
+      return;
+    }
+  if (node == HPD_CLAIM_ALL_NODES)
+    current = hpd_pool_counters_minimum (&now);
+  else if ((n = hpd_pool_counters_node (&now, node)) != NULL)
+    current = n->total > n->surplus ? n->total - n->surplus : 0;
+  else
+    {
+      say (a, FALSE, "%s: no such NUMA node", place);
+      return;
+    }
+
+  if (current >= target)
+    got = current;
+  else if (node == HPD_CLAIM_ALL_NODES)
+    {
+      HpdPoolTarget t = hpd_pool_target_for_minimum (&now, pool->can_overcommit, target);
+
+      if (!hpd_daemon_check_pool_memory (a->daemon, pool, target, &error) ||
+          !hpd_pool_apply (a->kernel, pool, &t, &alloc, NULL, &after, &error))
+        {
+          say (a, FALSE, "%s: %s", place, error->message);
+          return;
+        }
+      got = hpd_pool_counters_kept (&now, &after);
+    }
+  else if (!hpd_pool_apply_node (a->kernel, pool, node, target, &alloc, NULL, &got, &error))
+    {
+      say (a, FALSE, "%s: %s", place, error->message);
+      return;
+    }
+  say (a, got >= target, "%s: requested at least %" G_GUINT64_FORMAT ", achieved %"
+       G_GUINT64_FORMAT, place, target, got);
+}
+
+/* The pages @config sets on @node of @pool (nodeN), 0 if none. */
+static guint64
+configured_node_pages (const HpdConfig *config, const HpdPool *pool, guint node)
+{
+  guint64 default_key = 0, pages = 0;
+  const HpdConfigPool *cp = g_tree_lookup (config->pools, &pool->size);
+  const HpdConfigValue *v = cp != NULL ? g_tree_lookup (cp->nodes, GUINT_TO_POINTER (node)) : NULL;
+
+  if (v == NULL && pool->is_default &&
+      (cp = g_tree_lookup (config->pools, &default_key)) != NULL)
+    v = g_tree_lookup (cp->nodes, GUINT_TO_POINTER (node));
+  if (v != NULL)
+    hpd_apply_to_pages (v, pool, &pages);
+  return pages;
+}
+
+/* The claims of the pools the configuration gives no minimum (those that
+ * have one got the claims added to it), then the node claims, on top of
+ * the node's configured count. */
+static void
+apply_claims (Apply *a, const HpdConfig *config)
+{
+  GPtrArray *pools = hpd_daemon_get_pools (a->daemon);
+  const char *root = hpd_kernel_get_root (a->kernel);
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      guint64 claimed = hpd_claims_sum (a->claims, pool->size, HPD_CLAIM_ALL_NODES);
+      guint64 base = 0;
+
+      if (claimed == 0)
+        continue;
+      if (!hpd_apply_configured_minimum (config, pool, &base))
+        {
+          /* run again after boot: the base SetMinimum set since */
+          hpd_requested_lookup (root, pool->name, &base);
+          apply_claim_target (a, pool, HPD_CLAIM_ALL_NODES,
+                              base > G_MAXUINT64 - claimed ? G_MAXUINT64 : base + claimed);
+        }
+      for (guint j = 0; j < pool->nodes->len; j++)
+        {
+          guint node = g_array_index (pool->nodes, guint, j);
+          guint64 on_node = hpd_claims_sum (a->claims, pool->size, node);
+          guint64 configured = configured_node_pages (config, pool, node);
+
+          if (on_node > 0)
+            apply_claim_target (a, pool, node, configured > G_MAXUINT64 - on_node
+                                                 ? G_MAXUINT64 : configured + on_node);
+        }
+    }
+  /* claims on nodes this machine does not have */
+  for (guint i = 0; i < a->claims->len; i++)
+    {
+      const HpdClaim *c = g_ptr_array_index (a->claims, i);
+      const HpdPool *pool = hpd_apply_find_pool (a->daemon, c->page_size);
+
+      if (pool == NULL)
+        say (a, FALSE, "claim of %s: this kernel has no %" G_GUINT64_FORMAT "-byte pages",
+             c->consumer, c->page_size);
+      else if (c->node != HPD_CLAIM_ALL_NODES && !hpd_pool_has_node (pool, c->node))
+        say (a, FALSE, "claim of %s: the %s pool has no NUMA node %u", c->consumer,
+             pool->name, c->node);
+    }
 }
 
 static void
@@ -409,7 +557,8 @@ hpd_apply_configuration (HpdDaemon *daemon, GString *report)
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
   g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
   g_auto(HpdTunables) t = { 0, };
-  Apply a = { daemon, kernel, report, TRUE };
+  g_autoptr(GPtrArray) claims = hpd_claims_load (hpd_kernel_get_root (kernel));
+  Apply a = { daemon, kernel, report, TRUE, claims };
   ThpWalk w = { &a, &t };
 
   /* a bad line is a failure, but the rest still applies */
@@ -424,6 +573,7 @@ hpd_apply_configuration (HpdDaemon *daemon, GString *report)
     g_tree_foreach (config->thp, apply_thp_setting, &w);
   if (config->pools != NULL)
     g_tree_foreach (config->pools, apply_pool, &a);
+  apply_claims (&a, config);
   if (config->mounts != NULL)
     g_tree_foreach (config->mounts, apply_mount, &a);
 

@@ -436,6 +436,15 @@ hpd_daemon_refresh_mounts (HpdDaemon *self)
 }
 
 void
+hpd_daemon_refresh_pools (HpdDaemon *self)
+{
+  for (guint i = 0; self->page_sizes != NULL && i < self->page_sizes->len; i++)
+    hpd_page_size_refresh_now (g_ptr_array_index (self->page_sizes, i));
+  if (self->manager != NULL)
+    hpd_manager_refresh_claims (self->manager);
+}
+
+void
 hpd_daemon_refresh_tunables (HpdDaemon *self)
 {
   if (self->manager != NULL)

@@ -81,11 +81,16 @@ guint64 hpd_daemon_get_default_page_size (HpdDaemon *self);
 /* Re-reads the mounts into the Mounts properties (PropertiesChanged). */
 void hpd_daemon_refresh_mounts (HpdDaemon *self);
 
+/* Re-reads every pool's counters and the claims (after a Claim or
+ * Release), with PropertiesChanged. */
+void hpd_daemon_refresh_pools (HpdDaemon *self);
+
 /* Re-reads the tunables into the Manager's properties. */
 void hpd_daemon_refresh_tunables (HpdDaemon *self);
 
 /* The persistent pool a caller last asked for since boot (0: none yet), so
- * Explain can tell a pool that fell short; kept under /run (hpd-requested). */
+ * Explain can tell a pool that fell short, and claims know the
+ * administrator's base; kept under /run (hpd-requested). Any thread. */
 void hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages);
 guint64 hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool);
 

@@ -2,6 +2,7 @@
 
 #include "hp-units.h"
 #include "hpd-apply.h"
+#include "hpd-claims.h"
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
 #include "hpd-mounts.h"
@@ -20,6 +21,7 @@ typedef struct {
   gboolean want_drift;
   const HpdConfig *config;
   HpdTunables tunables;
+  GPtrArray *claims;       /* HpdClaim: on top of the configured minimum */
 } Walk;
 
 static void
@@ -103,6 +105,9 @@ node_setting (gpointer key, gpointer value, gpointer data)
   g_autofree char *what = g_strdup_printf ("Pages in the %s pool on node %u", p->name, node);
   const HpdNodeCounters *n = p->have_counters ? hpd_pool_counters_node (&p->counters, node) : NULL;
   gboolean shadowed = p->shadow != NULL && g_tree_lookup (p->shadow->nodes, key) != NULL;
+  guint64 node_minimum = n != NULL && n->total > n->surplus ? n->total - n->surplus : 0;
+  /* the claims on the node come on top of its configured count */
+  guint64 claimed = p->pool != NULL ? hpd_claims_sum (p->w->claims, p->pool->size, node) : 0;
 
   if (p->have_counters && n == NULL)
     {
@@ -114,7 +119,7 @@ node_setting (gpointer key, gpointer value, gpointer data)
       return FALSE;
     }
   pool_setting (p, name, value, !shadowed, 0,
-                n != NULL && n->total > n->surplus ? n->total - n->surplus : 0, what);
+                node_minimum > claimed ? node_minimum - claimed : 0, what);
   return FALSE;
 }
 
@@ -124,12 +129,21 @@ pool_section (gpointer key, gpointer value, gpointer data)
   Walk *w = data;
   const HpdConfigPool *cp = value;
   g_autofree char *name = cp->page_size ? hp_size_name (cp->page_size) : g_strdup ("DEFAULT");
-  g_autofree char *what_min = g_strdup_printf ("Pages in the %s pool", name);
+  g_autofree char *what_min = NULL;
   g_autofree char *what_max = g_strdup_printf ("The most pages the %s pool may grow to", name);
   g_auto(HpdPoolCounters) counters = { 0, };
   PoolWalk p = { w, hpd_apply_find_pool (w->daemon, cp->page_size), name, NULL, { 0, }, FALSE };
   gboolean has_nodes = g_tree_nnodes (cp->nodes) > 0;
-  guint64 minimum = 0;
+  guint64 minimum = 0, claimed = 0, kernel_minimum;
+
+  /* the configured minimum is the administrator's base: consumers' claims
+   * come on top of it, and are no drift */
+  if (p.pool != NULL)
+    claimed = hpd_claims_sum (w->claims, p.pool->size, HPD_CLAIM_ALL_NODES);
+  what_min = claimed > 0
+    ? g_strdup_printf ("Pages in the %s pool besides the %" G_GUINT64_FORMAT " claimed",
+                       name, claimed)
+    : g_strdup_printf ("Pages in the %s pool", name);
 
   /* [pool DEFAULT] yields where the section of the default size sets the
    * same key: that one is applied after it */
@@ -140,16 +154,18 @@ pool_section (gpointer key, gpointer value, gpointer data)
 
   if (p.pool != NULL && cp->minimum.kind != HPD_CONFIG_UNSET)
     hpd_apply_to_pages (&cp->minimum, p.pool, &minimum);
+  kernel_minimum = hpd_pool_counters_minimum (&counters);
 
   if (cp->minimum.kind != HPD_CONFIG_UNSET)
     /* node counts, applied after the minimum, decide the pool's size */
     pool_setting (&p, "minimum", &cp->minimum,
                   !has_nodes && !(p.shadow && p.shadow->minimum.kind != HPD_CONFIG_UNSET), 0,
-                  hpd_pool_counters_minimum (&counters), what_min);
+                  kernel_minimum > claimed ? kernel_minimum - claimed : 0, what_min);
   if (cp->maximum.kind != HPD_CONFIG_UNSET)
     pool_setting (&p, "maximum", &cp->maximum,
                   !has_nodes && !(p.shadow && p.shadow->maximum.kind != HPD_CONFIG_UNSET),
-                  minimum, hpd_pool_counters_maximum (&counters), what_max);
+                  minimum > G_MAXUINT64 - claimed ? G_MAXUINT64 : minimum + claimed,
+                  hpd_pool_counters_maximum (&counters), what_max);
   g_tree_foreach (cp->nodes, node_setting, &p);
   return FALSE;
 }
@@ -337,7 +353,13 @@ static void
 walk (Walk *w, const HpdConfig *config)
 {
   w->config = config;
+  w->claims = hpd_claims_load (hpd_kernel_get_root (w->kernel));
+  /* claim files are no kernel files: what is built from them is made
+   * again at every read while there are any */
+  if (w->claims->len > 0)
+    hpd_kernel_note_unwatched_input (w->kernel);
   g_tree_foreach (config->pools, pool_section, w);
+  g_clear_pointer (&w->claims, g_ptr_array_unref);
   g_tree_foreach (config->mounts, mount_section, w);
   /* reading the tunables is a dozen files: not for every property read
    * of a configuration without them */

@@ -8,6 +8,7 @@
 #include "hp-units.h"
 #include "hpd-boot.h"
 #include "hpd-boot-calls.h"
+#include "hpd-claim-calls.h"
 #include "hpd-config.h"
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
@@ -187,6 +188,98 @@ check_pools (Explain *e, GPtrArray *mounts)
                possible, pool->name, free_text, by_memory,
                fragmented ? ": memory is fragmented" : "");
           g_clear_pointer (&id, g_free);
+        }
+    }
+}
+
+/* Who claimed what, and where the kernel is below what the claims and the
+ * administrator's base add up to. */
+static void
+check_claims (Explain *e)
+{
+  GPtrArray *pools = hpd_daemon_get_pools (e->daemon);
+  g_autoptr(GPtrArray) claims = hpd_claims_load (hpd_kernel_get_root (e->kernel));
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      guint64 claimed = hpd_claims_sum (claims, pool->size, HPD_CLAIM_ALL_NODES);
+      g_auto(HpdPoolCounters) c = { 0, };
+      g_autoptr(GString) who = g_string_new (NULL);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *id = NULL;
+      g_autofree char *fix = NULL;
+      guint64 base = 0, target, minimum;
+
+      if (claimed == 0 || !hpd_pool_read (e->kernel, pool, &c, NULL))
+        continue;
+      /* unknown (no SetMinimum since boot, none configured): the claims alone */
+      hpd_claims_base (e->daemon, pool, &base);
+      target = base > G_MAXUINT64 - claimed ? G_MAXUINT64 : base + claimed;
+      minimum = hpd_pool_counters_minimum (&c);
+
+      for (guint j = 0; j < claims->len; j++)
+        {
+          const HpdClaim *claim = g_ptr_array_index (claims, j);
+
+          if (claim->page_size != pool->size)
+            continue;
+          g_string_append_printf (who, "%s%s %" G_GUINT64_FORMAT, who->len ? ", " : "",
+                                  claim->consumer, claim->pages);
+          if (claim->node != HPD_CLAIM_ALL_NODES)
+            g_string_append_printf (who, " on node %u", claim->node);
+          g_string_append_printf (who, " (uid %u%s)", claim->uid,
+                                  claim->persisted ? ", persisted" : "");
+        }
+      id = g_strdup_printf ("claims-%s", pool->name);
+      add (e, "info", id, NULL,
+           "%" G_GUINT64_FORMAT " %s pages are claimed: %s; with the administrator's base of %"
+           G_GUINT64_FORMAT " the pool's target is %" G_GUINT64_FORMAT,
+           claimed, pool->name, who->str, base, target);
+      g_clear_pointer (&id, g_free);
+
+      if (!hpd_daemon_check_pool_memory (e->daemon, pool, target, &error))
+        {
+          id = g_strdup_printf ("claims-exceed-%s", pool->name);
+          add (e, "warning", id, "hugepagesctl claims; release what is not needed",
+               "The claims on the %s pool ask for more than the machine can give: %s",
+               pool->name, error->message);
+          g_clear_pointer (&id, g_free);
+        }
+
+      if (minimum < target)
+        {
+          id = g_strdup_printf ("claims-drift-%s", pool->name);
+          fix = g_strdup_printf ("hugepagesctl set-min %s %" G_GUINT64_FORMAT " --hard",
+                                 pool->name, base);
+          add (e, "warning", id, fix,
+               "The %s pool holds %" G_GUINT64_FORMAT " pages, %" G_GUINT64_FORMAT
+               " fewer than the claims and the administrator's base add up to (%"
+               G_GUINT64_FORMAT "): the kernel could not allocate a claim in full, or "
+               "another program wrote nr_hugepages directly; setting the base again "
+               "allocates the claims on top of it", pool->name, minimum, target - minimum,
+               target);
+          g_clear_pointer (&id, g_free);
+          g_clear_pointer (&fix, g_free);
+        }
+
+      for (guint j = 0; c.nodes != NULL && j < c.nodes->len; j++)
+        {
+          const HpdNodeCounters *n = &g_array_index (c.nodes, HpdNodeCounters, j);
+          guint64 on_node = hpd_claims_sum (claims, pool->size, n->node);
+          guint64 node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
+
+          if (node_minimum >= on_node)
+            continue;
+          id = g_strdup_printf ("claims-drift-%s-node%u", pool->name, n->node);
+          fix = g_strdup_printf ("hugepagesctl set-node %u %s %" G_GUINT64_FORMAT " --hard",
+                                 n->node, pool->name, on_node);
+          add (e, "warning", id, fix,
+               "Node %u holds %" G_GUINT64_FORMAT " %s pages, fewer than the %" G_GUINT64_FORMAT
+               " claimed on it: the kernel could not allocate them, or another program "
+               "shrank the node", n->node, node_minimum, pool->name, on_node);
+          g_clear_pointer (&id, g_free);
+          g_clear_pointer (&fix, g_free);
         }
     }
 }
@@ -386,6 +479,7 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
 
   check_memory (&e);
   check_pools (&e, mounts);
+  check_claims (&e);
   check_mount_namespace (&e);
   check_boot (&e);
   check_min_free_kbytes (&e, &t);

@@ -6,6 +6,7 @@
 
 typedef struct {
   GDBusMethodInvocation *invocation;
+  HpdJobAuthorized authorized;
   HpdJobWork work;
   HpdJobDone done;
   gpointer data;
@@ -76,6 +77,8 @@ job_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
       hpd_job_return_error (job->invocation, error);
       return;
     }
+  if (job->authorized != NULL)
+    job->authorized (job->data, job->caller);
 
   /* From here on job_finished owns the job and sends the reply. */
   task = g_task_new (job->daemon, NULL, job_finished, job);
@@ -90,10 +93,20 @@ hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
              PolkitDetails *details, HpdJobWork work, HpdJobDone done,
              gpointer data, GDestroyNotify free_data)
 {
+  hpd_job_run_full (daemon, invocation, details, NULL, work, done, data, free_data);
+}
+
+void
+hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                  PolkitDetails *details, HpdJobAuthorized authorized,
+                  HpdJobWork work, HpdJobDone done,
+                  gpointer data, GDestroyNotify free_data)
+{
   Job *job = g_new0 (Job, 1);
 
   job->daemon = g_object_ref (daemon);
   job->invocation = g_object_ref (invocation);
+  job->authorized = authorized;
   job->work = work;
   job->done = done;
   job->data = data;

@@ -24,6 +24,15 @@ void hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                   PolkitDetails *details, HpdJobWork work, HpdJobDone done,
                   gpointer data, GDestroyNotify free_data);
 
+/* Main thread, once the caller is authorized and before the work is
+ * queued: for work that records who asked (claims keep their uid). */
+typedef void (*HpdJobAuthorized) (gpointer data, const HpdCaller *caller);
+
+void hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                       PolkitDetails *details, HpdJobAuthorized authorized,
+                       HpdJobWork work, HpdJobDone done,
+                       gpointer data, GDestroyNotify free_data);
+
 /* Replies with @error mapped into the service's error domain. */
 void hpd_job_return_error (GDBusMethodInvocation *invocation, const GError *error);
 

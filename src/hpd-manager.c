@@ -4,6 +4,7 @@
 
 #include "hp-error.h"
 #include "hpd-boot-calls.h"
+#include "hpd-claim-calls.h"
 #include "hpd-config.h"
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
@@ -153,6 +154,24 @@ refresh_meminfo (HpdManager *self)
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
 }
 
+/* The claim files are few and small, and other programs (a package
+ * installing its claim) change them: read on every refresh. */
+static void
+set_claims (HpdManager *self)
+{
+  g_autoptr(GPtrArray) claims =
+    hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (self->daemon)));
+
+  hp_dbus_manager_set_claims (HP_DBUS_MANAGER (self), hpd_claims_to_variant (claims));
+}
+
+void
+hpd_manager_refresh_claims (HpdManager *self)
+{
+  set_claims (self);
+  g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
+}
+
 static void
 hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
 {
@@ -168,6 +187,7 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
       hpd_kernel_observe_end (kernel, &self->kernel_stamp);
     }
   refresh_configuration (self);
+  set_claims (self);
 }
 
 static gboolean
@@ -317,9 +337,37 @@ handle_remove_orphan (HpDBusManager *object, GDBusMethodInvocation *invocation,
   return TRUE;
 }
 
+static gboolean
+handle_claim (HpDBusManager *object, GDBusMethodInvocation *invocation,
+              const char *consumer, guint64 page_size, guint64 pages, GVariant *options)
+{
+  hpd_claim_calls_claim (HPD_MANAGER (object)->daemon, invocation, consumer, page_size,
+                         pages, options);
+  return TRUE;
+}
+
+static gboolean
+handle_release (HpDBusManager *object, GDBusMethodInvocation *invocation,
+                const char *consumer, guint64 page_size, GVariant *options)
+{
+  hpd_claim_calls_release (HPD_MANAGER (object)->daemon, invocation, consumer, page_size,
+                           options);
+  return TRUE;
+}
+
+static gboolean
+handle_get_claims (HpDBusManager *object, GDBusMethodInvocation *invocation, GVariant *options)
+{
+  hpd_claim_calls_get (HPD_MANAGER (object)->daemon, invocation, options);
+  return TRUE;
+}
+
 static void
 hpd_manager_iface_init (HpDBusManagerIface *iface)
 {
+  iface->handle_claim = handle_claim;
+  iface->handle_release = handle_release;
+  iface->handle_get_claims = handle_get_claims;
   iface->handle_get_usage = handle_get_usage;
   iface->handle_remove_orphan = handle_remove_orphan;
   iface->handle_set_shm_max = handle_set_shm_max;

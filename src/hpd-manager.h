@@ -13,5 +13,7 @@ G_DECLARE_FINAL_TYPE (HpdManager, hpd_manager, HPD, MANAGER, HpDBusManagerSkelet
 HpdManager *hpd_manager_new (HpdDaemon *daemon);
 void hpd_manager_refresh_mounts (HpdManager *self);
 void hpd_manager_refresh_tunables (HpdManager *self);
+/* Re-reads the claims into Claims, with PropertiesChanged. */
+void hpd_manager_refresh_claims (HpdManager *self);
 
 G_END_DECLS

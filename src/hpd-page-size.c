@@ -2,6 +2,7 @@
 
 #include "hp-error.h"
 #include "hpd-alloc.h"
+#include "hpd-claims.h"
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
 #include "hpd-job.h"
@@ -85,6 +86,13 @@ hpd_page_size_refresh (GDBusInterfaceSkeleton *skeleton)
   hpd_page_size_refresh_mounts (self);
 }
 
+void
+hpd_page_size_refresh_now (HpdPageSize *self)
+{
+  hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
+  g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
+}
+
 /* One pool change on its way from the bus to the kernel and back. */
 typedef enum {
   CHANGE_MINIMUM,
@@ -132,6 +140,24 @@ static void
 return_pages (GDBusMethodInvocation *invocation, guint64 pages)
 {
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(t)", pages));
+}
+
+/* The pages consumers claimed of this size: SetMinimum sets the
+ * administrator's base, and the kernel's pool is that plus the claims
+ * (hpd-claim-calls.h). */
+static guint64
+claimed_pages (HpdPageSize *self)
+{
+  g_autoptr(GPtrArray) claims =
+    hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (self->daemon)));
+
+  return hpd_claims_sum (claims, self->pool->size, HPD_CLAIM_ALL_NODES);
+}
+
+static guint64
+plus_claims (guint64 pages, guint64 claimed)
+{
+  return pages > G_MAXUINT64 - claimed ? G_MAXUINT64 : pages + claimed;
 }
 
 static const HpdPool *
@@ -288,7 +314,7 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
   g_auto(HpdPoolCounters) now = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
   HpdPoolTarget target;
-  guint64 result = 0;
+  guint64 result = 0, claimed = 0;
 
   switch (change->kind)
     {
@@ -298,21 +324,30 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
         {
           change->alloc.progress = progress_from_worker;
           change->alloc.progress_data = change;
+          claimed = claimed_pages (self);
         }
       /* Plan against the pool as it is now, not as it was when the call
        * arrived: another change may have run in between. */
       if (!hpd_pool_read (kernel, pool, &now, error))
         return NULL;
       target = change->kind == CHANGE_MINIMUM
-        ? hpd_pool_target_for_minimum (&now, pool->can_overcommit, change->pages)
+        ? hpd_pool_target_for_minimum (&now, pool->can_overcommit,
+                                       plus_claims (change->pages, claimed))
         : hpd_pool_target_for_maximum (&now, change->pages);
       if (!hpd_pool_apply (kernel, pool, &target, &change->alloc, cancellable, &after, error))
         return NULL;
+      /* here, not once the reply is on its way: a Claim queued behind
+       * this change reads it as the administrator's base */
+      if (change->kind == CHANGE_MINIMUM)
+        hpd_daemon_note_requested (self->daemon, pool, change->pages);
       /* In-use pages a shrink could not free stay allocated as surplus:
-       * report them, a shrink to 0 that left 2 pages is not 0. */
+       * report them, a shrink to 0 that left 2 pages is not 0. With
+       * claims, the answer is the base: what the pool holds beyond them. */
       result = change->kind == CHANGE_MINIMUM
         ? hpd_pool_counters_kept (&now, &after)
         : MAX (hpd_pool_counters_maximum (&after), after.total);
+      if (change->kind == CHANGE_MINIMUM)
+        result = result > claimed ? result - claimed : 0;
       break;
 
     case CHANGE_NODE:
@@ -391,8 +426,6 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
     }
 
   g_variant_get (reply, "(t)", &result);
-  if (change->kind == CHANGE_MINIMUM)
-    hpd_daemon_note_requested (self->daemon, self->pool, change->pages);
   g_message ("uid %u (pid %u) set the %s %s%s to %" G_GUINT64_FORMAT
              " pages; the kernel gave %" G_GUINT64_FORMAT "%s%s",
              caller->uid, caller->pid, self->pool->name, what, where,
@@ -496,9 +529,11 @@ handle_pool_target (HpdPageSize *self, GDBusMethodInvocation *invocation,
   HpdAllocOptions alloc;
   HpdPoolTarget target;
   PoolOptions opts;
+  guint64 claimed = kind == CHANGE_MINIMUM ? claimed_pages (self) : 0;
 
   if (!parse_pool_options (options, kind == CHANGE_MINIMUM, &opts, &alloc, &error) ||
-      !hpd_daemon_check_pool_memory (self->daemon, self->pool, pages, &error) ||
+      !hpd_daemon_check_pool_memory (self->daemon, self->pool, plus_claims (pages, claimed),
+                                     &error) ||
       !read_counters (self, &now, &error))
     {
       hpd_job_return_error (invocation, error);
@@ -506,7 +541,7 @@ handle_pool_target (HpdPageSize *self, GDBusMethodInvocation *invocation,
     }
 
   target = kind == CHANGE_MINIMUM
-    ? hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, pages)
+    ? hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, plus_claims (pages, claimed))
     : hpd_pool_target_for_maximum (&now, pages);
 
   if (!self->pool->can_overcommit && target.maximum != target.minimum)
@@ -519,12 +554,13 @@ handle_pool_target (HpdPageSize *self, GDBusMethodInvocation *invocation,
       return;
     }
 
-  /* with persist, a pool that already has it still needs saving */
+  /* with persist, a pool that already has it still needs saving; with
+   * claims the base needs recording */
   if (opts.dry_run ||
-      (!opts.persist &&
+      (!opts.persist && claimed == 0 &&
        target.minimum == hpd_pool_counters_minimum (&now) &&
        target.maximum == hpd_pool_counters_maximum (&now)))
-    return_pages (invocation, kind == CHANGE_MINIMUM ? target.minimum : target.maximum);
+    return_pages (invocation, kind == CHANGE_MINIMUM ? target.minimum - claimed : target.maximum);
   else
     authorize_and_apply (self, invocation, kind, 0, pages, &alloc, opts.persist);
 }

@@ -15,5 +15,8 @@ G_DECLARE_FINAL_TYPE (HpdPageSize, hpd_page_size, HPD, PAGE_SIZE,
 
 HpdPageSize *hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool);
 void hpd_page_size_refresh_mounts (HpdPageSize *self);
+/* Re-reads the counters now and sends PropertiesChanged for what changed
+ * (after a change made elsewhere, such as a claim). */
+void hpd_page_size_refresh_now (HpdPageSize *self);
 
 G_END_DECLS

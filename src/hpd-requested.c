@@ -44,3 +44,14 @@ hpd_requested_get (const char *root, const char *pool_name)
 
   return g_key_file_get_uint64 (file, GROUP, pool_name, NULL);
 }
+
+gboolean
+hpd_requested_lookup (const char *root, const char *pool_name, guint64 *pages)
+{
+  g_autofree char *path = g_build_filename (root, HPD_REQUESTED_FILE, NULL);
+  g_autoptr(GKeyFile) file = load (path);
+  g_autoptr(GError) error = NULL;
+
+  *pages = g_key_file_get_uint64 (file, GROUP, pool_name, &error);
+  return error == NULL;
+}

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
 /* Failures are logged, not returned: this is a hint for Explain. */
 void hpd_requested_note (const char *root, const char *pool_name, guint64 pages);
 
+/* FALSE when nothing was asked for since boot. */
+gboolean hpd_requested_lookup (const char *root, const char *pool_name, guint64 *pages);
+
 /* 0 when nothing was asked for since boot. */
 guint64 hpd_requested_get (const char *root, const char *pool_name);
 

@@ -138,9 +138,12 @@ OPTION_KEYS = {
     'SetNodePages': {**DRY_PERSIST, **HARD},
     'Demote': DRY_PERSIST,
     'CreateMount': MOUNT_OPTIONS,
+    'Claim': {'node': 'u', **DRY_PERSIST, **HARD},
+    'Release': {'node': 'u'},
+    'GetClaims': {},
 }
 ALL_OPTION_KEYS = {k: v for keys in OPTION_KEYS.values() for k, v in keys.items()}
-NOT_MUTATING = {'Explain', 'GetUsage'}   # service methods that change nothing
+NOT_MUTATING = {'Explain', 'GetUsage', 'GetClaims'}   # service methods that change nothing
 PROPERTIES = 'org.freedesktop.DBus.Properties'
 
 

@@ -49,6 +49,8 @@ def different_value(sig, current):
         return [tuple(e) for e in current] + [('pool 4MB minimum', '1', 'x:1')]
     if sig == 'a(ssss)':   # Drift
         return [tuple(e) for e in current] + [('pool 4MB minimum', '1', '0', 'm')]
+    if sig == 'a(sttu)':   # Claims
+        return [tuple(c) for c in current] + [('intruder', 2 << 20, 1, 0xFFFFFFFF)]
     if sig == 'a(sa{sv})':
         return list(current) + [('/mnt/other', {'page-size': 2 << 20, 'uid': 0, 'gid': 0,
                                                 'mode': 0o777, 'flags': 'rw', 'managed': True})]
@@ -65,12 +67,14 @@ def variant(sig, value):
 
 def with_configuration(fk):
     """A configuration with a bad line, so that ConfigurationErrors,
-    ConfiguredState and Drift all have values to send back."""
+    ConfiguredState and Drift all have values to send back, and a claim a
+    package shipped, for Claims."""
     import os
     path = fk.path('etc/hugepagesd/hugepagesd.conf')
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'w') as f:
         f.write('[pool 2MB]\nminimum = 99\nbad line\n')
+    fk.write('usr/lib/hugepagesd/claims.d/postgresql.conf', '[2MB]\npages = 2\n')
 
 
 def state(conn, fk):
@@ -96,7 +100,7 @@ def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, n
     with_configuration(fake_kernel)
     before = state(conn, fake_kernel)
     current = hpdtest.get(conn, path, iface, name)
-    if sig in ('as', 'a(sa{sv})', 'a(sss)', 'a(ssss)'):
+    if sig in ('as', 'a(sa{sv})', 'a(sss)', 'a(ssss)', 'a(sttu)'):
         assert current, f'{name} is empty: the test would not send a value back'
     for value in (variant(sig, different_value(sig, current)), variant(sig, current),
                   GLib.Variant('s', 'wrong type')):

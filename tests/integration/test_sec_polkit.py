@@ -47,8 +47,10 @@ EXPECTED_ACTIONS = {
     (MANAGER_IFACE, 'SetThp'): ACTION_TUNABLES,
     (MANAGER_IFACE, 'ConfigureBoot'): ACTION_BOOT,
     (MANAGER_IFACE, 'RemoveOrphan'): ACTION_MOUNTS,
+    (MANAGER_IFACE, 'Claim'): ACTION_POOLS,
+    (MANAGER_IFACE, 'Release'): ACTION_POOLS,
 }
-READ_ONLY_METHODS = {(MANAGER_IFACE, 'Explain')}
+READ_ONLY_METHODS = {(MANAGER_IFACE, 'Explain'), (MANAGER_IFACE, 'GetClaims')}
 # Asks polkit, but a refusal narrows the reply instead of failing the call
 ACTION_INSPECT = 'org.hugepages.manager.inspect-usage'
 VIEW_METHODS = {(MANAGER_IFACE, 'GetUsage'): ACTION_INSPECT}
@@ -75,9 +77,13 @@ CALLS = [
     (MANAGER_IFACE, 'ConfigureBoot', MANAGER_PATH, 'a{sv}', ({},)),
     (MANAGER_IFACE, 'RemoveOrphan', MANAGER_PATH, 'sa{sv}', (None, {})),   # ORPHAN
     (MANAGER_IFACE, 'GetUsage', MANAGER_PATH, 'a{sv}', ({},)),
+    (MANAGER_IFACE, 'Claim', MANAGER_PATH, 'stta{sv}', ('postgresql', SMALL * 1024, 2, {})),
+    (MANAGER_IFACE, 'Release', MANAGER_PATH, 'sta{sv}', ('seeded', SMALL * 1024, {})),   # SEEDED
 ]
 POOLS = {SMALL: Pool(total=4, free=4, overcommit=2, nodes={0: NodePool(3, 3, 0), 1: NodePool(1, 1, 0)}),
          GIANT: Pool(total=3, free=3)}
+# a claim Release can take back whatever Claim was allowed
+SEEDED = 'etc/hugepagesd/claims.d/seeded.conf'
 HAND_MOUNT = Mount('var/lib/hugetlbfs/pagesize-2MB', mode=0o770)
 # a "mount" outside var/ (which must stay absent) holding a file nobody maps
 ORPHAN_MOUNT = Mount('srv/hugetlbfs')
@@ -126,6 +132,7 @@ def call_one(conn, fk, iface, method, path, sig, args):
 def test_method_action_matrix(service, conn, fake_kernel, polkit, withheld):
     debian_with_boot_config(fake_kernel)
     fake_kernel.write(ORPHAN, '')
+    fake_kernel.write(SEEDED, '[2MB]\npages = 1\n')
     polkit.allow(*[a for a in ALL_ACTIONS if a != withheld])
     outcomes = {}
     for iface, method, path, sig, args in CALLS:

@@ -11,6 +11,7 @@
 
 static const char *const read_only_methods[] = {
   "Explain",
+  "GetClaims",
   NULL,
 };
 

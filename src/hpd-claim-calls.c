@@ -1,0 +1,498 @@
+#include "config.h"
+
+#include "hp-error.h"
+#include "hp-units.h"
+#include "hpd-apply.h"
+#include "hpd-claim-calls.h"
+#include "hpd-daemon.h"
+#include "hpd-job.h"
+#include "hpd-options.h"
+#include "hpd-requested.h"
+
+/* As for SetMinimum (hpd-page-size.c). */
+#define DEFAULT_HARD_TIMEOUT_MS 30000
+#define MAX_HARD_TIMEOUT_MS 600000
+
+static guint64
+add_saturating (guint64 a, guint64 b)
+{
+  return a > G_MAXUINT64 - b ? G_MAXUINT64 : a + b;
+}
+
+static guint64
+sub_saturating (guint64 a, guint64 b)
+{
+  return a > b ? a - b : 0;
+}
+
+GVariant *
+hpd_claims_to_variant (GPtrArray *claims)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sttu)"));
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const HpdClaim *c = g_ptr_array_index (claims, i);
+
+      g_variant_builder_add (&b, "(sttu)", c->consumer, c->page_size, c->pages, c->node);
+    }
+  return g_variant_builder_end (&b);
+}
+
+/* Main thread only (the configuration cache). */
+static gboolean
+configured_base (HpdDaemon *daemon, const HpdPool *pool, guint64 *pages)
+{
+  return hpd_apply_configured_minimum (hpd_daemon_get_config (daemon, NULL), pool, pages);
+}
+
+gboolean
+hpd_claims_base (HpdDaemon *daemon, const HpdPool *pool, guint64 *base)
+{
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+
+  return hpd_requested_lookup (hpd_kernel_get_root (kernel), pool->name, base) ||
+         configured_base (daemon, pool, base);
+}
+
+static const HpdPool *
+find_pool (HpdDaemon *daemon, guint64 size, GError **error)
+{
+  /* 0 would be the default size to hpd_apply_find_pool (), not to callers */
+  const HpdPool *pool = size != 0 ? hpd_apply_find_pool (daemon, size) : NULL;
+
+  if (pool == NULL)
+    g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                 "%" G_GUINT64_FORMAT " bytes is not a huge page size of this kernel", size);
+  return pool;
+}
+
+/* One Claim or Release on its way to the kernel. */
+typedef struct {
+  HpdDaemon *daemon;
+  const HpdPool *pool;       /* owned by the daemon */
+  char *consumer;
+  guint32 node;              /* HPD_CLAIM_ALL_NODES: the pool */
+  gboolean release;
+  guint64 pages;             /* the claim; 0 for a release */
+  gboolean persist;
+  HpdAllocOptions alloc;
+  gboolean has_configured_base;
+  guint64 configured_base;
+  guint32 uid;               /* the caller, once authorized */
+  /* worker results, for the log */
+  guint64 old_pages;
+  guint64 target;
+  guint64 kernel_after;
+} ClaimOp;
+
+static void
+claim_op_free (ClaimOp *op)
+{
+  g_clear_object (&op->daemon);
+  g_free (op->consumer);
+  g_free (op);
+}
+
+static char *
+place_text (const ClaimOp *op)
+{
+  return op->node == HPD_CLAIM_ALL_NODES ? g_strdup_printf ("the %s pool", op->pool->name)
+                                         : g_strdup_printf ("the %s pool on node %u",
+                                                            op->pool->name, op->node);
+}
+
+/* Worker thread: the base. The first claim on a size takes the pool as it
+ * is for the base (whoever made it: the administrator, a program that
+ * writes sysfs); it is recorded then, so that pages another program writes
+ * later are not mistaken for it. */
+static guint64
+resolve_base (ClaimOp *op, GPtrArray *claims, const HpdPoolCounters *now)
+{
+  const char *root = hpd_kernel_get_root (hpd_daemon_get_kernel (op->daemon));
+  guint64 claimed = hpd_claims_sum (claims, op->pool->size, HPD_CLAIM_ALL_NODES);
+  guint64 base;
+
+  if (claimed > 0 && hpd_requested_lookup (root, op->pool->name, &base))
+    return base;
+  base = claimed > 0 && op->has_configured_base
+    ? op->configured_base
+    : sub_saturating (hpd_pool_counters_minimum (now), claimed);
+  hpd_requested_note (root, op->pool->name, base);
+  return base;
+}
+
+/* Where a pool (or node) at @current goes when a claim changes from @old to
+ * @new pages and the target is @target: a growing claim adds what it adds,
+ * to at least the target (pages someone else added stay theirs); a
+ * shrinking one takes back what it gave up, never below the target, and
+ * nothing when the pool is already at or below it. */
+static guint64
+plan (guint64 current, guint64 target, guint64 old, guint64 new)
+{
+  if (new >= old)
+    return MAX (target, add_saturating (current, new - old));
+  if (current <= target)
+    return current;
+  return MAX (target, sub_saturating (current, old - new));
+}
+
+static GVariant *
+apply_claim (gpointer data, GCancellable *cancellable, GError **error)
+{
+  ClaimOp *op = data;
+  HpdKernel *kernel = hpd_daemon_get_kernel (op->daemon);
+  const char *root = hpd_kernel_get_root (kernel);
+  const HpdPool *pool = op->pool;
+  g_autoptr(GPtrArray) claims = hpd_claims_load (root);
+  const HpdClaim *existing = hpd_claims_find (claims, op->consumer, pool->size, op->node);
+  g_auto(HpdPoolCounters) now = { 0, };
+  g_auto(HpdPoolCounters) after = { 0, };
+  guint64 base, pool_target, current, wanted, held, shortfall;
+
+  if (op->release && existing == NULL)
+    {
+      g_autofree char *place = place_text (op);
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "%s holds no claim on %s", op->consumer, place);
+      return NULL;
+    }
+  op->old_pages = existing != NULL ? existing->pages : 0;
+  if (!hpd_pool_read (kernel, pool, &now, error))
+    return NULL;
+
+  base = resolve_base (op, claims, &now);
+  pool_target = add_saturating (base,
+                                add_saturating (sub_saturating (hpd_claims_sum (claims, pool->size,
+                                                                                HPD_CLAIM_ALL_NODES),
+                                                                op->old_pages),
+                                                op->pages));
+  current = hpd_pool_counters_minimum (&now);
+
+  if (op->node == HPD_CLAIM_ALL_NODES)
+    {
+      op->target = pool_target;
+      wanted = plan (current, pool_target, op->old_pages, op->pages);
+      if (wanted != current)
+        {
+          HpdPoolTarget target = hpd_pool_target_for_minimum (&now, pool->can_overcommit, wanted);
+
+          if (!hpd_pool_apply (kernel, pool, &target, &op->alloc, cancellable, &after, error))
+            return NULL;
+          held = hpd_pool_counters_kept (&now, &after);
+        }
+      else
+        held = current;
+    }
+  else
+    {
+      const HpdNodeCounters *n = hpd_pool_counters_node (&now, op->node);
+      guint64 node_current, node_claims;
+
+      if (n == NULL)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                       "NUMA node %u has no %s pool", op->node, pool->name);
+          return NULL;
+        }
+      node_current = sub_saturating (n->total, n->surplus);
+      node_claims = add_saturating (sub_saturating (hpd_claims_sum (claims, pool->size, op->node),
+                                                    op->old_pages),
+                                    op->pages);
+      op->target = node_claims;
+      wanted = plan (node_current, node_claims, op->old_pages, op->pages);
+      /* a node gives back only what the pool as a whole can spare */
+      if (wanted < node_current)
+        wanted = MAX (wanted, sub_saturating (node_current, sub_saturating (current, pool_target)));
+      if (wanted != node_current)
+        {
+          if (!hpd_pool_apply_node (kernel, pool, op->node, wanted, &op->alloc, cancellable,
+                                    &held, error))
+            return NULL;
+        }
+      else
+        held = node_current;
+    }
+  op->kernel_after = held;
+  shortfall = sub_saturating (op->target, held);
+
+  if (op->release)
+    {
+      if (!hpd_claims_remove (root, op->consumer, pool->size, op->node, error))
+        return NULL;
+      return g_variant_new ("()");
+    }
+  else
+    {
+      HpdClaim claim = {
+        .consumer = op->consumer,
+        .page_size = pool->size,
+        .node = op->node,
+        .pages = op->pages,
+        .uid = op->uid,
+      };
+
+      if (!hpd_claims_store (root, &claim, op->persist, error))
+        return NULL;
+      return g_variant_new ("(t)", sub_saturating (op->pages, shortfall));
+    }
+}
+
+static void
+claim_authorized (gpointer data, const HpdCaller *caller)
+{
+  ClaimOp *op = data;
+
+  op->uid = caller->uid;
+}
+
+static void
+claim_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  ClaimOp *op = data;
+  g_autofree char *place = place_text (op);
+
+  hpd_daemon_refresh_pools (op->daemon);
+  if (reply == NULL)
+    {
+      g_warning ("uid %u (pid %u): %s of %s on %s failed: %s", caller->uid, caller->pid,
+                 op->release ? "releasing the claim" : "the claim", op->consumer, place,
+                 error->message);
+      return;
+    }
+  if (op->release)
+    g_message ("uid %u (pid %u) released the claim of %s on %s (%" G_GUINT64_FORMAT
+               " pages); the target is now %" G_GUINT64_FORMAT ", the kernel holds %"
+               G_GUINT64_FORMAT, caller->uid, caller->pid, op->consumer, place,
+               op->old_pages, op->target, op->kernel_after);
+  else
+    g_message ("uid %u (pid %u) claimed %" G_GUINT64_FORMAT " pages of %s for %s%s; "
+               "the target is %" G_GUINT64_FORMAT ", the kernel holds %" G_GUINT64_FORMAT "%s",
+               caller->uid, caller->pid, op->pages, place, op->consumer,
+               op->persist ? " (persisted)" : "", op->target, op->kernel_after,
+               op->kernel_after < op->target ? " (short)" : "");
+}
+
+typedef struct {
+  guint32 node;
+  gboolean persist;
+  gboolean dry_run;
+  gboolean hard;
+  guint32 timeout_ms;
+  gboolean drop_caches;
+} ClaimOptions;
+
+static gboolean
+parse_claim_options (GVariant *options, gboolean release, ClaimOptions *out, GError **error)
+{
+  /* "node" first: Release takes it alone */
+  const HpdOption known[] = {
+    { "node", "u", &out->node },
+    { "persist", "b", &out->persist },
+    { "dry-run", "b", &out->dry_run },
+    { "hard", "b", &out->hard },
+    { "timeout-ms", "u", &out->timeout_ms },
+    { "drop-caches", "b", &out->drop_caches },
+  };
+
+  *out = (ClaimOptions) { .node = HPD_CLAIM_ALL_NODES, .timeout_ms = DEFAULT_HARD_TIMEOUT_MS };
+  if (!hpd_options_parse (options, known, release ? 1 : G_N_ELEMENTS (known), error))
+    return FALSE;
+  if (out->timeout_ms > MAX_HARD_TIMEOUT_MS)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "timeout-ms must be at most %u (10 minutes)", MAX_HARD_TIMEOUT_MS);
+      return FALSE;
+    }
+  if (out->drop_caches && !out->hard)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                           "drop-caches only applies together with hard");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Everything that can be refused before authorization: the name, the size,
+ * the node, and for a claim the count, the number of consumers and the
+ * memory the pool would then need. */
+static ClaimOp *
+validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean release,
+          guint64 pages, const ClaimOptions *opts, GError **error)
+{
+  g_autoptr(GPtrArray) claims = NULL;
+  const HpdPool *pool;
+  const HpdClaim *existing;
+  ClaimOp *op;
+  guint64 base = 0, target;
+
+  if (!hpd_claim_consumer_valid (consumer, error) ||
+      (pool = find_pool (daemon, page_size, error)) == NULL)
+    return NULL;
+  if (opts->node != HPD_CLAIM_ALL_NODES && !hpd_pool_has_node (pool, opts->node))
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "NUMA node %u has no %s pool", opts->node, pool->name);
+      return NULL;
+    }
+
+  claims = hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)));
+  existing = hpd_claims_find (claims, consumer, pool->size, opts->node);
+  if (release && existing == NULL)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "%s holds no claim on %s pages%s",
+                   consumer, pool->name, opts->node == HPD_CLAIM_ALL_NODES ? "" : " on that node");
+      return NULL;
+    }
+  if (!release)
+    {
+      gboolean new_consumer = TRUE;
+
+      if (pages == 0)
+        {
+          g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                               "A claim is at least one page; Release removes a claim");
+          return NULL;
+        }
+      for (guint i = 0; i < claims->len && new_consumer; i++)
+        new_consumer = !g_str_equal (((HpdClaim *) g_ptr_array_index (claims, i))->consumer,
+                                     consumer);
+      if (new_consumer && hpd_claims_count_consumers (claims) >= HPD_CLAIMS_MAX_CONSUMERS)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+                       "There are already %u consumers with claims", HPD_CLAIMS_MAX_CONSUMERS);
+          return NULL;
+        }
+      /* as resolve_base () will: without claims yet, or a known base,
+       * the pool as it is now stands for it */
+      if (hpd_claims_sum (claims, pool->size, HPD_CLAIM_ALL_NODES) == 0 ||
+          !hpd_claims_base (daemon, pool, &base))
+        {
+          g_auto(HpdPoolCounters) now = { 0, };
+
+          if (!hpd_pool_read (hpd_daemon_get_kernel (daemon), pool, &now, error))
+            return NULL;
+          base = sub_saturating (hpd_pool_counters_minimum (&now),
+                                 hpd_claims_sum (claims, pool->size, HPD_CLAIM_ALL_NODES));
+        }
+      target = add_saturating (base,
+                               add_saturating (sub_saturating (hpd_claims_sum (claims, pool->size,
+                                                                               HPD_CLAIM_ALL_NODES),
+                                                               existing ? existing->pages : 0),
+                                               pages));
+      if (!hpd_daemon_check_pool_memory (daemon, pool, target, error))
+        return NULL;
+    }
+
+  op = g_new0 (ClaimOp, 1);
+  op->daemon = g_object_ref (daemon);
+  op->pool = pool;
+  op->consumer = g_strdup (consumer);
+  op->node = opts->node;
+  op->release = release;
+  op->pages = release ? 0 : pages;
+  op->persist = opts->persist;
+  op->alloc = (HpdAllocOptions) {
+    .hard = opts->hard,
+    .timeout_ms = opts->timeout_ms,
+    .drop_caches = opts->drop_caches,
+  };
+  op->has_configured_base = configured_base (daemon, pool, &op->configured_base);
+  return op;
+}
+
+static void
+run (HpdDaemon *daemon, GDBusMethodInvocation *invocation, ClaimOp *op)
+{
+  g_autoptr(PolkitDetails) details = polkit_details_new ();
+  g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT, op->pool->size);
+  g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, op->pages);
+
+  polkit_details_insert (details, "consumer", op->consumer);
+  polkit_details_insert (details, "page-size", size);
+  if (!op->release)
+    polkit_details_insert (details, "pages", count);
+  if (op->node != HPD_CLAIM_ALL_NODES)
+    {
+      g_autofree char *node = g_strdup_printf ("%u", op->node);
+      polkit_details_insert (details, "node", node);
+    }
+  if (op->persist)
+    polkit_details_insert (details, "persist", "true");
+
+  hpd_job_run_full (daemon, invocation, details, claim_authorized, apply_claim, claim_done,
+                    op, (GDestroyNotify) claim_op_free);
+}
+
+void
+hpd_claim_calls_claim (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                       const char *consumer, guint64 page_size, guint64 pages,
+                       GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  ClaimOptions opts;
+  ClaimOp *op;
+
+  if (!parse_claim_options (options, FALSE, &opts, &error) ||
+      (op = validate (daemon, consumer, page_size, FALSE, pages, &opts, &error)) == NULL)
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+  if (opts.dry_run)
+    {
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(t)", pages));
+      claim_op_free (op);
+      return;
+    }
+  run (daemon, invocation, op);
+}
+
+void
+hpd_claim_calls_release (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                         const char *consumer, guint64 page_size, GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  ClaimOptions opts;
+  ClaimOp *op;
+
+  if (!parse_claim_options (options, TRUE, &opts, &error) ||
+      (op = validate (daemon, consumer, page_size, TRUE, 0, &opts, &error)) == NULL)
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+  run (daemon, invocation, op);
+}
+
+void
+hpd_claim_calls_get (HpdDaemon *daemon, GDBusMethodInvocation *invocation, GVariant *options)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) claims = NULL;
+  GVariantBuilder b;
+
+  if (!hpd_options_parse (options, NULL, 0, &error))
+    {
+      hpd_job_return_error (invocation, error);
+      return;
+    }
+  claims = hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)));
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const HpdClaim *c = g_ptr_array_index (claims, i);
+
+      g_variant_builder_open (&b, G_VARIANT_TYPE ("a{sv}"));
+      g_variant_builder_add (&b, "{sv}", "consumer", g_variant_new_string (c->consumer));
+      g_variant_builder_add (&b, "{sv}", "page-size", g_variant_new_uint64 (c->page_size));
+      g_variant_builder_add (&b, "{sv}", "pages", g_variant_new_uint64 (c->pages));
+      if (c->node != HPD_CLAIM_ALL_NODES)
+        g_variant_builder_add (&b, "{sv}", "node", g_variant_new_uint32 (c->node));
+      g_variant_builder_add (&b, "{sv}", "uid", g_variant_new_uint32 (c->uid));
+      g_variant_builder_add (&b, "{sv}", "persisted", g_variant_new_boolean (c->persisted));
+      g_variant_builder_close (&b);
+    }
+  g_dbus_method_invocation_return_value (invocation, g_variant_new ("(aa{sv})", &b));
+}

@@ -1,0 +1,85 @@
+/* Named claims: what each consumer of huge pages (a database, a VM manager,
+ * a storage daemon) declared it needs, so that several of them share the
+ * pools instead of each writing nr_hugepages and the last one winning.
+ *
+ * A claim is (consumer, page size, node or all, pages, uid). Each consumer
+ * has one file per layer, named CONSUMER.conf:
+ *
+ *   run/hugepagesd/claims.d/       runtime claims: kept across idle exits
+ *                                   and restarts of the service, gone at
+ *                                   reboot
+ *   etc/hugepagesd/claims.d/        persisted claims (the `persist` option),
+ *                                   written by the service
+ *   usr/lib/hugepagesd/claims.d/    claims packages ship; a file of the
+ *                                   same name in etc/ masks it
+ *
+ * A runtime claim of a (size, node) overrides a persisted one of the same
+ * consumer until reboot. The files are key files with one group per claim,
+ * "[2MB]" or "[2MB node1]", and the keys pages= and uid=.
+ *
+ * This module only reads and writes the files; the arithmetic of targets
+ * is in hpd-claim-calls. Paths are below the service's root. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define HPD_CLAIMS_RUNTIME_DIR "run/hugepagesd/claims.d"
+#define HPD_CLAIMS_ADMIN_DIR   "etc/hugepagesd/claims.d"
+#define HPD_CLAIMS_VENDOR_DIR  "usr/lib/hugepagesd/claims.d"
+
+/* The node of a claim on the pool as a whole. */
+#define HPD_CLAIM_ALL_NODES G_MAXUINT32
+
+/* Consumer names are at most this long. */
+#define HPD_CLAIM_MAX_NAME 64
+/* A consumer file holds at most this many claims, and the service at most
+ * this many consumers: bounds on what a caller can make the service keep. */
+#define HPD_CLAIMS_MAX_PER_CONSUMER 256
+#define HPD_CLAIMS_MAX_CONSUMERS 1024
+
+typedef struct {
+  char *consumer;
+  guint64 page_size;   /* bytes */
+  guint32 node;        /* HPD_CLAIM_ALL_NODES: the pool as a whole */
+  guint64 pages;
+  guint32 uid;         /* who made it; 0 for files a package shipped */
+  gboolean persisted;  /* survives a reboot */
+} HpdClaim;
+
+void hpd_claim_free (HpdClaim *claim);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdClaim, hpd_claim_free)
+
+/* [a-z0-9][a-z0-9._-]{0,63}: safe as a file name, in a log and in a
+ * polkit detail. InvalidArgs otherwise. */
+gboolean hpd_claim_consumer_valid (const char *name, GError **error);
+
+/* Every claim in force under @root, ordered by consumer, size and node
+ * (the pool as a whole first). Bad files and groups are logged and
+ * skipped: a broken file a package shipped must not stop the service. */
+GPtrArray *hpd_claims_load (const char *root);
+
+/* The claim of @consumer on (@page_size, @node), NULL if none. */
+const HpdClaim *hpd_claims_find (GPtrArray *claims, const char *consumer,
+                                 guint64 page_size, guint32 node);
+
+/* The pages claimed of @page_size: with HPD_CLAIM_ALL_NODES every claim of
+ * the size, else the claims on that node only. Saturates at 2^64-1. */
+guint64 hpd_claims_sum (GPtrArray *claims, guint64 page_size, guint32 node);
+
+/* The number of consumers with at least one claim. */
+guint hpd_claims_count_consumers (GPtrArray *claims);
+
+/* Records @claim, runtime or persisted. Persisting it also drops a runtime
+ * claim of the same (size, node), which would hide it. Failed with the
+ * reason when a file cannot be written. */
+gboolean hpd_claims_store (const char *root, const HpdClaim *claim, gboolean persist,
+                           GError **error);
+
+/* Removes the claim of @consumer on (@page_size, @node) from every layer
+ * (a shipped claim is masked by a file in etc/ without it). */
+gboolean hpd_claims_remove (const char *root, const char *consumer, guint64 page_size,
+                            guint32 node, GError **error);
+
+G_END_DECLS
