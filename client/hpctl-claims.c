@@ -215,6 +215,8 @@ user_text (guint32 uid, char *buf, gsize size)
 int
 hpctl_claims (HpctlContext *ctx, GStrv args)
 {
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = { HPCTL_JSON_ENTRY (json), { NULL } };
   g_autoptr(GOptionContext) options = g_option_context_new (NULL);
   g_autoptr(GVariant) claims = NULL;
   g_autoptr(GError) error = NULL;
@@ -224,6 +226,7 @@ hpctl_claims (HpctlContext *ctx, GStrv args)
   g_option_context_set_summary (options,
                                 "List the claims: consumer, page size, pages, node, the uid\n"
                                 "that made each, and whether it is saved for boot.");
+  g_option_context_add_main_entries (options, entries, NULL);
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
   if (g_strv_length (args) != 1)
@@ -235,6 +238,28 @@ hpctl_claims (HpctlContext *ctx, GStrv args)
                                              G_DBUS_CALL_FLAGS_NONE, -1, &claims, NULL, &error))
     return hpctl_fail (error);
 
+  if (json)
+    {
+      g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+      json_builder_set_member_name (builder, "claims");
+      json_builder_begin_array (builder);
+      g_variant_iter_init (&iter, claims);
+      while ((claim = g_variant_iter_next_value (&iter)) != NULL)
+        {
+          g_autoptr(GVariant) owned = claim;
+          g_autoptr(JsonNode) fields = hpctl_json_from_variant (claim);
+          JsonObject *object = json_node_get_object (fields);
+
+          /* a claim on the whole pool has no node: null, not absent */
+          if (!json_object_has_member (object, "node"))
+            json_object_set_null_member (object, "node");
+          json_builder_add_value (builder, g_steal_pointer (&fields));
+        }
+      json_builder_end_array (builder);
+      hpctl_json_print (builder);
+      return HPCTL_EXIT_OK;
+    }
   if (g_variant_n_children (claims) == 0)
     {
       g_print ("No claims.\n");
@@ -379,7 +404,10 @@ hpctl_suggest (HpctlContext *ctx, GStrv args)
   g_autofree char *postgres = NULL;
   g_autofree char *page_size_text = NULL;
   g_autofree char *name = NULL;
+  g_autofree char *command = NULL;
+  gboolean json = FALSE;
   const GOptionEntry entries[] = {
+    HPCTL_JSON_ENTRY (json),
     { "heap", 0, 0, G_OPTION_ARG_STRING, &heap, "jvm: the heap (-Xmx)", "SIZE" },
     { "memory", 0, 0, G_OPTION_ARG_STRING, &memory,
       "qemu: the guest's memory; postgresql: the shared memory", "SIZE" },
@@ -453,8 +481,21 @@ hpctl_suggest (HpctlContext *ctx, GStrv args)
         hint = "in postgresql.conf: huge_pages = on";
     }
 
+  command = g_strdup_printf ("hugepagesctl claim %s %s %" G_GUINT64_FORMAT " --persist",
+                             name != NULL ? name : kind, size_name, pages);
+  if (json)
+    {
+      g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
+
+      hpctl_json_add_string (builder, "consumer", name != NULL ? name : kind);
+      hpctl_json_add_uint (builder, "page_size", size);
+      hpctl_json_add_uint (builder, "pages", pages);
+      hpctl_json_add_string (builder, "hint", hint);
+      hpctl_json_add_string (builder, "command", command);
+      hpctl_json_print (builder);
+      return HPCTL_EXIT_OK;
+    }
   g_print ("# %s\n", hint);
-  g_print ("hugepagesctl claim %s %s %" G_GUINT64_FORMAT " --persist\n",
-           name != NULL ? name : kind, size_name, pages);
+  g_print ("%s\n", command);
   return HPCTL_EXIT_OK;
 }

@@ -7,6 +7,7 @@ the sum shows in Explain; runtime claims live under run/ (kept across
 restarts, gone at reboot), persisted ones under etc/ and usr/lib/, which
 `hugepagesd --apply` honours."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import subprocess
 import pytest
 
 import hpdtest
+
 from hpdtest import (ERR_INVALID_ARGS, ERR_LIMIT_EXCEEDED, ERR_NOT_AUTHORIZED, BusError,
                      MANAGER_IFACE, MANAGER_PATH)
 from gi.repository import GLib
@@ -447,6 +449,13 @@ def test_client_claim_claims_release(service, bus, base4, allowed, hugepagesctl)
     assert lines[0].split() == ['CONSUMER', 'SIZE', 'PAGES', 'NODE', 'UID', 'KIND']
     assert lines[1].split() == ['postgresql', '2MB', '10', 'all', 'root', 'persisted']
     assert lines[2].split() == ['vm1', '2MB', '2', '1', 'root', 'runtime']
+    proc = ctl(hugepagesctl, bus, 'claims', '--json')
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc['format_version'] == 1
+    assert [(c['consumer'], c['page_size'], c['pages'], c['node'], c['uid'], c['persisted'])
+            for c in doc['claims']] == [('postgresql', 2 << 20, 10, None, 0, True),
+                                        ('vm1', 2 << 20, 2, 1, 0, False)]
     proc = ctl(hugepagesctl, bus, 'release', 'postgresql', '2M')
     assert proc.returncode == 0, proc.stderr
     assert pool(fk) == 6              # the base and vm1's node claim
@@ -490,6 +499,12 @@ def test_client_suggest(service, bus, fake_kernel, hugepagesctl, tmp_path):
                '--name', 'libvirt-vm42')
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == 'hugepagesctl claim libvirt-vm42 1GB 16 --persist'
+    proc = ctl(hugepagesctl, bus, 'suggest', 'qemu', '--memory', '16G', '--page-size', '1G',
+               '--name', 'libvirt-vm42', '--json')
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert (doc['consumer'], doc['page_size'], doc['pages']) == ('libvirt-vm42', 1 << 30, 16)
+    assert doc['command'] == 'hugepagesctl claim libvirt-vm42 1GB 16 --persist'
     # a stand-in for postgres -C, which prints the count and exits 0
     fake = tmp_path / 'postgres'
     fake.write_text('#!/bin/sh\n[ "$1 $3 $4" = "-D -C shared_memory_size_in_huge_pages" ] '

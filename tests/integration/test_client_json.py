@@ -26,14 +26,15 @@ FORMAT_VERSION = 1
 # Commands that only change something; every other command shows something
 # and must take --json. A new command goes in one list or the other.
 CHANGING = {'set-min', 'set-max', 'set-node', 'demote', 'mount-create', 'unmount',
-            'remove-orphan'}
+            'remove-orphan', 'claim', 'release'}
 # Other tools' command lines in those tools' output formats (the JSON of
 # what they show comes from pools, page-sizes, mounts, ...).
 FOREIGN = {'hugeadm', 'pagesize'}
 # Reading commands with the arguments that make them show (not change).
 SHOWING_ARGS = {'status': [], 'page-sizes': [], 'pools': [], 'mounts': [], 'shm-max': [],
                 'shm-group': [], 'min-free-kbytes': [], 'zone-movable': [], 'thp': [],
-                'explain': [], 'config': [], 'boot': [], 'usage': ['--no-ask-password']}
+                'explain': [], 'config': [], 'boot': [], 'usage': ['--no-ask-password'],
+                'claims': [], 'suggest': ['jvm', '--heap', '1G']}
 SNAKE = re.compile(r'^[a-z][a-z0-9]*(_[a-z0-9]+)*$')
 
 
