@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include "hp-error.h"
 #include "hpd-alloc.h"
 #include "hpd-parse.h"
 
@@ -422,4 +423,24 @@ hpd_alloc_node (HpdKernel *kernel, const HpdPool *pool, guint node, guint64 targ
   ok = engine_run (&e, target, error) && read_node_minimum (&e, node, achieved, error);
   engine_clear (&e);
   return ok;
+}
+
+gboolean
+hpd_alloc_check_options (gboolean hard, guint timeout_ms, gboolean drop_caches, GError **error)
+{
+  if (timeout_ms > HPD_ALLOC_MAX_TIMEOUT_MS)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "timeout-ms must be at most %u (10 minutes)", HPD_ALLOC_MAX_TIMEOUT_MS);
+      return FALSE;
+    }
+  /* dropping caches costs every other program its page cache: only as
+   * the last resort of an allocation that tries hard */
+  if (drop_caches && !hard)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                           "drop-caches only applies together with hard");
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -12,6 +12,17 @@
 
 G_BEGIN_DECLS
 
+/* The "timeout-ms" option of every call that allocates: its default and
+ * its bound. */
+#define HPD_ALLOC_DEFAULT_TIMEOUT_MS 30000
+#define HPD_ALLOC_MAX_TIMEOUT_MS 600000
+
+/* The checks of "hard", "timeout-ms" and "drop-caches" as a caller gave
+ * them, shared by every method that allocates: InvalidArgs if they do not
+ * go together. */
+gboolean hpd_alloc_check_options (gboolean hard, guint timeout_ms, gboolean drop_caches,
+                                  GError **error);
+
 /* Tries in a row that gained nothing after which retrying has stalled. */
 #define HPD_ALLOC_MAX_FRUITLESS_TRIES 2
 

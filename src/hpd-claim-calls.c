@@ -2,16 +2,13 @@
 
 #include "hp-error.h"
 #include "hp-units.h"
+#include "hpd-alloc.h"
 #include "hpd-apply.h"
 #include "hpd-claim-calls.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
 #include "hpd-options.h"
 #include "hpd-requested.h"
-
-/* As for SetMinimum (hpd-page-size.c). */
-#define DEFAULT_HARD_TIMEOUT_MS 30000
-#define MAX_HARD_TIMEOUT_MS 600000
 
 static guint64
 add_saturating (guint64 a, guint64 b)
@@ -296,22 +293,10 @@ parse_claim_options (GVariant *options, gboolean release, ClaimOptions *out, GEr
     { "drop-caches", "b", &out->drop_caches },
   };
 
-  *out = (ClaimOptions) { .node = HPD_CLAIM_ALL_NODES, .timeout_ms = DEFAULT_HARD_TIMEOUT_MS };
+  *out = (ClaimOptions) { .node = HPD_CLAIM_ALL_NODES, .timeout_ms = HPD_ALLOC_DEFAULT_TIMEOUT_MS };
   if (!hpd_options_parse (options, known, release ? 1 : G_N_ELEMENTS (known), error))
     return FALSE;
-  if (out->timeout_ms > MAX_HARD_TIMEOUT_MS)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "timeout-ms must be at most %u (10 minutes)", MAX_HARD_TIMEOUT_MS);
-      return FALSE;
-    }
-  if (out->drop_caches && !out->hard)
-    {
-      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                           "drop-caches only applies together with hard");
-      return FALSE;
-    }
-  return TRUE;
+  return hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error);
 }
 
 /* Everything that can be refused before authorization: the name, the size,

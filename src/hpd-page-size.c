@@ -14,8 +14,6 @@
 #include "hp-units.h"
 
 /* How long "hard" may keep trying unless the caller says otherwise. */
-#define DEFAULT_HARD_TIMEOUT_MS 30000
-#define MAX_HARD_TIMEOUT_MS 600000
 
 struct _HpdPageSize
 {
@@ -491,24 +489,12 @@ parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
   out->drop_caches = FALSE;
   out->hard = FALSE;
   out->dry_run = FALSE;
-  out->timeout_ms = DEFAULT_HARD_TIMEOUT_MS;
+  out->timeout_ms = HPD_ALLOC_DEFAULT_TIMEOUT_MS;
 
   if (!hpd_options_parse (options, known, allow_hard ? G_N_ELEMENTS (known) : 2, error))
     return FALSE;
-  if (out->timeout_ms > MAX_HARD_TIMEOUT_MS)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "timeout-ms must be at most %u (10 minutes)", MAX_HARD_TIMEOUT_MS);
-      return FALSE;
-    }
-  /* dropping caches costs every other program its page cache: only as
-   * the last resort of an allocation that tries hard */
-  if (out->drop_caches && !out->hard)
-    {
-      g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                           "drop-caches only applies together with hard");
-      return FALSE;
-    }
+  if (!hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error))
+    return FALSE;
 
   *alloc = (HpdAllocOptions) {
     .hard = out->hard,
