@@ -497,7 +497,7 @@ disconnect (HpctlContext *ctx)
 }
 
 /* Runs one hugepagesctl command on a connection of its own: every command
- * connects itself. */
+ * connects itself. Takes @argv. */
 static int
 run_command (HpctlContext *ctx, const Request *r, CommandFunc func, GPtrArray *argv)
 {
@@ -505,7 +505,7 @@ run_command (HpctlContext *ctx, const Request *r, CommandFunc func, GPtrArray *a
   int status;
 
   g_ptr_array_add (argv, NULL);
-  args = (GStrv) g_ptr_array_steal (argv, NULL);
+  args = (GStrv) g_ptr_array_free (argv, FALSE);
   if (r->verbosity >= VERBOSITY_INFO)
     {
       g_autofree char *line = g_strjoinv (" ", args);
