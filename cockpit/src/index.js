@@ -1,0 +1,716 @@
+/* Cockpit page for hugepagesd. Everything goes through cockpit.dbus to
+ * org.hugepages.Manager on the system bus: properties come from the proxies,
+ * which cockpit keeps current from PropertiesChanged (the service refreshes
+ * its properties every second for a client that called it, and the proxies'
+ * GetManagedObjects is such a call), changes are method calls. The channel
+ * asks for superuser "try", so with Cockpit's administrative access on the
+ * calls come from root and polkit lets them through; without it polkit
+ * refuses and the page says so and turns read-only. */
+
+import "./index.css";
+import { describeError, isNotAuthorized } from "./errors.js";
+import { planFix } from "./fixes.js";
+import {
+    alert, button, card, formatBytes, h, label, progress, replaceChildren, select, table, textInput,
+} from "./dom.js";
+
+const BUS_NAME = "org.hugepages.Manager";
+const MANAGER_PATH = "/org/hugepages/Manager";
+const MANAGER_IFACE = "org.hugepages.Manager";
+const PAGE_SIZE_IFACE = "org.hugepages.Manager.PageSize";
+
+const client = cockpit.dbus(BUS_NAME, { bus: "system", superuser: "try" });
+const manager = client.proxy(MANAGER_IFACE, MANAGER_PATH);
+const pageSizes = client.proxies(PAGE_SIZE_IFACE, MANAGER_PATH);
+
+const state = {
+    ready: false,
+    unavailable: null,          /* why the service cannot be reached */
+    limited: null,              /* why changes are off, or null */
+    notice: null,               /* { severity, title, body } of the last change */
+    resize: null,               /* { name, target, achieved, phase } while one runs */
+    explain: null,              /* entries of the last Explain, or null */
+    explainError: null,
+    usage: null,
+    usageError: null,
+    usageRunning: false,
+    busy: false,
+    persist: false,             /* "Keep after reboot": the persist option */
+};
+
+const sections = {};
+
+/* --- calls ---------------------------------------------------------------- */
+
+function variant(type, value) {
+    return cockpit.variant(type, value);
+}
+
+/* The options of a change: with "Keep after reboot" ticked the service also
+ * saves it in its configuration (hugepagesd --apply makes it at boot). */
+function changeOptions(extra = {}) {
+    return state.persist ? { ...extra, persist: variant("b", true) } : extra;
+}
+
+function call(path, iface, method, args, signature) {
+    return client.call(path, iface, method, args, { type: signature });
+}
+
+function sizeProxies() {
+    return Object.keys(pageSizes)
+            .map(path => pageSizes[path])
+            .filter(p => p && p.valid && p.Size !== undefined)
+            .sort((a, b) => a.Size - b.Size);
+}
+
+function sizeByName(name) {
+    return sizeProxies().find(p => p.Name === name) || null;
+}
+
+/* Runs a change, shows its outcome (success(result) gives the text, or a
+ * whole notice when the change did less than asked); a refusal by polkit
+ * turns the page read-only with the reason. */
+async function change(what, run, { success } = {}) {
+    if (state.limited || state.busy)
+        return;
+    state.busy = true;
+    state.notice = null;
+    renderAll();
+    try {
+        const result = await run();
+        const outcome = success ? success(result) : `${what}: done.`;
+        state.notice = typeof outcome === "string" ? { severity: "success", title: outcome } : outcome;
+    } catch (error) {
+        if (isNotAuthorized(error))
+            state.limited = "The system refused a change for this session" +
+                (error.message ? ` (${error.message.replace(/\.$/, "")})` : "") +
+                ". Turn on administrative access in Cockpit's top bar, or ask an administrator.";
+        state.notice = { severity: "danger", title: `${what} failed`, body: describeError(error) };
+    } finally {
+        state.busy = false;
+        state.resize = null;
+        renderAll();
+        refreshExplain();
+    }
+}
+
+/* The requested and the achieved size, side by side: a shortfall is a
+ * warning, never a success. */
+function resizeOutcome(name, pages, achieved) {
+    if (achieved === pages)
+        return `The ${name} pool now has ${achieved} pages, as requested.`;
+    if (achieved < pages)
+        return {
+            severity: "warning",
+            title: `The ${name} pool got ${achieved} of the ${pages} pages requested.`,
+            body: "The kernel could not find enough free contiguous memory. " +
+                  "Try again later, free memory, or reserve the pages at boot.",
+        };
+    return {
+        severity: "info",
+        title: `The ${name} pool has ${achieved} pages; ${pages} were requested.`,
+        body: `${achieved - pages} pages are in use and cannot be freed yet: ` +
+              "the kernel frees them when their users release them.",
+    };
+}
+
+function resizePool(proxy, pages) {
+    if (state.limited || state.busy)
+        return;
+    const name = proxy.Name;
+    const subscription = client.subscribe(
+        { path: proxy.path, interface: PAGE_SIZE_IFACE, member: "AllocationProgress" },
+        (path, iface, signal, [achieved, target, phase]) => {
+            state.resize = { name, achieved, target, phase };
+            renderPools();
+        });
+    state.resize = { name, achieved: proxy.Minimum, target: pages, phase: "starting" };
+    return change(`Resizing the ${name} pool`, async () => {
+        try {
+            const [achieved] = await call(proxy.path, PAGE_SIZE_IFACE, "SetMinimum",
+                                          [pages, changeOptions({ hard: variant("b", true) })], "ta{sv}");
+            return { achieved, pages };
+        } finally {
+            subscription.remove();
+        }
+    }, { success: ({ achieved }) => resizeOutcome(name, pages, achieved) });
+}
+
+function setMaximum(proxy, pages) {
+    return change(`Setting the ${proxy.Name} maximum`,
+                  async () => (await call(proxy.path, PAGE_SIZE_IFACE, "SetMaximum", [pages, changeOptions()], "ta{sv}"))[0],
+                  {
+                      success: achieved => achieved === pages
+                          ? `The ${proxy.Name} pool may now grow to ${achieved} pages.`
+                          : {
+                              severity: "info",
+                              title: `The ${proxy.Name} pool's maximum is ${achieved} pages; ${pages} were requested.`,
+                              body: "Pages in use keep the pool above the new maximum until they are released.",
+                          },
+                  });
+}
+
+function setNodePages(proxy, node, pages) {
+    return change(`Resizing the ${proxy.Name} pool on node ${node}`,
+                  async () => (await call(proxy.path, PAGE_SIZE_IFACE, "SetNodePages",
+                                          [node, pages, changeOptions()], "uta{sv}"))[0],
+                  {
+                      success: achieved => achieved === pages
+                          ? `Node ${node} now has ${achieved} ${proxy.Name} pages, as requested.`
+                          : {
+                              severity: "warning",
+                              title: `Node ${node} has ${achieved} ${proxy.Name} pages; ${pages} were requested.`,
+                          },
+                  });
+}
+
+function createMounts(scope, owner, pageSize, maxSize) {
+    const options = changeOptions();
+    if (maxSize) {
+        const bytes = parseBytes(maxSize);
+        if (!/^\d+%$/.test(maxSize) && Number.isNaN(bytes)) {
+            state.notice = { severity: "danger", title: "The size limit must be a size such as 512M or 2G, or a percentage such as 50%" };
+            renderStatus();
+            return;
+        }
+        options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", bytes);
+    }
+    return change("Creating the mount", async () => {
+        if (pageSize === "all")
+            return (await call(MANAGER_PATH, MANAGER_IFACE, "CreateMounts", [scope, owner, options], "ssa{sv}"))[0];
+        const proxy = sizeByName(pageSize);
+        return [(await call(proxy.path, PAGE_SIZE_IFACE, "CreateMount", [scope, owner, options], "ssa{sv}"))[0]];
+    }, { success: paths => `Mounted ${paths.join(", ")}.` });
+}
+
+/* persist on Unmount removes the configuration section that makes the
+ * mount, which only the service's own mounts have */
+function unmount(path, managed) {
+    return change(`Unmounting ${path}`,
+                  () => call(MANAGER_PATH, MANAGER_IFACE, "Unmount", [path, managed ? changeOptions() : {}], "sa{sv}"),
+                  { success: () => `Unmounted ${path}.` });
+}
+
+function setThp(key, value) {
+    return change(`Setting THP ${key}`,
+                  () => call(MANAGER_PATH, MANAGER_IFACE, "SetThp", [{ [key]: variant("s", value) }, changeOptions()], "a{sv}a{sv}"),
+                  { success: () => `Transparent huge pages: ${key} is now ${value}.` });
+}
+
+function setTunable(method, signature, args, what) {
+    return change(what, () => call(MANAGER_PATH, MANAGER_IFACE, method, [...args, changeOptions()], signature),
+                  { success: result => result && result.length ? `${what}: now ${result[0]}.` : `${what}: done.` });
+}
+
+/* "2M", "1G", "512k" or a byte count, as the mount limits take them */
+function parseBytes(text) {
+    const match = /^\s*(\d+)\s*([kKmMgGtT]?)i?[bB]?\s*$/.exec(text);
+    if (!match)
+        return NaN;
+    const shift = { "": 0, k: 10, m: 20, g: 30, t: 40 }[match[2].toLowerCase()];
+    return Number(match[1]) * 2 ** shift;
+}
+
+/* --- Explain and usage ------------------------------------------------------ */
+
+let explainSerial = 0;
+
+async function refreshExplain() {
+    if (state.unavailable)
+        return;
+    const serial = ++explainSerial;
+    try {
+        const [entries] = await call(MANAGER_PATH, MANAGER_IFACE, "Explain", [{}], "a{sv}");
+        if (serial !== explainSerial)
+            return;
+        state.explain = entries;
+        state.explainError = null;
+    } catch (error) {
+        state.explainError = describeError(error);
+    }
+    renderExplain();
+}
+
+function applyFix(entry) {
+    const plan = planFix(entry, { sizeByName, manager });
+    if (!plan)
+        return;
+    if (plan.resize)
+        return resizePool(plan.resize.proxy, plan.resize.pages);
+    return change(plan.title, () => call(plan.path, plan.iface, plan.method, plan.args, plan.signature),
+                  { success: () => `${plan.title}: done.` });
+}
+
+async function scanUsage() {
+    state.usage = null;
+    state.usageError = null;
+    state.usageRunning = true;
+    renderUsage();
+    try {
+        const [usage] = await call(MANAGER_PATH, MANAGER_IFACE, "GetUsage", [{}], "a{sv}");
+        state.usage = usage;
+    } catch (error) {
+        state.usageError = describeError(error);
+    }
+    state.usageRunning = false;
+    renderUsage();
+}
+
+/* --- rendering ------------------------------------------------------------- */
+
+/* Keeps what the user typed (and the focus) across a re-render of a live
+ * section: properties change every second while someone is typing. */
+function rerender(container, build) {
+    const typed = {};
+    for (const input of container.querySelectorAll("input[id], select[id]"))
+        typed[input.id] = input.value;
+    const focused = document.activeElement && container.contains(document.activeElement)
+        ? document.activeElement.id : null;
+    replaceChildren(container, build());
+    for (const [id, value] of Object.entries(typed)) {
+        const input = document.getElementById(id);
+        if (input && input.dataset.keep !== "no")
+            input.value = value;
+    }
+    if (focused && document.getElementById(focused))
+        document.getElementById(focused).focus();
+}
+
+function disabled() {
+    return Boolean(state.limited || state.busy);
+}
+
+function renderStatus() {
+    const parts = [];
+    if (state.unavailable)
+        parts.push(alert("danger", "The huge pages service is not available", state.unavailable, { id: "hp-unavailable" }));
+    if (state.limited)
+        parts.push(alert("warning", "Read only: changes are not allowed in this session", state.limited, { id: "hp-readonly" }));
+    if (state.notice)
+        parts.push(alert(state.notice.severity, state.notice.title, state.notice.body, { id: "hp-notice" }));
+    parts.push(h("div", { class: "pf-v6-c-check hp-persist" },
+                 h("input", {
+                     class: "pf-v6-c-check__input", type: "checkbox", id: "hp-persist", "data-keep": "no",
+                     checked: state.persist, disabled: disabled(),
+                     onchange: ev => { state.persist = ev.target.checked; },
+                 }),
+                 h("label", { class: "pf-v6-c-check__label", for: "hp-persist" },
+                   "Keep changes after reboot (saved in /etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf)")));
+    rerender(sections.status, () => parts);
+}
+
+function renderPools() {
+    const proxies = sizeProxies();
+    rerender(sections.pools, () => {
+        const rows = proxies.map(p => {
+            const id = p.Name.replace(/[^A-Za-z0-9]/g, "");
+            const nodes = (p.Nodes || []).map(([node, total, free, surplus, minimum]) =>
+                h("div", { class: "hp-node", "data-node": node },
+                  `node ${node}: ${total} (${free} free`, surplus ? `, ${surplus} surplus` : "", ")",
+                  h("input", {
+                      type: "number", min: 0, class: "hp-node-input", id: `hp-node-${id}-${node}`,
+                      "aria-label": `${p.Name} pages on node ${node}`, value: minimum, disabled: disabled(),
+                  }),
+                  button("Set", () => {
+                      const value = Number(document.getElementById(`hp-node-${id}-${node}`).value);
+                      setNodePages(p, node, value);
+                  }, { small: true, disabled: disabled(), variant: "link" })));
+            const resizing = state.resize && state.resize.name === p.Name ? state.resize : null;
+            return {
+                attrs: { "data-pool": p.Name, id: `hp-pool-${id}` },
+                cells: [
+                    h("span", {}, p.Name, p.IsDefault ? [" ", label("default", "blue")] : null,
+                      p.Gigantic ? [" ", label("gigantic", "purple")] : null),
+                    h("span", { class: "hp-total" }, String(p.Total)),
+                    h("span", { class: "hp-free" }, String(p.Free)),
+                    String(p.Reserved),
+                    String(p.Surplus),
+                    h("span", { class: "hp-minimum" }, String(p.Minimum)),
+                    h("span", { class: "hp-maximum" }, String(p.Maximum)),
+                    h("div", {}, nodes),
+                    h("div", { class: "hp-resize" },
+                      h("input", {
+                          type: "number", min: 0, id: `hp-resize-${id}`, "aria-label": `New ${p.Name} pool size in pages`,
+                          value: p.Minimum, disabled: disabled(),
+                      }),
+                      button("Set minimum", () => {
+                          const value = Number(document.getElementById(`hp-resize-${id}`).value);
+                          if (!Number.isInteger(value) || value < 0) {
+                              state.notice = { severity: "danger", title: "Enter a whole number of pages" };
+                              renderStatus();
+                              return;
+                          }
+                          resizePool(p, value);
+                      }, { id: `hp-resize-button-${id}`, disabled: disabled(), variant: "primary", small: true }),
+                      p.CanOvercommit
+                          ? button("Set maximum", () => {
+                              setMaximum(p, Number(document.getElementById(`hp-resize-${id}`).value));
+                          }, { id: `hp-max-button-${id}`, disabled: disabled(), small: true })
+                          : null,
+                      resizing
+                          ? progress(`hp-progress-${id}`, resizing.achieved, resizing.target,
+                                     `${resizing.achieved} of ${resizing.target} pages (${resizing.phase})`, resizing.phase)
+                          : null),
+                ],
+            };
+        });
+        const facts = manager.valid
+            ? h("p", { class: "hp-facts" },
+                `Memory ${formatBytes(manager.MemTotal)}, at most ${formatBytes(manager.PoolMemoryLimit)} in pools; `,
+                `base page ${formatBytes(manager.BasePageSize)}; NUMA nodes ${(manager.NumaNodes || []).join(", ")}.`)
+            : null;
+        return [facts, table("Huge page pools",
+                             ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Maximum", "Per node", "Resize"],
+                             rows, { id: "hp-pools-table", empty: "This kernel offers no huge page sizes" })];
+    });
+}
+
+function modeText(mode) {
+    return "0" + Number(mode).toString(8);
+}
+
+function renderMounts() {
+    const mounts = manager.valid ? (manager.Mounts || []) : [];
+    const sizes = sizeProxies();
+    rerender(sections.mounts, () => {
+        const rows = mounts.map(([path, attrs]) => {
+            const a = name => attrs[name] ? attrs[name].v : undefined;
+            const limits = [
+                a("size") !== undefined ? `max ${formatBytes(a("size"))}` : null,
+                a("min-size") !== undefined ? `min ${formatBytes(a("min-size"))}` : null,
+                a("nr-inodes") !== undefined ? `${a("nr-inodes")} inodes` : null,
+            ].filter(Boolean).join(", ") || "none";
+            return {
+                attrs: { "data-mount": path },
+                cells: [
+                    h("code", {}, path),
+                    formatBytes(a("page-size")),
+                    `${a("uid")}:${a("gid")}`,
+                    modeText(a("mode")),
+                    limits,
+                    a("managed") ? label("hugepagesd", "green") : label("other"),
+                    button("Unmount", () => unmount(path, a("managed")),
+                           { variant: "danger", small: true, disabled: disabled(), title: `Unmount ${path}` }),
+                ],
+            };
+        });
+        const sizeOptions = [["all", "Every page size"], ...sizes.map(p => [p.Name, p.Name])];
+        const form = h("form", { class: "hp-inline-form", id: "hp-mount-form", onsubmit: ev => ev.preventDefault() },
+                       h("label", { for: "hp-mount-scope" }, "Scope"),
+                       select({ id: "hp-mount-scope" },
+                              [["system", "System"], ["user", "User"], ["group", "Group"], ["global", "Everyone"]], "system"),
+                       h("label", { for: "hp-mount-owner" }, "User or group"),
+                       textInput({ id: "hp-mount-owner", placeholder: "for user and group mounts" }),
+                       h("label", { for: "hp-mount-size" }, "Page size"),
+                       select({ id: "hp-mount-size" }, sizeOptions, "all"),
+                       h("label", { for: "hp-mount-max" }, "Size limit"),
+                       textInput({ id: "hp-mount-max", placeholder: "e.g. 1G or 50%" }),
+                       button("Create mount", () => {
+                           const value = id => document.getElementById(id).value.trim();
+                           const scope = value("hp-mount-scope");
+                           createMounts(scope, scope === "user" || scope === "group" ? value("hp-mount-owner") : "",
+                                        value("hp-mount-size"), value("hp-mount-max"));
+                       }, { id: "hp-mount-create", variant: "primary", disabled: disabled() }));
+        return [table("hugetlbfs mounts", ["Path", "Page size", "Owner", "Mode", "Limits", "Made by", ""],
+                      rows, { id: "hp-mounts-table", empty: "No hugetlbfs mounts" }), form];
+    });
+}
+
+/* cockpit's bridge hands 64-bit unsigned values above 2^63 over as negative
+ * numbers; the kernel's default shmmax and shmall are that large, meaning
+ * "no limit" */
+function unsignedText(value) {
+    const v = value < 0 ? value + 2 ** 64 : value;
+    return v >= 2 ** 62 ? "unlimited" : String(v);
+}
+
+function renderTunables() {
+    if (!manager.valid)
+        return;
+    const m = manager;
+    rerender(sections.tunables, () => {
+        const numberRow = (name, id, value, apply, recommended, applyRecommended) => [
+            name,
+            h("span", { id: `${id}-value` }, unsignedText(value)),
+            recommended !== undefined ? String(recommended) : "",
+            h("div", { class: "hp-inline" },
+              h("input", {
+                  type: "number", min: 0, id, "aria-label": name, disabled: disabled(),
+                  value: unsignedText(value) === "unlimited" ? "" : value,
+              }),
+              button("Set", () => apply(Number(document.getElementById(id).value)), { small: true, disabled: disabled() }),
+              applyRecommended
+                  ? button("Use recommended", applyRecommended, { small: true, variant: "link", disabled: disabled() })
+                  : null),
+        ];
+        const tunables = table("Tunables", ["Setting", "Current", "Recommended", "Change"], [
+            numberRow("kernel.shmmax (bytes)", "hp-shmmax", m.ShmMax,
+                      v => setTunable("SetShmMax", "ta{sv}", [v], "Setting kernel.shmmax"),
+                      m.RecommendedShmMax,
+                      () => setTunable("SetRecommendedShmMax", "a{sv}", [], "Setting kernel.shmmax")),
+            ["kernel.shmall (base pages)", unsignedText(m.ShmAll), String(m.RecommendedShmAll), "raised with shmmax"],
+            numberRow("vm.min_free_kbytes", "hp-min-free", m.MinFreeKbytes,
+                      v => setTunable("SetMinFreeKbytes", "ta{sv}", [v], "Setting vm.min_free_kbytes"),
+                      m.RecommendedMinFreeKbytes,
+                      () => setTunable("SetRecommendedMinFreeKbytes", "a{sv}", [], "Setting vm.min_free_kbytes")),
+            ["vm.hugetlb_shm_group", String(m.ShmGroup),
+                "",
+                h("div", { class: "hp-inline" },
+                  textInput({ id: "hp-shm-group", "aria-label": "Group name or number", placeholder: "group" }),
+                  button("Set", () => setTunable("SetShmGroup", "sa{sv}",
+                                                 [document.getElementById("hp-shm-group").value.trim()],
+                                                 "Setting vm.hugetlb_shm_group"),
+                         { small: true, disabled: disabled() }))],
+            ["Huge pages from ZONE_MOVABLE",
+                m.ZoneMovableSupported ? (m.ZoneMovable ? "yes" : "no") : "not supported by this kernel",
+                "",
+                m.ZoneMovableSupported
+                    ? button(m.ZoneMovable ? "Turn off" : "Turn on",
+                             () => setTunable("SetZoneMovable", "ba{sv}", [!m.ZoneMovable], "Setting zone movable"),
+                             { small: true, disabled: disabled() })
+                    : ""],
+        ], { id: "hp-tunables-table" });
+
+        const thp = m.ThpSettings || {};
+        const control = (key, showCurrent) => {
+            const [current, allowed] = thp[key];
+            const id = "hp-thp-" + key.replace(/[^A-Za-z0-9]/g, "-");
+            return h("div", { class: "hp-inline", "data-thp": key },
+                     showCurrent ? h("span", { class: "hp-thp-current" }, current) : null,
+                     select({ id, "aria-label": `THP ${key}`, disabled: disabled(), "data-keep": "no" },
+                            allowed.map(v => [v, v]), current),
+                     button("Apply", () => setThp(key, document.getElementById(id).value),
+                            { small: true, disabled: disabled() }));
+        };
+        /* the system-wide choices, then one row per mTHP size */
+        const mthp = /^hugepages-(\d+)kB\/(.+)$/;
+        const thpRows = Object.keys(thp).filter(key => !mthp.test(key)).sort().map(key => {
+            const [current] = thp[key];
+            return {
+                attrs: { "data-thp": key },
+                cells: [key, h("span", { class: "hp-thp-current" }, current), control(key, false)],
+            };
+        });
+        const sizes = [...new Set(Object.keys(thp).filter(key => mthp.test(key))
+                .map(key => Number(mthp.exec(key)[1])))].sort((a, b) => a - b);
+        const mthpRows = sizes.map(kb => {
+            const cell = name => (thp[`hugepages-${kb}kB/${name}`] ? control(`hugepages-${kb}kB/${name}`, true) : "—");
+            return { attrs: { "data-mthp": kb }, cells: [formatBytes(kb * 1024), cell("enabled"), cell("shmem_enabled")] };
+        });
+        const khugepaged = h("p", {},
+                             `khugepaged: ${m.KhugepagedPagesToScan} pages per scan, sleeps ` +
+                             `${m.KhugepagedScanSleepMillisecs} ms between scans and ` +
+                             `${m.KhugepagedAllocSleepMillisecs} ms after a failed allocation.`);
+        return [tunables,
+            h("h3", { class: "hp-subtitle" }, "Transparent huge pages"),
+            table("Transparent huge pages", ["Setting", "Current", "Change"], thpRows,
+                  { id: "hp-thp-table", empty: "This kernel has no transparent huge pages" }),
+            mthpRows.length
+                ? table("Multi-size transparent huge pages", ["mTHP size", "Anonymous memory (enabled)", "Shared memory (shmem_enabled)"],
+                        mthpRows, { id: "hp-mthp-table" })
+                : null,
+            khugepaged];
+    });
+}
+
+function renderExplain() {
+    rerender(sections.explain, () => {
+        if (state.explainError)
+            return alert("danger", "The checks could not run", state.explainError);
+        if (!state.explain)
+            return h("p", {}, "Checking…");
+        const order = { error: 0, warning: 1, info: 2 };
+        const entries = [...state.explain].sort((a, b) => order[a[0]] - order[b[0]]);
+        const rows = entries.map(entry => {
+            const [severity, id, message, fix] = entry;
+            const plan = planFix(entry, { sizeByName, manager });
+            return {
+                attrs: { "data-explain": id },
+                cells: [
+                    label(severity, severity === "error" ? "red" : severity === "warning" ? "orange" : "blue"),
+                    message,
+                    fix ? h("code", {}, fix) : "",
+                    plan
+                        ? button(plan.label, () => applyFix(entry),
+                                 { small: true, disabled: disabled(), id: `hp-fix-${id}` })
+                        : "",
+                ],
+            };
+        });
+        return [table("Explain", ["", "Finding", "Fix", ""], rows, { id: "hp-explain-table", empty: "Nothing to report" }),
+            button("Check again", refreshExplain, { variant: "link", id: "hp-explain-refresh" })];
+    });
+}
+
+function renderUsage() {
+    rerender(sections.usage, () => {
+        const parts = [button("Scan", scanUsage, { id: "hp-usage-scan", disabled: state.usageRunning })];
+        if (state.usageRunning)
+            parts.push(h("p", {}, "Scanning processes, files and segments…"));
+        if (state.usageError)
+            parts.push(alert("danger", "The scan failed", state.usageError));
+        const u = state.usage;
+        if (u) {
+            const v = key => (u[key] ? u[key].v : undefined);
+            const f = (entry, key) => (entry[key] ? entry[key].v : "");
+            if (v("restricted"))
+                parts.push(alert("info", "Only your own processes, files and segments are shown",
+                                 "Seeing everything needs administrative access."));
+            const pagesOf = list => (list || []).map(e =>
+                `${formatBytes(f(e, "page-size"))}: ${Number(f(e, "shared") || 0) + Number(f(e, "private") || 0)}`).join(", ");
+            parts.push(h("h3", { class: "hp-subtitle" }, "Processes"),
+                       table("Processes", ["PID", "Command", "User", "Pages"],
+                             (v("processes") || []).map(p => [String(f(p, "pid")), f(p, "cmdline") || f(p, "command"),
+                                 f(p, "user"), pagesOf(f(p, "hugetlb"))]),
+                             { id: "hp-usage-processes", empty: "No process maps huge pages" }),
+                       h("h3", { class: "hp-subtitle" }, "Files in hugetlbfs"),
+                       table("Files", ["Path", "Size", "Pages", "Owner", "Mapped by"],
+                             (v("files") || []).map(e => [h("code", {}, f(e, "path")), formatBytes(f(e, "size")),
+                                 String(f(e, "pages")), f(e, "user"),
+                                 f(e, "mapped") ? (f(e, "pids") || []).join(", ") : label("orphan", "orange")]),
+                             { id: "hp-usage-files", empty: "No files" }),
+                       h("h3", { class: "hp-subtitle" }, "SysV shared memory"),
+                       table("SysV segments", ["Key", "Owner", "Size", "Backing", "Attached"],
+                             (v("sysv") || []).map(e => [String(f(e, "key")), f(e, "user"), formatBytes(f(e, "size")),
+                                 f(e, "backing"), String(f(e, "nattch"))]),
+                             { id: "hp-usage-sysv", empty: "No segments" }));
+            const unattributed = v("unattributed") || [];
+            if (unattributed.length)
+                parts.push(h("h3", { class: "hp-subtitle" }, "Pages nobody accounts for"),
+                           table("Unattributed", ["Page size", "In use", "Attributed", "Unattributed", "Reserved"],
+                                 unattributed.map(e => [formatBytes(f(e, "page-size")), String(f(e, "in-use")),
+                                     String(f(e, "in-use-attributed")), String(f(e, "in-use-unattributed")),
+                                     String(f(e, "reserved"))]), { id: "hp-usage-unattributed" }));
+            for (const warning of v("warnings") || [])
+                parts.push(alert("warning", warning));
+            if ((v("truncated") || []).length)
+                parts.push(alert("warning", "The scan stopped early: " + v("truncated").join(", ")));
+        }
+        return parts;
+    });
+}
+
+function renderConfig() {
+    if (!manager.valid)
+        return;
+    const m = manager;
+    rerender(sections.config, () => {
+        const drift = {};
+        for (const [key, configured, actual, message] of m.Drift || [])
+            drift[key] = { configured, actual, message };
+        const configured = (m.ConfiguredState || []).map(([key, value, origin]) => {
+            const d = drift[key];
+            return {
+                class: d ? "hp-drift" : "",
+                attrs: { "data-config": key, "data-drift": d ? "yes" : "no" },
+                cells: [key, value, d ? (d.actual === "" ? "not on this kernel" : d.actual) : "as configured",
+                    d ? h("span", {}, label("drift", "orange"), " ", d.message) : "", h("code", {}, origin)],
+            };
+        });
+        /* drift of keys the state does not list (should not happen, but
+         * never hide a difference) */
+        for (const key of Object.keys(drift)) {
+            if (!(m.ConfiguredState || []).some(([k]) => k === key)) {
+                const d = drift[key];
+                configured.push({
+                    class: "hp-drift",
+                    attrs: { "data-config": key, "data-drift": "yes" },
+                    cells: [key, d.configured, d.actual, h("span", {}, label("drift", "orange"), " ", d.message), ""],
+                });
+            }
+        }
+        const parts = [
+            table("Persisted configuration", ["Setting", "Configured", "Kernel now", "Difference", "Set in"], configured,
+                  { id: "hp-config-table", empty: "Nothing is configured in /etc/hugepagesd" }),
+        ];
+        for (const error of m.ConfigurationErrors || [])
+            parts.push(alert("danger", "Configuration error", error));
+        parts.push(h("dl", { class: "hp-boot" },
+                     h("dt", {}, "Boot parameters from the configuration"), h("dd", {}, h("code", {}, m.BootParameters || "none")),
+                     h("dt", {}, "Running kernel was booted with"), h("dd", {}, h("code", {}, m.KernelCommandLine || "none")),
+                     m.RebootRequired ? h("dd", {}, label("reboot required", "orange")) : null));
+        return parts;
+    });
+}
+
+function renderAll() {
+    renderStatus();
+    renderPools();
+    renderMounts();
+    renderTunables();
+    renderExplain();
+    renderConfig();
+}
+
+function layout() {
+    for (const name of ["status", "pools", "mounts", "tunables", "explain", "usage", "config"])
+        sections[name] = h("div", { id: `hp-${name}` });
+    const app = document.getElementById("app");
+    replaceChildren(app,
+                    h("section", { class: "pf-v6-c-page__main-section" },
+                      h("h1", { class: "pf-v6-c-title pf-m-2xl" }, "Huge pages"),
+                      h("p", { id: "hp-version" }),
+                      sections.status),
+                    h("section", { class: "pf-v6-c-page__main-section hp-cards" },
+                      card("Pools", "hp-card-pools", sections.pools),
+                      card("Checks", "hp-card-explain", sections.explain),
+                      card("Mounts", "hp-card-mounts", sections.mounts),
+                      card("Tunables", "hp-card-tunables", sections.tunables),
+                      card("Who uses huge pages", "hp-card-usage", sections.usage),
+                      card("Configuration", "hp-card-config", sections.config)));
+    app.removeAttribute("aria-busy");
+}
+
+/* --- administrative access --------------------------------------------------- */
+
+function watchSuperuser() {
+    const superuser = cockpit.dbus(null, { bus: "internal" }).proxy("cockpit.Superuser", "/superuser");
+    let current = null;
+    const update = () => {
+        const limitedReason = "Administrative access is off (limited access). Turn it on in Cockpit's top bar to change huge page settings.";
+        /* a refusal by polkit holds until the access changes */
+        if (superuser.valid && current !== null && superuser.Current !== current)
+            state.limited = null;
+        current = superuser.valid ? superuser.Current : null;
+        if (superuser.valid && superuser.Current === "none")
+            state.limited = limitedReason;
+        else if (state.limited === limitedReason)
+            state.limited = null;
+        renderAll();
+    };
+    superuser.addEventListener("changed", update);
+    superuser.wait(update);
+}
+
+/* --- start ----------------------------------------------------------------- */
+
+function start() {
+    layout();
+    renderUsage();
+    manager.addEventListener("changed", () => {
+        document.getElementById("hp-version").textContent = `hugepagesd ${manager.Version}`;
+        renderAll();
+    });
+    pageSizes.addEventListener("added", renderPools);
+    pageSizes.addEventListener("changed", () => { renderPools(); renderMounts(); });
+    pageSizes.addEventListener("removed", renderPools);
+    client.addEventListener("close", (event, options) => {
+        state.unavailable = cockpit.message(options);
+        renderStatus();
+    });
+    manager.wait(() => {
+        if (!manager.valid) {
+            state.unavailable = "hugepagesd is not running or does not answer on the system bus " +
+                "(org.hugepages.Manager). Start hugepagesd.service.";
+            renderStatus();
+            return;
+        }
+        document.getElementById("hp-version").textContent = `hugepagesd ${manager.Version}`;
+        renderAll();
+        refreshExplain();
+        document.body.dataset.ready = "yes";
+    });
+    watchSuperuser();
+}
+
+document.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,311 @@
+#!/usr/bin/env node
+/* The browser half of the cockpit tier (see conftest.py): Debian's chromium
+ * driven by playwright-core (cockpit/node_modules, no browser download)
+ * runs one scenario against the page that cockpit-ws serves, asserting as it
+ * goes, and prints "RESULT {json}" with what it saw. Changes "behind the
+ * service's back" are plain writes into the fake kernel tree.
+ *
+ *   HP_URL=... HP_KERNEL_ROOT=... HP_SCREENSHOTS=DIR node browser.mjs SCENARIO
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const require = createRequire(path.join(process.env.HP_NODE_MODULES, "noop.js"));
+const { chromium } = require("playwright-core");
+
+const URL = process.env.HP_URL;
+const ROOT = process.env.HP_KERNEL_ROOT;
+const SHOTS = process.env.HP_SCREENSHOTS;
+const TEST = process.env.HP_TEST || "test";
+const PARAMS = JSON.parse(process.env.HP_PARAMS || "{}");
+const TIMEOUT = 15000;
+const result = {};
+
+function log(...args) {
+    console.error(new Date().toISOString(), ...args);
+}
+
+function kernelWrite(rel, value) {
+    log(`kernel: ${rel} = ${value}`);
+    fs.writeFileSync(path.join(ROOT, rel), `${value}\n`);
+}
+
+function kernelRead(rel) {
+    return fs.readFileSync(path.join(ROOT, rel), "utf8").trim();
+}
+
+const POOL_2MB = "sys/kernel/mm/hugepages/hugepages-2048kB";
+
+async function shot(page, name) {
+    const file = path.join(SHOTS, `${TEST}-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    log(`screenshot ${file}`);
+}
+
+async function text(page, selector) {
+    return (await page.locator(selector).first().textContent({ timeout: TIMEOUT })).trim();
+}
+
+async function waitText(page, selector, expected, timeout = TIMEOUT) {
+    const locator = page.locator(selector).first();
+    const deadline = Date.now() + timeout;
+    let last = null;
+    for (;;) {
+        try {
+            last = (await locator.textContent({ timeout: 1000 })).trim();
+        } catch (e) {
+            last = `(${e.message.split("\n")[0]})`;
+        }
+        if (expected instanceof RegExp ? expected.test(last) : last === String(expected))
+            return last;
+        if (Date.now() > deadline)
+            throw new Error(`${selector}: waited ${timeout} ms for ${expected}, last saw ${JSON.stringify(last)}`);
+        await new Promise(resolve => setTimeout(resolve, 100));
+    }
+}
+
+async function open(page) {
+    await page.goto(URL);
+    await page.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
+    await page.locator("#hp-pools-table").waitFor({ timeout: TIMEOUT });
+}
+
+async function notice(page) {
+    const locator = page.locator("#hp-notice");
+    await locator.waitFor({ timeout: TIMEOUT });
+    return {
+        severity: await locator.getAttribute("data-severity"),
+        text: (await locator.textContent()).trim(),
+    };
+}
+
+async function resize(page, name, pages) {
+    await page.fill(`#hp-resize-${name}`, String(pages));
+    await page.click(`#hp-resize-button-${name}`);
+}
+
+const scenarios = {
+    /* read the pools, resize one, a shortfall with its progress, and a
+     * change made behind the service's back */
+    async pools(page) {
+        await open(page);
+        result.pools = await page.locator("#hp-pools-table tbody tr").evaluateAll(
+            rows => rows.map(r => r.dataset.pool));
+        assert.deepEqual(result.pools, ["2MB", "1GB"]);
+        assert.equal(await text(page, "#hp-pool-2MB .hp-total"), String(PARAMS.total));
+        assert.equal(await text(page, "#hp-pool-2MB .hp-free"), String(PARAMS.free));
+        const nodes = await page.locator("#hp-pool-2MB .hp-node").allTextContents();
+        assert.equal(nodes.length, 2, `two NUMA nodes: ${nodes}`);
+        await shot(page, "loaded");
+
+        await resize(page, "2MB", PARAMS.grant);
+        let n = await notice(page);
+        log("notice", n);
+        assert.equal(n.severity, "success");
+        assert.match(n.text, new RegExp(`now has ${PARAMS.grant} pages, as requested`));
+        await waitText(page, "#hp-pool-2MB .hp-total", String(PARAMS.grant));
+        result.granted = kernelRead(`${POOL_2MB}/nr_hugepages`);
+
+        /* more than the (fake) kernel can give: the hard mode retries, the
+         * progress shows, and the shortfall is reported */
+        await resize(page, "2MB", PARAMS.ask);
+        /* a phase that only AllocationProgress signals can bring */
+        await page.locator("#hp-progress-2MB:not([data-phase=starting])").waitFor({ timeout: TIMEOUT });
+        result.phase = await page.locator("#hp-progress-2MB").getAttribute("data-phase");
+        result.progress = await page.locator("#hp-progress-2MB [role=progressbar]").getAttribute("aria-valuetext");
+        log("progress", result.progress);
+        await shot(page, "progress");
+        await page.locator("#hp-progress-2MB").waitFor({ state: "detached", timeout: 60000 });
+        n = await notice(page);
+        log("notice", n);
+        assert.equal(n.severity, "warning");
+        assert.match(n.text, new RegExp(`got ${PARAMS.limit} of the ${PARAMS.ask} pages requested`));
+        await shot(page, "shortfall");
+
+        /* another program changes the pool: the page follows */
+        kernelWrite(`${POOL_2MB}/nr_hugepages`, PARAMS.behind);
+        kernelWrite(`${POOL_2MB}/free_hugepages`, PARAMS.behind);
+        const t0 = Date.now();
+        await waitText(page, "#hp-pool-2MB .hp-total", String(PARAMS.behind), 10000);
+        await waitText(page, "#hp-pool-2MB .hp-free", String(PARAMS.behind), 10000);
+        result.liveMs = Date.now() - t0;
+        await shot(page, "live");
+
+        /* one NUMA node's share */
+        await page.fill("#hp-node-2MB-1", String(PARAMS.node1));
+        await page.locator('#hp-pool-2MB .hp-node[data-node="1"] button').click();
+        n = await notice(page);
+        log("notice", n);
+        assert.equal(n.severity, "success", n.text);
+        assert.match(n.text, new RegExp(`Node 1 now has ${PARAMS.node1} 2MB pages, as requested`));
+    },
+
+    /* polkit refuses: a message people understand, then read only */
+    async denied(page) {
+        await open(page);
+        assert.equal(await page.locator("#hp-readonly").count(), 0, "not read only before a refusal");
+        await resize(page, "2MB", 5);
+        const n = await notice(page);
+        log("notice", n);
+        assert.equal(n.severity, "danger");
+        assert.match(n.text, /not allowed to make this change/);
+        assert.match(n.text, /Not authorized/);
+        assert.doesNotMatch(n.text, /^org\.hugepages/);
+        result.notice = n.text;
+        result.readonly = await text(page, "#hp-readonly");
+        assert.match(result.readonly, /Read only/);
+        assert.equal(await page.locator("#hp-resize-button-2MB").isDisabled(), true);
+        assert.equal(await page.locator("#hp-mount-create").isDisabled(), true);
+        await shot(page, "readonly");
+    },
+
+    /* a session without administrative access: read only from the start,
+     * the reason shown, every change disabled; reading still works */
+    async limited(page) {
+        await open(page);
+        await page.locator("#hp-readonly").waitFor({ timeout: TIMEOUT });
+        result.readonly = await text(page, "#hp-readonly");
+        assert.match(result.readonly, /Read only/);
+        assert.equal(await text(page, "#hp-pool-2MB .hp-total"), "0");
+        for (const selector of ["#hp-resize-button-2MB", "#hp-mount-create", "#hp-resize-2MB"])
+            assert.equal(await page.locator(selector).isDisabled(), true, `${selector} is disabled`);
+        const fixes = page.locator("#hp-explain-table button:not(#hp-explain-refresh)");
+        for (let i = 0; i < await fixes.count(); i++)
+            assert.equal(await fixes.nth(i).isDisabled(), true, "Explain fixes are disabled");
+        await shot(page, "limited");
+    },
+
+    /* no hugepagesd on the bus: said in words */
+    async missing(page) {
+        await page.goto(URL);
+        await page.locator("#hp-unavailable").waitFor({ timeout: TIMEOUT });
+        result.unavailable = await text(page, "#hp-unavailable");
+        assert.match(result.unavailable, /hugepagesd is not running/);
+        await shot(page, "missing");
+    },
+
+    /* an error of the service's own: friendly text and its message */
+    async limit(page) {
+        await open(page);
+        await resize(page, "2MB", PARAMS.pages);
+        const n = await notice(page);
+        log("notice", n);
+        assert.equal(n.severity, "danger");
+        result.notice = n.text;
+        assert.match(n.text, /more than this machine's memory allows: \S/);
+        assert.equal(await page.locator("#hp-readonly").count(), 0, "a refused value is not a refused user");
+        await shot(page, "error");
+    },
+
+    /* create a system mount for 2MB pages, see it listed, unmount it */
+    async mounts(page) {
+        await open(page);
+        await page.selectOption("#hp-mount-scope", "system");
+        await page.selectOption("#hp-mount-size", "2MB");
+        await page.click("#hp-mount-create");
+        let n = await notice(page);
+        log("notice", n);
+        assert.equal(n.severity, "success", n.text);
+        const path = PARAMS.path;
+        assert.match(n.text, new RegExp(`Mounted ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+        const row = page.locator(`#hp-mounts-table tr[data-mount="${path}"]`);
+        await row.waitFor({ timeout: TIMEOUT });
+        result.row = (await row.textContent()).trim();
+        await shot(page, "mounted");
+        await row.locator("button", { hasText: "Unmount" }).click();
+        await row.waitFor({ state: "detached", timeout: TIMEOUT });
+        n = await notice(page);
+        assert.equal(n.severity, "success", n.text);
+        await shot(page, "unmounted");
+    },
+
+    /* an Explain finding with a fix: the button makes it */
+    async explain(page) {
+        await open(page);
+        const entry = page.locator('#hp-explain-table tr[data-explain="thp-enabled-always"]');
+        await entry.waitFor({ timeout: TIMEOUT });
+        result.finding = (await entry.textContent()).trim();
+        await shot(page, "finding");
+        await page.click("#hp-fix-thp-enabled-always");
+        const n = await notice(page);
+        log("notice", n);
+        assert.equal(n.severity, "success", n.text);
+        await entry.waitFor({ state: "detached", timeout: TIMEOUT });
+        await waitText(page, '#hp-thp-table tr[data-thp="enabled"] .hp-thp-current', "madvise");
+        result.thp = kernelRead("sys/kernel/mm/transparent_hugepage/enabled");
+        await shot(page, "fixed");
+    },
+
+    /* the persisted configuration with drift, tunables and usage */
+    async config(page) {
+        await open(page);
+        const drifted = page.locator('#hp-config-table tr[data-config="pool 2MB minimum"]');
+        await drifted.waitFor({ timeout: TIMEOUT });
+        assert.equal(await drifted.getAttribute("data-drift"), "yes");
+        result.drift = (await drifted.textContent()).trim();
+        const settled = page.locator('#hp-config-table tr[data-config="thp enabled"]');
+        assert.equal(await settled.getAttribute("data-drift"), "no");
+        assert.equal(await text(page, "#hp-min-free-value"), String(PARAMS.minFree));
+        await shot(page, "drift");
+        /* the kernel catches up with the configuration: the drift goes */
+        kernelWrite(`${POOL_2MB}/nr_hugepages`, PARAMS.configured);
+        await page.locator('#hp-config-table tr[data-config="pool 2MB minimum"][data-drift="no"]')
+                .waitFor({ timeout: 10000 });
+        /* tunables: min_free_kbytes to the recommended value, kept after
+         * reboot: the configuration then lists it */
+        await page.check("#hp-persist");
+        await page.locator("#hp-tunables-table button", { hasText: "Use recommended" }).nth(1).click();
+        const n = await notice(page);
+        assert.equal(n.severity, "success", n.text);
+        await waitText(page, "#hp-min-free-value", String(PARAMS.recommendedMinFree));
+        const saved = page.locator('#hp-config-table tr[data-config="tunables min-free-kbytes"]');
+        await saved.waitFor({ timeout: 10000 });
+        result.saved = (await saved.textContent()).trim();
+        assert.equal(await saved.getAttribute("data-drift"), "no");
+        /* usage */
+        await page.click("#hp-usage-scan");
+        await page.locator("#hp-usage-processes").waitFor({ timeout: 30000 });
+        assert.equal(await page.locator("#hp-usage .pf-m-danger").count(), 0, "the usage scan failed");
+        result.usageTables = await page.locator("#hp-usage table").count();
+        await shot(page, "config");
+    },
+};
+
+async function main() {
+    const scenario = process.argv[2];
+    if (!scenarios[scenario])
+        throw new Error(`unknown scenario ${scenario}`);
+    const browser = await chromium.launch({
+        executablePath: process.env.HP_CHROMIUM || "/usr/bin/chromium",
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+    });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const problems = [];
+    page.on("console", msg => {
+        log(`console.${msg.type()}: ${msg.text()}`);
+        if (msg.type() === "error")
+            problems.push(msg.text());
+    });
+    page.on("pageerror", error => { log(`page error: ${error}`); problems.push(String(error)); });
+    try {
+        await scenarios[scenario](page);
+        assert.deepEqual(problems, [], "JavaScript errors or console errors in the page");
+        console.log("RESULT " + JSON.stringify(result));
+    } catch (error) {
+        log(`FAILED: ${error.stack || error}`);
+        try {
+            await shot(page, "failure");
+            log(await page.locator("#app").innerText());
+        } catch (e) {
+            log(`no failure screenshot: ${e}`);
+        }
+        process.exitCode = 1;
+    } finally {
+        await browser.close();
+    }
+}
+
+main();

@@ -1,0 +1,216 @@
+"""Fixtures of the cockpit tier: the integration tier's private system bus
+(the project's real policy), python-dbusmock's polkitd and hugepagesd on a
+fake kernel tree, plus cockpit-ws with a local cockpit-bridge session on
+loopback that sees the private bus as its system bus and the page from
+cockpit/dist, and Debian's chromium driven by playwright-core (browser.mjs).
+
+    tests/run-all --tier cockpit
+    HUGEPAGESD_BUILDDIR=build /usr/bin/python3 -m pytest tests/cockpit -v
+
+Run as root inside a private mount namespace (tests/run-all does
+`unshare -m --propagation private`): the mount test really mounts hugetlbfs
+below the fake tree, and that mount must stay in the namespace.
+
+Fixtures (besides the integration ones: bus, polkit, fake_kernel,
+start_service, ...):
+
+  cockpit_ws      CockpitWs: .url (the page), .port, .log_path. cockpit-ws
+                  --local-session=cockpit-bridge --no-tls on 127.0.0.1 with
+                  DBUS_SYSTEM_BUS_ADDRESS of `bus` and XDG_DATA_DIRS leading
+                  to a directory whose cockpit/hugepages is cockpit/dist.
+  browser         browser(scenario, **params) -> dict: runs browser.mjs
+                  with that scenario against cockpit_ws; the scenario's
+                  steps assert in the browser and report what they saw as
+                  JSON; screenshots go to BUILDDIR/test-results/cockpit/.
+"""
+
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DIST = os.path.join(REPO, 'cockpit', 'dist')
+NODE_MODULES = os.path.join(REPO, 'cockpit', 'node_modules')
+CHROMIUM = os.environ.get('HPD_CHROMIUM', '/usr/bin/chromium')
+COCKPIT_WS = next((p for p in ('/usr/libexec/cockpit-ws', '/usr/lib/cockpit/cockpit-ws')
+                   if os.access(p, os.X_OK)), None)
+
+# The integration tier's fixtures and hooks, shared rather than copied.
+_spec = importlib.util.spec_from_file_location(
+    'hpd_integration_conftest', os.path.join(REPO, 'tests', 'integration', 'conftest.py'))
+integration = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(integration)
+
+def pytest_configure(config):
+    integration.pytest_configure(config)
+    config.addinivalue_line('markers',
+                            'cockpit_user(uid): run cockpit-ws and its bridge as that user')
+
+pytest_collection_modifyitems = integration.pytest_collection_modifyitems
+pytest_report_header = integration.pytest_report_header
+pytest_terminal_summary = integration.pytest_terminal_summary
+pytest_runtest_makereport = integration.pytest_runtest_makereport
+builddir = integration.builddir
+hugepagesd = integration.hugepagesd
+_session_dir = integration._session_dir
+bus = integration.bus
+conn = integration.conn
+_polkit_mock = integration._polkit_mock
+polkit = integration.polkit
+fake_kernel = integration.fake_kernel
+start_service = integration.start_service
+attach_log = integration.attach_log
+wait_for = integration.wait_for
+
+
+def missing_tools():
+    missing = []
+    if COCKPIT_WS is None:
+        missing.append('cockpit-ws')
+    if shutil.which('cockpit-bridge') is None:
+        missing.append('cockpit-bridge')
+    if not os.access(CHROMIUM, os.X_OK):
+        missing.append(CHROMIUM)
+    if shutil.which('node') is None:
+        missing.append('node')
+    if not os.path.isdir(os.path.join(NODE_MODULES, 'playwright-core')):
+        missing.append('playwright-core (cd cockpit && npm ci)')
+    if not os.path.isfile(os.path.join(DIST, 'index.js')):
+        missing.append('cockpit/dist (cd cockpit && npm ci && npm run build)')
+    return missing
+
+
+@pytest.fixture(scope='session')
+def tools():
+    missing = missing_tools()
+    if missing:
+        pytest.fail('the cockpit tier needs ' + ', '.join(missing) +
+                    ' (scripts/install-deps installs the packages)', pytrace=False)
+
+
+@pytest.fixture(scope='session')
+def results_dir(builddir):
+    d = os.path.join(builddir, 'test-results', 'cockpit')
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class CockpitWs:
+    def __init__(self, directory, bus_address, uid=None):
+        self.dir = directory
+        os.chmod(directory, 0o755)
+        data = os.path.join(directory, 'data')
+        os.makedirs(os.path.join(data, 'cockpit'))
+        # cockpit-bridge looks for packages in $XDG_DATA_DIRS/cockpit/NAME
+        os.symlink(DIST, os.path.join(data, 'cockpit', 'hugepages'))
+        home = os.path.join(directory, 'home')
+        os.makedirs(home)
+        runtime = os.path.join(directory, 'run')
+        os.makedirs(runtime, mode=0o700)
+        if uid is not None:
+            os.chown(home, uid, uid)
+            os.chown(runtime, uid, uid)
+        self.log_path = os.path.join(directory, 'cockpit-ws.log')
+        self.port = free_port()
+        env = dict(os.environ,
+                   DBUS_SYSTEM_BUS_ADDRESS=bus_address,
+                   XDG_DATA_DIRS=f'{data}:/usr/local/share:/usr/share',
+                   XDG_DATA_HOME=os.path.join(home, '.local', 'share'),
+                   XDG_RUNTIME_DIR=runtime,
+                   HOME=home)
+        env.pop('DBUS_SESSION_BUS_ADDRESS', None)
+        with open(self.log_path, 'w') as log:
+            # as another user: a session of that user, whose bridge has no
+            # administrative access
+            user = []
+            if uid is not None:
+                user = ['setpriv', f'--reuid={uid}', f'--regid={uid}', '--clear-groups']
+            self.proc = subprocess.Popen(
+                user + [COCKPIT_WS, '--local-session=cockpit-bridge', '--no-tls',
+                        '--address', '127.0.0.1', '--port', str(self.port)],
+                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=directory)
+        self.base = f'http://127.0.0.1:{self.port}'
+        self.url = f'{self.base}/cockpit/@localhost/hugepages/index.html'
+        wait_for(lambda: self.proc.poll() is not None or self._listening(), 10,
+                 'cockpit-ws to listen')
+        if self.proc.poll() is not None:
+            raise RuntimeError(f'cockpit-ws exited with {self.proc.returncode}; '
+                               f'see {self.log_path}')
+
+    def _listening(self):
+        try:
+            with socket.create_connection(('127.0.0.1', self.port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def cockpit_ws(tools, bus, _session_dir, request):
+    """As root, unless the test is marked cockpit_user(uid)."""
+    marker = request.node.get_closest_marker('cockpit_user')
+    d = tempfile.mkdtemp(prefix='cockpit-', dir=_session_dir)
+    ws = CockpitWs(d, bus.address, uid=marker.args[0] if marker else None)
+    attach_log(request, 'cockpit-ws and cockpit-bridge log', ws.log_path)
+    yield ws
+    ws.stop()
+
+
+@pytest.fixture
+def browser(cockpit_ws, fake_kernel, results_dir, request, _session_dir):
+    """browser(scenario, **params): runs one scenario of browser.mjs and
+    returns what it reported; fails the test with the browser's account when
+    a step fails (a screenshot of the moment is saved too)."""
+
+    def run(scenario, timeout=90, **params):
+        name = request.node.name.replace('/', '_')
+        log = os.path.join(_session_dir, f'browser-{name}-{scenario}.log')
+        attach_log(request, f'browser ({scenario})', log)
+        env = dict(os.environ,
+                   HP_URL=cockpit_ws.url,
+                   HP_KERNEL_ROOT=fake_kernel.root,
+                   HP_SCREENSHOTS=results_dir,
+                   HP_TEST=name,
+                   HP_PARAMS=json.dumps(params),
+                   HP_CHROMIUM=CHROMIUM,
+                   HP_NODE_MODULES=NODE_MODULES)
+        start = time.monotonic()
+        with open(log, 'w') as f:
+            proc = subprocess.run(['node', os.path.join(HERE, 'browser.mjs'), scenario],
+                                  stdout=subprocess.PIPE, stderr=f, text=True, env=env,
+                                  timeout=timeout)
+        report = None
+        for line in proc.stdout.splitlines():
+            if line.startswith('RESULT '):
+                report = json.loads(line[len('RESULT '):])
+        if proc.returncode != 0 or report is None:
+            with open(log, errors='replace') as f:
+                text = f.read()
+            pytest.fail(f'browser scenario {scenario} failed (exit {proc.returncode}, '
+                        f'{time.monotonic() - start:.1f}s):\n{text[-6000:]}', pytrace=False)
+        return report
+
+    return run

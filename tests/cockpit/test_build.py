@@ -1,0 +1,24 @@
+"""The committed bundle (cockpit/dist, what meson installs) is what
+`npm run build` makes from cockpit/src with the pinned tools."""
+
+import os
+import subprocess
+
+from conftest import REPO
+
+
+def test_dist_is_built_from_the_sources(tools):
+    build = subprocess.run(['node', os.path.join(REPO, 'cockpit', 'build.mjs'), '--check'],
+                           capture_output=True, text=True, timeout=120)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert 'matches' in build.stdout
+
+
+def test_fix_plans_and_error_texts(tools):
+    """node --test fixes.test.mjs: Explain's fix texts to D-Bus calls, and
+    the error sentences, without a browser."""
+    test = os.path.join(REPO, 'tests', 'cockpit', 'fixes.test.mjs')
+    run = subprocess.run(['node', '--test', test],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert '# fail 0' in run.stdout

@@ -1,0 +1,124 @@
+"""The Cockpit page in a real browser: cockpit-ws and cockpit-bridge on
+loopback, the private system bus with the real policy, the polkitd mock and
+hugepagesd on a fake kernel tree; chromium runs the scenarios of browser.mjs
+(which assert what the page shows) and this side checks what reached the
+(fake) kernel. Screenshots: BUILDDIR/test-results/cockpit/."""
+
+import os
+import shutil
+
+import pytest
+
+import hpdtest
+from fakekernel import Pool, Tunables
+
+H2 = 'sys/kernel/mm/hugepages/hugepages-2048kB'
+CONF = 'etc/hugepagesd/hugepagesd.conf'
+PERSISTED = 'etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf'
+ACTION_TUNABLES = 'org.hugepages.manager.configure-tunables'
+
+
+@pytest.fixture
+def service(start_service, fake_kernel, polkit):
+    return start_service(fake_kernel.root, check=True)
+
+
+@pytest.mark.fake_kernel(pools={2048: Pool(total=4, free=3)})
+def test_pools_resize_progress_and_live_updates(service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    fake_kernel.limit_pool(2048, 12)
+    seen = browser('pools', total=4, free=3, grant=6, ask=20, limit=12, behind=3, node1=5)
+    assert seen['pools'] == ['2MB', '1GB']
+    assert seen['granted'] == '6'
+    # the progress bar showed the call under way, against the target asked
+    assert ' of 20 pages' in seen['progress']
+    assert fake_kernel.read_int(f'{H2}/nr_hugepages') == 3
+    assert seen['phase'] in ('allocating', 'compacting', 'node 0', 'node 1', 'done')
+    assert fake_kernel.read_int(fake_kernel.node_file(1, 2048, 'nr_hugepages')) == 5
+    assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS] * 3
+
+
+def test_denied_change_shows_the_reason_and_turns_read_only(service, fake_kernel, polkit, browser):
+    before = fake_kernel.snapshot()
+    seen = browser('denied')
+    assert 'org.hugepages.Manager.Error' not in seen['notice']
+    assert fake_kernel.kernel_changes_since(before) == {}
+    assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS]
+
+
+@pytest.mark.cockpit_user(65534)
+def test_limited_session_is_read_only_with_the_reason(service, fake_kernel, polkit, browser):
+    # polkit would allow: the page is read only because the session has no
+    # administrative access, before anything is tried
+    polkit.allow(*hpdtest.ALL_ACTIONS)
+    before = fake_kernel.snapshot()
+    seen = browser('limited')
+    assert 'Administrative access is off' in seen['readonly']
+    assert fake_kernel.kernel_changes_since(before) == {}
+    assert polkit.checks() == []
+
+
+def test_missing_service_is_explained(fake_kernel, polkit, browser):
+    seen = browser('missing')
+    assert 'org.freedesktop.DBus' not in seen['unavailable']
+
+
+def test_service_error_is_explained(service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    before = fake_kernel.snapshot()
+    # 16 GiB of memory: a million 2 MiB pages is far beyond the pool limit
+    seen = browser('limit', pages=1000000)
+    assert 'org.hugepages.Manager.Error' not in seen['notice']
+    assert fake_kernel.kernel_changes_since(before) == {}
+
+
+@pytest.mark.fake_kernel(tunables=Tunables(thp_enabled='always'))
+def test_explain_fix_button_applies_the_fix(service, fake_kernel, polkit, browser):
+    polkit.allow(ACTION_TUNABLES)
+    seen = browser('explain')
+    assert 'madvise' in seen['finding']
+    assert seen['thp'] == 'always [madvise] never'
+
+
+@pytest.mark.fake_kernel(tunables=Tunables(min_free_kbytes=1024))
+def test_configuration_drift_tunables_and_usage(service, fake_kernel, polkit, browser):
+    polkit.allow(ACTION_TUNABLES, 'org.hugepages.manager.inspect-usage')
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\n[thp]\nenabled = madvise\n')
+    recommended = fake_kernel.recommended_min_free_kbytes()
+    seen = browser('config', minFree=1024, configured=4, recommendedMinFree=recommended)
+    assert 'asks for 4' in seen['drift']
+    assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == recommended
+    # "Keep changes after reboot" was ticked: saved as the keyword
+    assert fake_kernel.read(PERSISTED).endswith('\n[tunables]\nmin-free-kbytes = recommended\n')
+    assert 'recommended' in seen['saved']
+    assert seen['usageTables'] >= 3
+
+
+def in_private_mount_namespace():
+    """Whether this process has a mount namespace of its own, as
+    `unshare -m ... python3` gives it (PID 1's namespace may be unreadable
+    in a container, the parent's is not)."""
+    try:
+        return os.readlink('/proc/self/ns/mnt') != os.readlink(f'/proc/{os.getppid()}/ns/mnt')
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not in_private_mount_namespace(),
+                    reason='mounts for real: run in a private mount namespace (tests/run-all does)')
+def test_create_and_unmount_a_mount(start_service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_MOUNTS)
+    # The service's proc/self is the real one (this private namespace's mount
+    # table, unlike a file of the fake tree it follows the mount it makes
+    # below the fake tree); PID 1's namespace link in the tree says the same
+    # namespace, so the service takes it as the system's.
+    own_ns = os.readlink('/proc/self/ns/mnt')
+    fake_kernel.write_mount_namespaces(own_ns, own_ns)
+    shutil.rmtree(fake_kernel.path('proc/self'))
+    os.symlink('/proc/self', fake_kernel.path('proc/self'))
+    os.makedirs(fake_kernel.path('var/lib'))
+    start_service(fake_kernel.root, check=True)
+    path = fake_kernel.path('var/lib/hugetlbfs/pagesize-2MB')
+    seen = browser('mounts', path=path)
+    assert path in seen['row']
+    assert not os.path.ismount(path)
