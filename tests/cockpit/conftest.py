@@ -48,6 +48,7 @@ _spec = importlib.util.spec_from_file_location(
     'hpd_integration_conftest', os.path.join(REPO, 'tests', 'integration', 'conftest.py'))
 integration = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(integration)
+hpdtest = integration.hpdtest
 
 def pytest_configure(config):
     integration.pytest_configure(config)
@@ -159,13 +160,7 @@ class CockpitWs:
             return False
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        hpdtest.stop_process(self.proc)
 
 
 @pytest.fixture

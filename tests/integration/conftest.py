@@ -313,13 +313,7 @@ class Bus:
         return self.proc.poll() is None
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        hpdtest.stop_process(self.proc)
         self.proc.stdout.close()
 
 

@@ -81,6 +81,17 @@ class BusError(Exception):
         self.message = message
 
 
+def stop_process(proc, timeout=5):
+    """SIGTERM, then SIGKILL if proc has not exited within timeout seconds."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def daemon_refuses(hugepagesd, kernel_root, option, value):
     """Whether hugepagesd refuses --OPTION=VALUE at start, naming the option."""
     proc = subprocess.run([hugepagesd, '--kernel-root', kernel_root, f'--{option}={value}'],

@@ -148,12 +148,7 @@ class Sshd:
             return f.read()
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        hpdtest.stop_process(self.proc, timeout=10)
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 

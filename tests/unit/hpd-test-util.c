@@ -56,3 +56,17 @@ hpd_test_put_in_place (const char *root, const char *relative, const char *conte
   g_assert_cmpint (write (fd, contents, strlen (contents)), ==, (gssize) strlen (contents));
   g_assert_cmpint (close (fd), ==, 0);
 }
+
+void
+hpd_test_root_setup (HpdTestRoot *fixture, gconstpointer data)
+{
+  fixture->root = g_dir_make_tmp ("hpd-test-XXXXXX", NULL);
+  g_assert_nonnull (fixture->root);
+}
+
+void
+hpd_test_root_teardown (HpdTestRoot *fixture, gconstpointer data)
+{
+  hpd_test_remove (fixture->root);
+  g_free (fixture->root);
+}

@@ -22,4 +22,13 @@ char *hpd_test_get (const char *root, const char *relative);
 /* Removes @path and everything below it. */
 void hpd_test_remove (const char *path);
 
+/* The fixture of tests that need only a temporary directory: made by the
+ * setup, removed with its contents by the teardown. */
+typedef struct {
+  char *root;
+} HpdTestRoot;
+
+void hpd_test_root_setup (HpdTestRoot *fixture, gconstpointer data);
+void hpd_test_root_teardown (HpdTestRoot *fixture, gconstpointer data);
+
 G_END_DECLS

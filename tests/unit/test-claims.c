@@ -12,23 +12,7 @@
 #define MB2 (G_GUINT64_CONSTANT (2) << 20)
 #define GB1 (G_GUINT64_CONSTANT (1) << 30)
 
-typedef struct {
-  char *root;
-} Fixture;
-
-static void
-setup (Fixture *f, gconstpointer data)
-{
-  f->root = g_dir_make_tmp ("hpd-claims-XXXXXX", NULL);
-  g_assert_nonnull (f->root);
-}
-
-static void
-teardown (Fixture *f, gconstpointer data)
-{
-  hpd_test_remove (f->root);
-  g_free (f->root);
-}
+typedef HpdTestRoot Fixture;
 
 static gboolean
 exists (Fixture *f, const char *relative)
@@ -215,15 +199,15 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/claims/consumer-names", test_consumer_names);
-  g_test_add ("/claims/store-load-and-sum", Fixture, NULL, setup, test_store_load_and_sum,
-              teardown);
-  g_test_add ("/claims/runtime-overrides-persisted", Fixture, NULL, setup,
-              test_runtime_overrides_persisted, teardown);
-  g_test_add ("/claims/remove-masks-a-shipped-claim", Fixture, NULL, setup,
-              test_remove_masks_a_shipped_claim, teardown);
-  g_test_add ("/claims/remove-deletes-empty-files", Fixture, NULL, setup,
-              test_remove_deletes_empty_files, teardown);
-  g_test_add ("/claims/bad-files-and-groups-are-skipped", Fixture, NULL, setup,
-              test_bad_files_and_groups_are_skipped, teardown);
+  g_test_add ("/claims/store-load-and-sum", Fixture, NULL, hpd_test_root_setup,
+              test_store_load_and_sum, hpd_test_root_teardown);
+  g_test_add ("/claims/runtime-overrides-persisted", Fixture, NULL, hpd_test_root_setup,
+              test_runtime_overrides_persisted, hpd_test_root_teardown);
+  g_test_add ("/claims/remove-masks-a-shipped-claim", Fixture, NULL, hpd_test_root_setup,
+              test_remove_masks_a_shipped_claim, hpd_test_root_teardown);
+  g_test_add ("/claims/remove-deletes-empty-files", Fixture, NULL, hpd_test_root_setup,
+              test_remove_deletes_empty_files, hpd_test_root_teardown);
+  g_test_add ("/claims/bad-files-and-groups-are-skipped", Fixture, NULL, hpd_test_root_setup,
+              test_bad_files_and_groups_are_skipped, hpd_test_root_teardown);
   return g_test_run ();
 }

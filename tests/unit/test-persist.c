@@ -11,23 +11,7 @@
 
 #define OWN HPD_CONFIG_ADMIN_DIR "/" HPD_PERSIST_FILE_NAME
 
-typedef struct {
-  char *root;
-} Fixture;
-
-static void
-setup (Fixture *f, gconstpointer data)
-{
-  f->root = g_dir_make_tmp ("hpd-persist-XXXXXX", NULL);
-  g_assert_nonnull (f->root);
-}
-
-static void
-teardown (Fixture *f, gconstpointer data)
-{
-  hpd_test_remove (f->root);
-  g_free (f->root);
-}
+typedef HpdTestRoot Fixture;
 
 /* The file without its comment header. */
 static char *
@@ -150,12 +134,17 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   (void) HP_ERROR;
-  g_test_add ("/persist/creates-and-merges", Fixture, NULL, setup, test_creates_and_merges, teardown);
-  g_test_add ("/persist/edits-remove", Fixture, NULL, setup, test_edits_remove, teardown);
-  g_test_add ("/persist/override", Fixture, NULL, setup, test_override_is_reported_after_writing,
-              teardown);
-  g_test_add ("/persist/bad-snippet", Fixture, NULL, setup, test_bad_snippet_writes_nothing, teardown);
-  g_test_add ("/persist/unwritable", Fixture, NULL, setup, test_unwritable, teardown);
-  g_test_add ("/persist/stale", Fixture, NULL, setup, test_stale_files, teardown);
+  g_test_add ("/persist/creates-and-merges", Fixture, NULL, hpd_test_root_setup,
+              test_creates_and_merges, hpd_test_root_teardown);
+  g_test_add ("/persist/edits-remove", Fixture, NULL, hpd_test_root_setup,
+              test_edits_remove, hpd_test_root_teardown);
+  g_test_add ("/persist/override", Fixture, NULL, hpd_test_root_setup,
+              test_override_is_reported_after_writing, hpd_test_root_teardown);
+  g_test_add ("/persist/bad-snippet", Fixture, NULL, hpd_test_root_setup,
+              test_bad_snippet_writes_nothing, hpd_test_root_teardown);
+  g_test_add ("/persist/unwritable", Fixture, NULL, hpd_test_root_setup,
+              test_unwritable, hpd_test_root_teardown);
+  g_test_add ("/persist/stale", Fixture, NULL, hpd_test_root_setup,
+              test_stale_files, hpd_test_root_teardown);
   return g_test_run ();
 }
