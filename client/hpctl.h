@@ -70,13 +70,6 @@ GDBusConnection *hpctl_open_bus (HpctlContext *ctx, GError **error);
   { "host", 'H', 0, G_OPTION_ARG_STRING, &(host), \
     N_("Operate on hugepagesd of another machine, over ssh (see hugepagesctl --help)"), "[USER@]HOST" }
 
-#define HPCTL_HOST_HELP \
-  "-H [USER@]HOST runs the command against hugepagesd on HOST, over\n" \
-  "'ssh -xT [USER@]HOST systemd-stdio-bridge' as busctl and systemctl do\n" \
-  "(HOST needs sshd and systemd-stdio-bridge; HUGEPAGESCTL_SSH replaces 'ssh',\n" \
-  "e.g. 'ssh -F FILE'). The remote polkit cannot ask for a password over\n" \
-  "ssh: log in as root or as a user its rules allow.\n"
-
 /* An empty HOST is a usage error (printed). */
 gboolean hpctl_check_host (HpctlContext *ctx);
 
@@ -92,12 +85,6 @@ void hpctl_remote_explain_denial (HpctlContext *ctx);
  * "format_version": HPCTL_JSON_FORMAT_VERSION. Fields are only added within
  * a version; a field renamed, removed or changing meaning raises it. */
 #define HPCTL_JSON_FORMAT_VERSION 1
-
-#define HPCTL_JSON_HELP \
-  "Every command that shows something takes --json: one JSON object with\n" \
-  "format_version, snake_case fields, sizes in bytes and counts in pages\n" \
-  "(monitor --json: one object per line per event). README.md, 'JSON output',\n" \
-  "describes each command's fields.\n"
 
 /* The --json option of a reading command. */
 #define HPCTL_JSON_ENTRY(flag) \

@@ -201,15 +201,26 @@ describe_commands (void)
     "The tunable commands (shm-max, shm-group, min-free-kbytes, zone-movable,\n"
     "thp) show the setting without an argument and change it with one; their\n"
     "changes take --dry-run. 'recommended' sets the value hugepagesd recommends.\n"
-    "explain --json prints {\"entries\": [{\"severity\", \"id\", \"message\", \"fix\"}]};\n"
-    "see 'hugepagesctl explain --help'.\n"
     "boot --write writes the configured boot parameters for the boot loader\n"
     "(Debian with GRUB); elsewhere it prints what to add to the kernel command\n"
     "line.\n"
     "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
-    "polkit agent is running.\n"
-    HPCTL_HOST_HELP
-    HPCTL_JSON_HELP
+    "polkit agent is running.\n"));
+  /* TRANSLATORS: keep -H, [USER@]HOST, the commands in quotes and
+   * HUGEPAGESCTL_SSH as they are. */
+  g_string_append (text, _(
+    "-H [USER@]HOST runs the command against hugepagesd on HOST, over\n"
+    "'ssh -xT [USER@]HOST systemd-stdio-bridge' as busctl and systemctl do\n"
+    "(HOST needs sshd and systemd-stdio-bridge; HUGEPAGESCTL_SSH replaces 'ssh',\n"
+    "e.g. 'ssh -F FILE'). The remote polkit cannot ask for a password over\n"
+    "ssh: log in as root or as a user its rules allow.\n"));
+  /* TRANSLATORS: keep --json, format_version and 'JSON output' as they are. */
+  g_string_append (text, _(
+    "Every command that shows something takes --json: one JSON object with\n"
+    "format_version, snake_case fields, sizes in bytes and counts in pages\n"
+    "(monitor --json: one object per line per event). README.md, 'JSON output',\n"
+    "describes each command's fields.\n"));
+  g_string_append (text, _(
     "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"
     "\n"
     "Exit status:\n"
