@@ -183,6 +183,51 @@ function createMounts(scope, owner, pageSize, maxSize) {
     }, { success: paths => `Mounted ${paths.join(", ")}.` });
 }
 
+/* A claim on the whole pool has this node (the Claims property's u). */
+const ALL_NODES = 4294967295;
+
+function sizeName(size) {
+    const proxy = sizeProxies().find(p => p.Size === size);
+    return proxy ? proxy.Name : formatBytes(size);
+}
+
+/* A consumer's share of a pool: the service keeps the pool at the base plus
+ * every claim. The answer is how many claimed pages the pool holds: fewer
+ * is a warning, and the claim stays recorded. */
+function claim(consumer, pageSize, pages, node) {
+    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(consumer)) {
+        state.notice = { severity: "danger", title: "A consumer name is 1 to 64 characters of a-z, 0-9, '.', '_' and '-', such as postgresql" };
+        renderStatus();
+        return;
+    }
+    if (!Number.isInteger(pages) || pages < 1) {
+        state.notice = { severity: "danger", title: "Claim a whole number of pages, at least 1" };
+        renderStatus();
+        return;
+    }
+    const proxy = sizeByName(pageSize);
+    const options = changeOptions(node === "" ? {} : { node: variant("u", Number(node)) });
+    return change(`Claiming ${pageSize} pages for ${consumer}`,
+                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "Claim",
+                                          [consumer, proxy.Size, pages, options], "stta{sv}"))[0],
+                  {
+                      success: achieved => achieved === pages
+                          ? `${consumer} holds its ${pages} ${pageSize} pages.`
+                          : {
+                              severity: "warning",
+                              title: `${consumer} got ${achieved} of the ${pages} ${pageSize} pages it claimed.`,
+                              body: "The claim is recorded; the kernel could not find more memory now (see Checks).",
+                          },
+                  });
+}
+
+function release(consumer, size, node) {
+    const options = node === ALL_NODES ? {} : { node: variant("u", node) };
+    return change(`Releasing the claim of ${consumer}`,
+                  () => call(MANAGER_PATH, MANAGER_IFACE, "Release", [consumer, size, options], "sta{sv}"),
+                  { success: () => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay.` });
+}
+
 /* persist on Unmount removes the configuration section that makes the
  * mount, which only the service's own mounts have */
 function unmount(path, managed) {
@@ -590,6 +635,46 @@ function renderUsage() {
     });
 }
 
+function renderClaims() {
+    if (!manager.valid)
+        return;
+    rerender(sections.claims, () => {
+        const rows = (manager.Claims || []).map(([consumer, size, pages, node]) => {
+            const where = node === ALL_NODES ? "pool" : `node ${node}`;
+            return {
+                attrs: { "data-claim": `${consumer} ${sizeName(size)} ${node === ALL_NODES ? "all" : node}` },
+                cells: [consumer, sizeName(size), h("span", { class: "hp-claim-pages" }, String(pages)),
+                    node === ALL_NODES ? "whole pool" : String(node),
+                    button("Release", () => release(consumer, size, node),
+                           { variant: "link", small: true, disabled: disabled(), title: `Release ${consumer}'s ${where} claim` })],
+            };
+        });
+        const sizes = sizeProxies().map(p => [p.Name, p.Name]);
+        const nodes = [["", "Whole pool"], ...(manager.NumaNodes || []).map(n => [String(n), `Node ${n}`])];
+        const form = h("form", { class: "hp-inline-form", id: "hp-claim-form", onsubmit: ev => ev.preventDefault() },
+                       h("label", { for: "hp-claim-consumer" }, "Consumer"),
+                       textInput({ id: "hp-claim-consumer", placeholder: "e.g. postgresql" }),
+                       h("label", { for: "hp-claim-size" }, "Page size"),
+                       select({ id: "hp-claim-size" }, sizes, sizes.length ? sizes[0][0] : ""),
+                       h("label", { for: "hp-claim-pages" }, "Pages"),
+                       h("span", { class: "pf-v6-c-form-control" },
+                         h("input", { type: "number", min: 1, id: "hp-claim-pages", "aria-label": "Pages to claim" })),
+                       h("label", { for: "hp-claim-node" }, "Where"),
+                       select({ id: "hp-claim-node" }, nodes, ""),
+                       button("Claim", () => {
+                           const value = id => document.getElementById(id).value.trim();
+                           claim(value("hp-claim-consumer"), value("hp-claim-size"),
+                                 Number(value("hp-claim-pages")), value("hp-claim-node"));
+                       }, { id: "hp-claim-button", variant: "primary", disabled: disabled() }));
+        return [h("p", {}, "Programs that need huge pages claim their share here (or with hugepagesctl claim); " +
+                  "each pool is kept at the administrator's minimum plus every claim, so no consumer " +
+                  "overwrites another's pages."),
+                table("Claims", ["Consumer", "Page size", "Pages", "Node", ""], rows,
+                      { id: "hp-claims-table", empty: "No claims" }),
+                form];
+    });
+}
+
 function renderConfig() {
     if (!manager.valid)
         return;
@@ -639,11 +724,12 @@ function renderAll() {
     renderMounts();
     renderTunables();
     renderExplain();
+    renderClaims();
     renderConfig();
 }
 
 function layout() {
-    for (const name of ["status", "pools", "mounts", "tunables", "explain", "usage", "config"])
+    for (const name of ["status", "pools", "claims", "mounts", "tunables", "explain", "usage", "config"])
         sections[name] = h("div", { id: `hp-${name}` });
     const app = document.getElementById("app");
     replaceChildren(app,
@@ -654,6 +740,7 @@ function layout() {
                     h("section", { class: "pf-v6-c-page__main-section hp-cards" },
                       card("Pools", "hp-card-pools", sections.pools),
                       card("Checks", "hp-card-explain", sections.explain),
+                      card("Claims", "hp-card-claims", sections.claims),
                       card("Mounts", "hp-card-mounts", sections.mounts),
                       card("Tunables", "hp-card-tunables", sections.tunables),
                       card("Who uses huge pages", "hp-card-usage", sections.usage),

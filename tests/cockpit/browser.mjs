@@ -199,6 +199,35 @@ const scenarios = {
         await shot(page, "error");
     },
 
+    /* a bad consumer name is refused in the page; a claim grows the pool and
+     * is listed; its release shrinks the pool again */
+    async claims(page) {
+        await open(page);
+        await page.fill("#hp-claim-consumer", "Bad Name");
+        await page.fill("#hp-claim-pages", String(PARAMS.pages));
+        await page.click("#hp-claim-button");
+        let n = await notice(page);
+        assert.equal(n.severity, "danger", n.text);
+        result.refused = n.text;
+        await page.fill("#hp-claim-consumer", "postgresql");
+        await page.selectOption("#hp-claim-size", "2MB");
+        await page.click("#hp-claim-button");
+        await waitText(page, "#hp-notice", /holds its/);
+        n = await notice(page);
+        assert.equal(n.severity, "success", n.text);
+        result.claimed = n.text;
+        const row = page.locator('#hp-claims-table tr[data-claim="postgresql 2MB all"]');
+        await row.waitFor({ timeout: TIMEOUT });
+        result.pages = await text(page, '#hp-claims-table tr[data-claim="postgresql 2MB all"] .hp-claim-pages');
+        result.poolAfterClaim = kernelRead(`${POOL_2MB}/nr_hugepages`);
+        await shot(page, "claimed");
+        await row.locator("button").click();
+        await waitText(page, "#hp-notice", /Released/);
+        await row.waitFor({ state: "detached", timeout: TIMEOUT });
+        result.poolAfterRelease = kernelRead(`${POOL_2MB}/nr_hugepages`);
+        await shot(page, "released");
+    },
+
     /* create a system mount for 2MB pages, see it listed, unmount it */
     async mounts(page) {
         await open(page);

@@ -122,3 +122,18 @@ def test_create_and_unmount_a_mount(start_service, fake_kernel, polkit, browser)
     seen = browser('mounts', path=path)
     assert path in seen['row']
     assert not os.path.ismount(path)
+
+
+@pytest.mark.fake_kernel(pools={2048: Pool(total=2, free=2)})
+def test_claim_and_release(service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    seen = browser('claims', pages=4)
+    assert 'consumer name' in seen['refused']
+    assert seen['claimed'].endswith('postgresql holds its 4 2MB pages.')
+    assert seen['pages'] == '4'
+    # the pool as it stood is the base; the claim comes on top, and goes
+    assert seen['poolAfterClaim'] == '6'
+    assert seen['poolAfterRelease'] == '2'
+    assert fake_kernel.read_int(f'{H2}/nr_hugepages') == 2
+    # the refused name never reached polkit
+    assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS] * 2
