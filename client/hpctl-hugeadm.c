@@ -145,6 +145,8 @@ static const struct option hugeadm_options[] = {
   /* what every hugepagesctl command takes (tests/docs/check-man.py asks) */
   { "help-all", no_argument, NULL, 'h' },
   { "no-ask-password", no_argument, NULL, OPT_NO_ASK_PASSWORD },
+  /* hugepagesctl's, not hugeadm's (which has no -H) */
+  { "host", required_argument, NULL, 'H' },
   { NULL, 0, NULL, 0 },
 };
 
@@ -177,6 +179,7 @@ static const char hugeadm_help[] =
   "  -d, --dry-run                      show what would be set; change nothing\n"
   "  -v, --verbose LEVEL                3 or more: print each hugepagesctl command run\n"
   "  --no-ask-password                  fail instead of asking for a password\n"
+  "  -H, --host [USER@]HOST             run it on HOST, over ssh (hugepagesctl --help)\n"
   "  -h, --help                         this text\n"
   "SIZE is 2M, 2MB, 1G, a number of bytes or DEFAULT. AMOUNT is a number of\n"
   "pages or an amount of memory (512M, 1G) that is a whole number of pages.\n"
@@ -317,7 +320,7 @@ parse_request (HpctlContext *ctx, GStrv args, Request *r)
 
   /* "+": stop at the first argument that is not an option, as hugeadm */
   optind = 0;
-  while ((option = getopt_long (argc, args, "+hdv", hugeadm_options, NULL)) != -1)
+  while ((option = getopt_long (argc, args, "+hdvH:", hugeadm_options, NULL)) != -1)
     {
       guint64 number;
 
@@ -351,6 +354,13 @@ parse_request (HpctlContext *ctx, GStrv args, Request *r)
           break;
         case OPT_NO_ASK_PASSWORD:
           ctx->ask_password = FALSE;
+          break;
+        case 'H':
+          if (*optarg == '\0')
+            return hpctl_usage_error ("--host takes [USER@]HOST, not ''");
+          /* every step's connection goes there (disconnect () keeps it) */
+          g_free (ctx->host);
+          ctx->host = g_strdup (optarg);
           break;
         case OPT_LIST_ALL_MOUNTS:
           r->list_mounts = TRUE;
@@ -491,9 +501,11 @@ static void
 disconnect (HpctlContext *ctx)
 {
   HpctlAgent *agent = g_steal_pointer (&ctx->agent);
+  char *host = g_steal_pointer (&ctx->host);
 
   hpctl_context_clear (ctx);
   ctx->agent = agent;
+  ctx->host = host;
 }
 
 /* Runs one hugepagesctl command on a connection of its own: every command
@@ -1134,8 +1146,13 @@ hpctl_compat_mode (char **argv)
     return HPCTL_COMPAT_PAGESIZE;
   /* hugeadm's options where a command would be: hugepagesctl --pool-list */
   for (gsize i = 1; argv[i] != NULL && argv[i][0] == '-' && strcmp (argv[i], "--") != 0; i++)
-    if (is_hugeadm_option (argv[i]))
-      return HPCTL_COMPAT_HUGEADM_OPTIONS;
+    {
+      if (is_hugeadm_option (argv[i]))
+        return HPCTL_COMPAT_HUGEADM_OPTIONS;
+      /* hugepagesctl -H HOST --pool-list: the host is no command */
+      if ((strcmp (argv[i], "-H") == 0 || strcmp (argv[i], "--host") == 0) && argv[i + 1] != NULL)
+        i++;
+    }
   return HPCTL_COMPAT_NONE;
 }
 

@@ -197,6 +197,19 @@ def test_host_option_after_the_command(service, ctl, sshd):
     assert ok(proc) == ok(ctl('page-sizes'))
 
 
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_hugeadm_command_lines_run_remotely(service, ctl, remote, sshd):
+    # every step of a hugeadm command line runs on the host: -H before the
+    # hugeadm options, and among them
+    assert ok(remote('--pool-list', '--page-sizes-all')) == ok(ctl('--pool-list', '--page-sizes-all'))
+    proc = ctl('hugeadm', '--pool-list', '-H', HOST, env={'HUGEPAGESCTL_SSH': sshd.ssh()})
+    assert ok(proc) == ok(ctl('--pool-list'))
+    # an unreachable host fails the listing, never falls back to this machine
+    proc = ctl('hugeadm', '--host', 'root@127.0.0.1', '--pool-list',
+               env={'HUGEPAGESCTL_SSH': 'ssh -o BatchMode=yes -p 1'})
+    assert proc.returncode == 1 and proc.stdout == '', proc.stdout + proc.stderr
+
+
 # --- changing -----------------------------------------------------------------------
 
 @pytest.mark.fake_kernel(pools=POOLS)
