@@ -28,6 +28,7 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -104,6 +105,22 @@ def results_dir(builddir):
     return d
 
 
+def session_members(sid):
+    """The pids of the processes in session sid."""
+    members = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/stat') as f:
+                fields = f.read().rsplit(')', 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if int(fields[3]) == sid:
+            members.append(int(entry))
+    return members
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(('127.0.0.1', 0))
@@ -143,7 +160,9 @@ class CockpitWs:
             self.proc = subprocess.Popen(
                 user + [COCKPIT_WS, '--local-session=cockpit-bridge', '--no-tls',
                         '--address', '127.0.0.1', '--port', str(self.port)],
-                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=directory)
+                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=directory,
+                # a session of its own: what it starts is found by it
+                start_new_session=True)
         self.base = f'http://127.0.0.1:{self.port}'
         self.url = f'{self.base}/cockpit/@localhost/hugepages/index.html'
         wait_for(lambda: self.proc.poll() is not None or self._listening(), 10,
@@ -161,6 +180,13 @@ class CockpitWs:
 
     def stop(self):
         hpdtest.stop_process(self.proc)
+        # The bridge starts a session bus of its own (there is no
+        # DBUS_SESSION_BUS_ADDRESS), which outlives cockpit-ws.
+        for pid in session_members(self.proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 @pytest.fixture
