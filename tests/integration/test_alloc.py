@@ -269,10 +269,11 @@ def test_progress_signals_in_order_rate_limited_final_is_the_reply(service, conn
     achieved = [a for _, a, _, _ in got]
     assert achieved == sorted(achieved), 'a growing pool never reports less'
     assert achieved[-1] == result
-    # about ten a second at most: the first, then one per 100 ms, the last
+    # about ten a second at most: the first, then one per 100 ms, the last.
+    # Only the count is checked here: the worker decides at least 100 ms
+    # apart (test-alloc's /alloc/throttle), but the main loop sends what it
+    # queued when it gets to it, so under valgrind two can arrive together.
     assert len(got) <= elapsed * 10 + 3, f'{len(got)} signals in {elapsed:.2f} s'
-    times = [t for t, *_ in got[:-1]]
-    assert all(b - a >= 0.05 for a, b in zip(times, times[1:])), times
 
 
 @pytest.mark.fake_kernel(pools=START)
