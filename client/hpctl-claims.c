@@ -9,10 +9,9 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpctl.h"
-
-#define ALL_NODES G_MAXUINT32
 
 #define CLAIM_HELP \
   "CONSUMER names who needs the pages: 1 to 64 characters of a-z, 0-9, '.',\n" \
@@ -33,7 +32,7 @@
 static gboolean
 parse_node (const char *text, guint32 *node, GError **error)
 {
-  if (!hp_parse_u32 (text, node, NULL) || *node == ALL_NODES)
+  if (!hp_parse_u32 (text, node, NULL) || *node == HP_CLAIM_ALL_NODES)
     {
       g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "'%s' is not a NUMA node", text);
       return FALSE;
@@ -87,7 +86,7 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
   g_autoptr(GOptionContext) options = g_option_context_new ("CONSUMER SIZE AMOUNT");
   g_autoptr(GError) error = NULL;
   GVariantBuilder opts;
-  guint32 node = ALL_NODES;
+  guint32 node = HP_CLAIM_ALL_NODES;
   guint64 size, achieved, seconds = 0;
   HpAmount amount;
   g_autofree char *size_name = NULL;
@@ -117,7 +116,7 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
     return hpctl_usage_error ("a claim is an amount, not a change: '%s'", args[3]);
 
   g_variant_builder_init (&opts, G_VARIANT_TYPE_VARDICT);
-  if (node != ALL_NODES)
+  if (node != HP_CLAIM_ALL_NODES)
     g_variant_builder_add (&opts, "{sv}", "node", g_variant_new_uint32 (node));
   if (persist)
     g_variant_builder_add (&opts, "{sv}", "persist", g_variant_new_boolean (TRUE));
@@ -138,7 +137,7 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
     return hpctl_fail (error);
 
   size_name = hp_size_name (size);
-  where = node != ALL_NODES ? g_strdup_printf (" on node %u", node) : g_strdup ("");
+  where = node != HP_CLAIM_ALL_NODES ? g_strdup_printf (" on node %u", node) : g_strdup ("");
   if (dry_run)
     {
       g_print ("%s would claim %" G_GUINT64_FORMAT " pages of %s%s (nothing changed)\n",
@@ -166,7 +165,7 @@ hpctl_release (HpctlContext *ctx, GStrv args)
   g_autoptr(GOptionContext) options = g_option_context_new ("CONSUMER SIZE");
   g_autoptr(GError) error = NULL;
   GVariantBuilder opts;
-  guint32 node = ALL_NODES;
+  guint32 node = HP_CLAIM_ALL_NODES;
   guint64 size;
   g_autofree char *size_name = NULL;
   int status;
@@ -184,7 +183,7 @@ hpctl_release (HpctlContext *ctx, GStrv args)
     return status;
 
   g_variant_builder_init (&opts, G_VARIANT_TYPE_VARDICT);
-  if (node != ALL_NODES)
+  if (node != HP_CLAIM_ALL_NODES)
     g_variant_builder_add (&opts, "{sv}", "node", g_variant_new_uint32 (node));
   if (!hp_dbus_manager_call_release_sync (ctx->manager, args[1], size,
                                           g_variant_builder_end (&opts),
@@ -192,7 +191,7 @@ hpctl_release (HpctlContext *ctx, GStrv args)
     return hpctl_fail (error);
 
   size_name = hp_size_name (size);
-  if (node != ALL_NODES)
+  if (node != HP_CLAIM_ALL_NODES)
     g_print ("%s: released its claim on %s pages on node %u\n", args[1], size_name, node);
   else
     g_print ("%s: released its claim on %s pages\n", args[1], size_name);
@@ -271,7 +270,7 @@ hpctl_claims (HpctlContext *ctx, GStrv args)
     {
       const char *consumer = "";
       guint64 size = 0, pages = 0;
-      guint32 node = ALL_NODES, uid = 0;
+      guint32 node = HP_CLAIM_ALL_NODES, uid = 0;
       gboolean persisted = FALSE;
       g_autofree char *size_name = NULL;
       char node_buf[16], user_buf[64];
@@ -283,7 +282,7 @@ hpctl_claims (HpctlContext *ctx, GStrv args)
       g_variant_lookup (claim, "uid", "u", &uid);
       g_variant_lookup (claim, "persisted", "b", &persisted);
       size_name = hp_size_name (size);
-      if (node == ALL_NODES)
+      if (node == HP_CLAIM_ALL_NODES)
         g_strlcpy (node_buf, "all", sizeof node_buf);
       else
         g_snprintf (node_buf, sizeof node_buf, "%u", node);

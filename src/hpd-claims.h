@@ -23,6 +23,8 @@
 
 #include <glib.h>
 
+#include "hp-names.h"
+
 G_BEGIN_DECLS
 
 #define HPD_CLAIMS_RUNTIME_DIR "run/hugepagesd/claims.d"
@@ -30,7 +32,7 @@ G_BEGIN_DECLS
 #define HPD_CLAIMS_VENDOR_DIR  "usr/lib/hugepagesd/claims.d"
 
 /* The node of a claim on the pool as a whole. */
-#define HPD_CLAIM_ALL_NODES G_MAXUINT32
+#define HPD_CLAIM_ALL_NODES HP_CLAIM_ALL_NODES
 
 /* Consumer names are at most this long. */
 #define HPD_CLAIM_MAX_NAME 64

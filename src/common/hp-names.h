@@ -19,3 +19,7 @@
   "khugepaged/pages_to_scan", \
   "khugepaged/scan_sleep_millisecs", \
   "khugepaged/alloc_sleep_millisecs"
+
+/* The node of a claim on a whole pool, in the Claims property and in
+ * GetClaims (the "node" option of Claim and Release is absent then). */
+#define HP_CLAIM_ALL_NODES G_MAXUINT32
