@@ -22,6 +22,10 @@
 /* Changes waiting for the kernel beyond this are refused with Busy. */
 #define MAX_PENDING_CHANGES 64
 
+/* A reconnect after an undecodable message is logged at most this often;
+ * the next message counts the ones in between. */
+#define RECONNECT_LOG_INTERVAL_US (10 * G_USEC_PER_SEC)
+
 struct _HpdDaemon
 {
   GObject parent_instance;
@@ -33,7 +37,12 @@ struct _HpdDaemon
   GPtrArray *pools;           /* HpdPool, ascending size */
   GArray *nodes;              /* guint */
 
+  char *bus_address;
   GDBusConnection *connection;
+  GCancellable *reconnecting;
+  gint64 reconnect_started;
+  gint64 reconnect_logged;
+  guint reconnects_unlogged;
   GDBusObjectManagerServer *object_manager;
   HpdManager *manager;
   GPtrArray *page_sizes;      /* HpdPageSize */
@@ -64,35 +73,32 @@ hpd_daemon_finalize (GObject *object)
   HpdDaemon *self = HPD_DAEMON (object);
 
   g_free (self->mount_ns_detail);
+  g_free (self->bus_address);
   G_OBJECT_CLASS (hpd_daemon_parent_class)->finalize (object);
 }
+
+static void detach (HpdDaemon *self);
+static void connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
+                               GError *error, gpointer user_data);
 
 static void
 hpd_daemon_dispose (GObject *object)
 {
   HpdDaemon *self = HPD_DAEMON (object);
 
-  g_clear_pointer (&self->memory, hpd_memory_free);
+  g_cancellable_cancel (self->reconnecting);
+  g_clear_object (&self->reconnecting);
+  detach (self);
   g_clear_pointer (&self->watchers, hpd_watchers_free);
-  g_clear_object (&self->traffic);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
-  if (self->bus_name != NULL)
-    g_signal_handlers_disconnect_by_data (self->bus_name, self);
-  g_clear_object (&self->bus_name);
   if (self->idle != NULL)
     g_signal_handlers_disconnect_by_data (self->idle, self);
   if (self->mount_monitor != NULL)
     g_signal_handlers_disconnect_by_data (self->mount_monitor, self);
   g_clear_object (&self->mount_monitor);
   g_clear_pointer (&self->page_sizes, g_ptr_array_unref);
-  if (self->manager != NULL)
-    g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
   g_clear_object (&self->manager);
   g_clear_object (&self->object_manager);
-  if (self->connection != NULL && self->closed_id != 0)
-    g_signal_handler_disconnect (self->connection, self->closed_id);
-  self->closed_id = 0;
-  g_clear_object (&self->connection);
   /* the queue waits for a running job, which uses the pools */
   g_clear_object (&self->queue);
   g_clear_pointer (&self->pools, g_ptr_array_unref);
@@ -196,15 +202,6 @@ idle_exit (HpdIdle *idle, gpointer user_data)
   g_signal_emit (self, signals[SIGNAL_IDLE_EXIT], 0);
 }
 
-static void
-connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
-                   GError *error, gpointer user_data)
-{
-  HpdDaemon *self = user_data;
-
-  g_signal_emit (self, signals[SIGNAL_LOST], 0, "The bus connection closed", TRUE);
-}
-
 void
 hpd_daemon_set_idle_timeout (HpdDaemon *self, double seconds)
 {
@@ -252,21 +249,182 @@ watched_changed (gboolean watched, gpointer user_data)
                                            refresh_watched, self, NULL);
 }
 
+/* Everything that lives on one bus connection, and nothing else: the
+ * claims, the requested values, the watchers, the queue and the caches
+ * belong to the daemon and outlive it. Called at start-up and after each
+ * reconnect, so both export the same. */
+static gboolean
+attach (HpdDaemon *self, GDBusConnection *connection, gboolean replace, GError **error)
+{
+  self->connection = g_object_ref (connection);
+  /* A connection of our own (not g_bus_get()'s shared one), so GLib does
+   * not raise SIGTERM when it closes: connection_closed() decides. */
+  g_dbus_connection_set_exit_on_close (connection, FALSE);
+  self->closed_id = g_signal_connect (connection, "closed",
+                                      G_CALLBACK (connection_closed), self);
+
+  g_dbus_object_manager_server_set_connection (self->object_manager, connection);
+  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->manager),
+                                         connection, HP_MANAGER_PATH, error))
+    return FALSE;
+
+  /* watching the calls starts before the name is ours: the ones the bus
+   * queued while it started us come right behind the RequestName reply */
+  self->traffic = hpd_traffic_watch (connection);
+  self->memory = hpd_memory_watch (self->traffic);
+  if (self->refresh_interval_ms > 0 && self->watchers == NULL)
+    self->watchers = hpd_watchers_new (connection, self->traffic, watched_changed, self);
+  else if (self->watchers != NULL)
+    hpd_watchers_rebind (self->watchers, connection, self->traffic);
+
+  hpd_idle_watch (self->idle, self->traffic, connection, self->idle_timeout);
+
+  self->bus_name = hpd_bus_name_own (connection, HP_BUS_NAME, replace);
+  g_signal_connect (self->bus_name, "acquired", G_CALLBACK (name_acquired), self);
+  g_signal_connect (self->bus_name, "lost", G_CALLBACK (name_lost), self);
+  return TRUE;
+}
+
+/* Undoes attach(); the calls still in flight on the old connection keep
+ * it alive until they are done, and their replies go nowhere. */
+static void
+detach (HpdDaemon *self)
+{
+  if (self->bus_name != NULL)
+    g_signal_handlers_disconnect_by_data (self->bus_name, self);
+  g_clear_object (&self->bus_name);
+  hpd_idle_unwatch (self->idle);
+  g_clear_pointer (&self->memory, hpd_memory_free);
+  g_clear_object (&self->traffic);
+  if (self->manager != NULL &&
+      g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->manager)) != NULL)
+    g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->manager));
+  if (self->object_manager != NULL)
+    g_dbus_object_manager_server_set_connection (self->object_manager, NULL);
+  if (self->connection != NULL && self->closed_id != 0)
+    g_signal_handler_disconnect (self->connection, self->closed_id);
+  self->closed_id = 0;
+  g_clear_object (&self->connection);
+}
+
+static void
+log_reconnect (HpdDaemon *self, const char *why)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (self->reconnect_logged != 0 && now - self->reconnect_logged < RECONNECT_LOG_INTERVAL_US)
+    {
+      self->reconnects_unlogged++;
+      return;
+    }
+  if (self->reconnects_unlogged > 0)
+    g_warning ("The bus connection closed although the bus is still there (%s), "
+               "and %u more time(s) since the last message: reconnected "
+               "(GLib cannot decode some valid messages, and closes the connection)",
+               why, self->reconnects_unlogged);
+  else
+    g_warning ("The bus connection closed although the bus is still there (%s): reconnected "
+               "(GLib cannot decode some valid messages, and closes the connection)", why);
+  self->reconnect_logged = now;
+  self->reconnects_unlogged = 0;
+}
+
+typedef struct {
+  HpdDaemon *daemon;
+  char *why;
+} Reconnect;
+
+static void
+reconnect_free (Reconnect *reconnect)
+{
+  g_object_unref (reconnect->daemon);
+  g_free (reconnect->why);
+  g_free (reconnect);
+}
+
+static void
+reconnected (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Reconnect *reconnect = user_data;
+  HpdDaemon *self = reconnect->daemon;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) connection = g_dbus_connection_new_for_address_finish (result, &error);
+  g_autofree char *reason = NULL;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      reconnect_free (reconnect);
+      return;
+    }
+  g_clear_object (&self->reconnecting);
+  if (connection == NULL)
+    {
+      /* the bus itself is gone: as before, a failure for the service
+       * manager to see */
+      reason = g_strdup_printf ("The bus connection closed (%s), and the bus is gone (%s)",
+                                reconnect->why, error->message);
+      reconnect_free (reconnect);
+      g_signal_emit (self, signals[SIGNAL_LOST], 0, reason, TRUE);
+      return;
+    }
+
+  /* The bus may not have seen our old connection go yet, and would then
+   * refuse the name to a newcomer that does not replace: the old owner
+   * allowed replacement and was us. */
+  if (!attach (self, connection, TRUE, &error))
+    {
+      reconnect_free (reconnect);
+      g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
+      return;
+    }
+  log_reconnect (self, reconnect->why);
+  g_debug ("Reconnected to the bus in %.1f ms",
+           (g_get_monotonic_time () - self->reconnect_started) / 1000.0);
+  reconnect_free (reconnect);
+}
+
+/* GDBus closes a connection when it cannot decode an incoming message,
+ * which any local user can send us (a unicast signal passes every bus
+ * policy). So a close is a loss of the bus only when a new connection to
+ * the same address fails; otherwise the objects go to the new connection,
+ * which asks for the name again, and the service never exits (under
+ * systemd repeated exits would trip the unit's start limit). */
+static void
+connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
+                   GError *error, gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+  Reconnect *reconnect;
+
+  /* giving the name back for an idle exit: nothing left to reconnect */
+  if (hpd_daemon_is_exiting_idle (self))
+    {
+      g_signal_emit (self, signals[SIGNAL_LOST], 0, "The bus connection closed", TRUE);
+      return;
+    }
+
+  reconnect = g_new0 (Reconnect, 1);
+  reconnect->daemon = g_object_ref (self);
+  reconnect->why = g_strdup (error != NULL ? error->message : "no reason given");
+  detach (self);
+  self->reconnect_started = g_get_monotonic_time ();
+  self->reconnecting = g_cancellable_new ();
+  g_dbus_connection_new_for_address (self->bus_address,
+                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                     NULL, self->reconnecting, reconnected, reconnect);
+}
+
 void
-hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace)
+hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *connection,
+                  gboolean replace)
 {
   g_autoptr(GError) error = NULL;
 
   g_return_if_fail (self->connection == NULL);
-  self->connection = g_object_ref (connection);
+  self->bus_address = g_strdup (bus_address);
 
   hpd_persist_remove_stale (hpd_kernel_get_root (self->kernel));
-
-  /* GLib raises SIGTERM when a bus connection closes; our SIGTERM handler
-   * means a clean exit, but losing the bus is a failure. */
-  g_dbus_connection_set_exit_on_close (connection, FALSE);
-  self->closed_id = g_signal_connect (connection, "closed",
-                                      G_CALLBACK (connection_closed), self);
 
   self->object_manager = g_dbus_object_manager_server_new (HP_MANAGER_PATH);
   self->page_sizes = g_ptr_array_new_with_free_func (g_object_unref);
@@ -282,34 +440,16 @@ hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection, gboolean replace
       g_ptr_array_add (self->page_sizes, g_object_ref (page_size));
       g_dbus_object_manager_server_export (self->object_manager, G_DBUS_OBJECT_SKELETON (object));
     }
-  g_dbus_object_manager_server_set_connection (self->object_manager, connection);
-
   self->manager = hpd_manager_new (self);
-  if (!g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->manager),
-                                         connection, HP_MANAGER_PATH, &error))
-    {
-      g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
-      return;
-    }
-
-  /* watching the calls starts before the name is ours: the ones the bus
-   * queued while it started us come right behind the RequestName reply */
-  self->traffic = hpd_traffic_watch (connection);
-  self->memory = hpd_memory_watch (self->traffic);
-  if (self->refresh_interval_ms > 0)
-    self->watchers = hpd_watchers_new (connection, self->traffic, watched_changed, self);
 
   /* the kernel tells about mount changes; our own and everybody else's */
   self->mount_monitor = g_unix_mount_monitor_get ();
   g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
                             G_CALLBACK (hpd_daemon_refresh_mounts), self);
-
-  hpd_idle_watch (self->idle, self->traffic, connection, self->idle_timeout);
   g_signal_connect (self->idle, "exit", G_CALLBACK (idle_exit), self);
 
-  self->bus_name = hpd_bus_name_own (connection, HP_BUS_NAME, replace);
-  g_signal_connect (self->bus_name, "acquired", G_CALLBACK (name_acquired), self);
-  g_signal_connect (self->bus_name, "lost", G_CALLBACK (name_lost), self);
+  if (!attach (self, connection, replace, &error))
+    g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
 }
 
 void

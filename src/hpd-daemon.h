@@ -34,12 +34,15 @@ void hpd_daemon_set_refresh_interval (HpdDaemon *self, guint milliseconds);
  * hpd_daemon_start(). See hpd-idle.h. */
 void hpd_daemon_set_idle_timeout (HpdDaemon *self, double seconds);
 
-/* Exports the objects on @connection and asks for the bus name. The
- * "lost" signal fires when the name or the bus goes away; "idle-exit" when
- * the idle timeout passed, the name is released and every call that
- * reached us is answered. */
-void hpd_daemon_start (HpdDaemon *self, GDBusConnection *connection,
-                       gboolean replace);
+/* Exports the objects on @connection (a message bus connection to
+ * @bus_address) and asks for the bus name. When the connection closes
+ * but a new one to @bus_address succeeds (GDBus closes it on a message it
+ * cannot decode), everything is exported on the new one and the name
+ * asked for again. The "lost" signal fires when the name or the bus goes
+ * away; "idle-exit" when the idle timeout passed, the name is released
+ * and every call that reached us is answered. */
+void hpd_daemon_start (HpdDaemon *self, const char *bus_address,
+                       GDBusConnection *connection, gboolean replace);
 /* Stops taking changes and cancels the one running (at SIGTERM). */
 void hpd_daemon_stop (HpdDaemon *self);
 /* After the main loop: cancels the changes and waits until the one

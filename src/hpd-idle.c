@@ -223,6 +223,18 @@ hpd_idle_watch (HpdIdle *self, HpdTraffic *traffic, GDBusConnection *connection,
 }
 
 void
+hpd_idle_unwatch (HpdIdle *self)
+{
+  g_clear_handle_id (&self->timer_id, g_source_remove);
+  if (self->traffic != NULL)
+    g_signal_handlers_disconnect_by_data (self->traffic, self);
+  g_clear_object (&self->traffic);
+  g_clear_object (&self->name);
+  g_clear_object (&self->connection);
+  self->state = STATE_OFF;
+}
+
+void
 hpd_idle_start (HpdIdle *self, HpdBusName *name)
 {
   if (self->traffic == NULL || self->state != STATE_OFF)

@@ -24,6 +24,10 @@ HpdIdle *hpd_idle_new (void);
 void hpd_idle_watch (HpdIdle *self, HpdTraffic *traffic, GDBusConnection *connection,
                      double timeout_s);
 
+/* Stops following the connection (it closed); the holds stay, and
+ * hpd_idle_watch() may follow a new one. Not while exiting. */
+void hpd_idle_unwatch (HpdIdle *self);
+
 /* @name is ours: the idle timer runs from now on, and expiry releases
  * @name. */
 void hpd_idle_start (HpdIdle *self, HpdBusName *name);

@@ -33,6 +33,9 @@ caller_arrived (HpdTraffic *traffic, const char *name, gpointer user_data)
   HpdWatchers *self = user_data;
   guint id;
 
+  /* watched already, from before a reconnect */
+  if (g_hash_table_contains (self->watches, name))
+    return;
   if (g_hash_table_size (self->watches) >= HPD_WATCHERS_MAX)
     {
       /* reported again at its next call, when there may be room */
@@ -82,6 +85,28 @@ hpd_watchers_free (HpdWatchers *self)
   g_object_unref (self->traffic);
   g_object_unref (self->connection);
   g_free (self);
+}
+
+void
+hpd_watchers_rebind (HpdWatchers *self, GDBusConnection *connection, HpdTraffic *traffic)
+{
+  GHashTableIter iter;
+  gpointer name, id;
+
+  g_signal_handler_disconnect (self->traffic, self->caller_id);
+  g_set_object (&self->traffic, traffic);
+  g_set_object (&self->connection, connection);
+  self->caller_id = g_signal_connect (traffic, "caller", G_CALLBACK (caller_arrived), self);
+  hpd_traffic_track_callers (traffic);
+  /* vanished() runs later, in this context, for those gone meanwhile */
+  g_hash_table_iter_init (&iter, self->watches);
+  while (g_hash_table_iter_next (&iter, &name, &id))
+    {
+      g_bus_unwatch_name (GPOINTER_TO_UINT (id));
+      g_hash_table_iter_replace (&iter, GUINT_TO_POINTER (
+        g_bus_watch_name_on_connection (connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                        NULL, vanished, self, NULL)));
+    }
 }
 
 guint

@@ -39,6 +39,11 @@ HpdWatchers *hpd_watchers_new (GDBusConnection *connection, HpdTraffic *traffic,
 void hpd_watchers_free (HpdWatchers *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdWatchers, hpd_watchers_free)
 
+/* Goes on tracking the same callers on a new connection (after the old
+ * one closed), with its traffic. */
+void hpd_watchers_rebind (HpdWatchers *self, GDBusConnection *connection,
+                          HpdTraffic *traffic);
+
 guint hpd_watchers_count (HpdWatchers *self);
 
 G_END_DECLS

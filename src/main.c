@@ -128,6 +128,7 @@ main (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *bus_address = NULL;
   g_autoptr(GDBusConnection) connection = NULL;
   g_autoptr(HpdDaemon) daemon = NULL;
   g_autoptr(GMainLoop) loop = NULL;
@@ -186,7 +187,15 @@ main (int argc, char **argv)
       return ok ? EXIT_SUCCESS : EXIT_FAILURE;
     }
 
-  connection = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  /* Not g_bus_get()'s shared connection: after GDBus closed it on a
+   * message it could not decode, g_bus_get() would hand back the closed
+   * one while anybody still holds it. */
+  bus_address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
+  if (bus_address != NULL)
+    connection = g_dbus_connection_new_for_address_sync (bus_address,
+                                                         G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                         G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                         NULL, NULL, &error);
   if (connection == NULL)
     {
       g_printerr ("hugepagesd: cannot connect to the system bus: %s\n", error->message);
@@ -204,7 +213,7 @@ main (int argc, char **argv)
 
   hpd_daemon_set_idle_timeout (daemon, idle_timeout);
   hpd_daemon_set_refresh_interval (daemon, (guint) refresh_interval);
-  hpd_daemon_start (daemon, connection, replace);
+  hpd_daemon_start (daemon, bus_address, connection, replace);
   g_main_loop_run (loop);
 
   hpd_daemon_finish (daemon);
