@@ -275,7 +275,7 @@ attach (HpdDaemon *self, GDBusConnection *connection, gboolean replace, GError *
   if (self->refresh_interval_ms > 0 && self->watchers == NULL)
     self->watchers = hpd_watchers_new (connection, self->traffic, watched_changed, self);
   else if (self->watchers != NULL)
-    hpd_watchers_rebind (self->watchers, connection, self->traffic);
+    hpd_watchers_resume (self->watchers, connection, self->traffic);
 
   hpd_idle_watch (self->idle, self->traffic, connection, self->idle_timeout);
 
@@ -294,6 +294,8 @@ detach (HpdDaemon *self)
     g_signal_handlers_disconnect_by_data (self->bus_name, self);
   g_clear_object (&self->bus_name);
   hpd_idle_unwatch (self->idle);
+  if (self->watchers != NULL)
+    hpd_watchers_suspend (self->watchers);
   g_clear_pointer (&self->memory, hpd_memory_free);
   g_clear_object (&self->traffic);
   if (self->manager != NULL &&

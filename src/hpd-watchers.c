@@ -72,41 +72,48 @@ hpd_watchers_new (GDBusConnection *connection, HpdTraffic *traffic, HpdWatchersC
 void
 hpd_watchers_free (HpdWatchers *self)
 {
-  GHashTableIter iter;
-  gpointer id;
-
   if (self == NULL)
     return;
-  g_signal_handler_disconnect (self->traffic, self->caller_id);
-  g_hash_table_iter_init (&iter, self->watches);
-  while (g_hash_table_iter_next (&iter, NULL, &id))
-    g_bus_unwatch_name (GPOINTER_TO_UINT (id));
+  hpd_watchers_suspend (self);
   g_hash_table_unref (self->watches);
-  g_object_unref (self->traffic);
-  g_object_unref (self->connection);
   g_free (self);
 }
 
 void
-hpd_watchers_rebind (HpdWatchers *self, GDBusConnection *connection, HpdTraffic *traffic)
+hpd_watchers_suspend (HpdWatchers *self)
 {
   GHashTableIter iter;
-  gpointer name, id;
+  gpointer id;
 
-  g_signal_handler_disconnect (self->traffic, self->caller_id);
-  g_set_object (&self->traffic, traffic);
-  g_set_object (&self->connection, connection);
+  g_clear_signal_handler (&self->caller_id, self->traffic);
+  g_clear_object (&self->traffic);
+  g_clear_object (&self->connection);
+  g_hash_table_iter_init (&iter, self->watches);
+  while (g_hash_table_iter_next (&iter, NULL, &id))
+    if (id != NULL)
+      {
+        g_bus_unwatch_name (GPOINTER_TO_UINT (id));
+        g_hash_table_iter_replace (&iter, NULL);
+      }
+}
+
+void
+hpd_watchers_resume (HpdWatchers *self, GDBusConnection *connection, HpdTraffic *traffic)
+{
+  GHashTableIter iter;
+  gpointer name;
+
+  g_return_if_fail (self->connection == NULL);
+  self->connection = g_object_ref (connection);
+  self->traffic = g_object_ref (traffic);
   self->caller_id = g_signal_connect (traffic, "caller", G_CALLBACK (caller_arrived), self);
   hpd_traffic_track_callers (traffic);
   /* vanished() runs later, in this context, for those gone meanwhile */
   g_hash_table_iter_init (&iter, self->watches);
-  while (g_hash_table_iter_next (&iter, &name, &id))
-    {
-      g_bus_unwatch_name (GPOINTER_TO_UINT (id));
-      g_hash_table_iter_replace (&iter, GUINT_TO_POINTER (
-        g_bus_watch_name_on_connection (connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                        NULL, vanished, self, NULL)));
-    }
+  while (g_hash_table_iter_next (&iter, &name, NULL))
+    g_hash_table_iter_replace (&iter, GUINT_TO_POINTER (
+      g_bus_watch_name_on_connection (connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                      NULL, vanished, self, NULL)));
 }
 
 guint

@@ -39,9 +39,12 @@ HpdWatchers *hpd_watchers_new (GDBusConnection *connection, HpdTraffic *traffic,
 void hpd_watchers_free (HpdWatchers *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdWatchers, hpd_watchers_free)
 
-/* Goes on tracking the same callers on a new connection (after the old
- * one closed), with its traffic. */
-void hpd_watchers_rebind (HpdWatchers *self, GDBusConnection *connection,
+/* While the connection is replaced (the old one closed): suspend stops
+ * watching on the old one without reporting anybody gone (a closed
+ * connection would report them all), resume goes on tracking the same
+ * callers on the new connection, with its traffic. */
+void hpd_watchers_suspend (HpdWatchers *self);
+void hpd_watchers_resume (HpdWatchers *self, GDBusConnection *connection,
                           HpdTraffic *traffic);
 
 guint hpd_watchers_count (HpdWatchers *self);
