@@ -239,3 +239,62 @@ def test_losing_the_bus_after_a_reconnect_is_a_failure_exit(make_bus, start_serv
     assert status is not None, 'hugepagesd still runs after its bus died'
     assert status > 0, f'hugepagesd exited with {status} after losing the bus'
     assert 'the bus is gone' in svc.log() or 'closed' in svc.log()
+
+
+def service_connections(conn, pid):
+    """The unique names of every connection of process pid."""
+    names = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                           'ListNames', None, None, 0, 5000, None)[0]
+    found = []
+    for name in names:
+        if not name.startswith(':'):
+            continue
+        try:
+            owner = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                   'org.freedesktop.DBus', 'GetConnectionUnixProcessID',
+                                   GLib.Variant('(s)', (name,)), None, 0, 5000, None)[0]
+        except GLib.Error:
+            continue
+        if owner == pid:
+            found.append(name)
+    return found
+
+
+def changes_pool(conn, pages):
+    try:
+        return hpdtest.pool_call(conn, SMALL, 'SetMinimum', pages) == pages
+    except hpdtest.BusError:
+        return False
+
+
+def test_every_connection_of_the_service_survives(service, conn, bus, fake_kernel, polkit,
+                                                  hugepagesd):
+    """Not only the connection that owns the name: the one polkit's library
+    talks over (g_bus_get()'s shared connection, made with exit-on-close)
+    gets the same message while a check hangs. The check fails, GLib raises
+    no SIGTERM (it does only when the peer vanished), and the next checks
+    run on a new shared connection."""
+    polkit.allow(ACTION_POOLS)
+    hpdtest.pool_call(conn, SMALL, 'SetMinimum', 1)
+    for round_ in range(3):
+        polkit.hang()
+        caller = bus.connect()
+        caller.call(hpdtest.BUS_NAME, page_size_path(SMALL), PAGE_SIZE_IFACE, 'SetMinimum',
+                    GLib.Variant('(ta{sv})', (9, {})), None, Gio.DBusCallFlags.NONE, 30000,
+                    None, None, None)
+        wait_for(lambda: polkit.have_hanging(), 5, 'the polkit check')
+        names = service_connections(conn, service.pid)
+        assert len(names) >= 2, names
+        for name in names:
+            conn.send_message(undecodable_message(TARGETS[5], name), Gio.DBusSendMessageFlags.NONE)
+        conn.flush_sync(None)
+        wait_answer(conn, time.monotonic(), limit_for(hugepagesd))
+        polkit.hang(False)
+        polkit.release()
+        caller.close_sync(None)
+        time.sleep(0.2)
+        assert service.alive(), service.log()[-3000:]
+        assert hpdtest.owner_pid(conn) == service.pid
+        # polkit's library is back on a new shared connection
+        wait_for(lambda: changes_pool(conn, 2 + round_), 5, 'an authorized change')
+    assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 4
