@@ -1201,6 +1201,202 @@ class Fuzzer:
                 'service_fds': list(self.fds), 'service_rss_kb': list(self.rss)}
 
 
+# --- signals and raw messages ------------------------------------------------
+
+# A body GDBus writes and dbus-daemon routes, but GDBus cannot read back (see
+# glib_parses()): the message phase mixes it in, so that every run makes the
+# service lose its connection many times.
+UNDECODABLE = GLib.Variant.new_tuple(GLib.Variant.new_array(SV_ENTRY, [
+    GLib.Variant.new_dict_entry(GLib.Variant('s', 'a'), GLib.Variant('v', GLib.Variant.new_array(
+        GLib.VariantType('{yg}'),
+        [GLib.Variant.new_dict_entry(GLib.Variant('y', 1), GLib.Variant('g', 'a{sv}')),
+         GLib.Variant.new_dict_entry(GLib.Variant('y', 2), GLib.Variant('g', ''))]))),
+    GLib.Variant.new_dict_entry(GLib.Variant('s', 'b'), GLib.Variant('v', GLib.Variant('y', 7)))]))
+
+MESSAGE_KINDS = ('signal', 'broadcast', 'raw-signal', 'raw-call', 'raw-call-unique')
+ANSWER_AGAIN_S = 1.0
+
+
+class RawBus:
+    """A plain socket on the bus: the EXTERNAL handshake and Hello, then
+    whatever bytes GLib serialized (g_dbus_message_to_blob), with no GDBus
+    in between to refuse or rewrite them."""
+
+    def __init__(self, address):
+        import socket
+        path = dict(kv.split('=', 1) for kv in address.split(':', 1)[1].split(','))['path']
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        uid = str(os.geteuid()).encode().hex().encode()
+        self.sock.sendall(b'\0AUTH EXTERNAL ' + uid + b'\r\n')
+        reply = self.sock.recv(4096)
+        if not reply.startswith(b'OK '):
+            raise SystemExit(f'dbus-fuzz: the bus refused the raw connection: {reply!r}')
+        self.sock.sendall(b'BEGIN\r\n')
+        self.serial = 0
+        hello = Gio.DBusMessage.new_method_call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                                'org.freedesktop.DBus', 'Hello')
+        self.send(hello)
+        self.sock.setblocking(False)
+
+    def send(self, message):
+        self.serial += 1
+        message.set_serial(self.serial)
+        blob = message.to_blob(Gio.DBusCapabilityFlags.NONE)
+        self.sock.setblocking(True)
+        self.sock.sendall(blob)
+        self.sock.setblocking(False)
+        self.drain()
+        return len(blob)
+
+    def drain(self):
+        """Reads what the bus sent us (NameAcquired, errors), so that it
+        never stops reading us for a full queue."""
+        while True:
+            try:
+                if not self.sock.recv(65536):
+                    raise SystemExit('dbus-fuzz: the bus closed the raw connection')
+            except BlockingIOError:
+                return
+
+    def close(self):
+        self.sock.close()
+
+
+class MessageFuzzer:
+    """Besides method calls: unicast and broadcast signals sent with GDBus,
+    and method calls and signals GLib serialized, written raw on a socket,
+    all with random bodies (a third of them one GDBus cannot decode), to
+    random and to the service's own paths, interfaces and members. After
+    each message GDBus cannot decode, and every tenth other one, the service
+    must answer Peer.Ping on its well-known name within ANSWER_AGAIN_S (1 s;
+    10 s under valgrind or ASan), with the same pid; at the end, in deny
+    mode, the fake tree must be unchanged and SIGTERM must exit 0."""
+
+    def __init__(self, env, mode, seed, log=print):
+        self.env = env
+        self.mode = mode
+        self.seed = seed
+        self.log = log
+        self.target = discover(env.conn, env.fk.root)
+        self.gen = Generator(seed, self.target)
+        self.rng = self.gen.rng
+        self.raw = RawBus(env.bus.address)
+        self.findings = []
+        self.kinds = collections.Counter()
+        self.undecodable = 0
+        self.reconnects = 0
+        self.answer_times = []
+        self.limit = ANSWER_AGAIN_S if hpdtest.plain_build(env.binary) else 10 * ANSWER_AGAIN_S
+        self.duration = 0.0
+
+    finding = Fuzzer.finding
+
+    def body(self):
+        if self.rng.random() < 1 / 3:
+            return UNDECODABLE
+        types = [self.gen.random_type() for _ in range(self.rng.randrange(1, 4))]
+        return GLib.Variant.new_tuple(*[self.gen.value(t) for t in types])
+
+    def address(self):
+        if self.gen.methods and self.rng.random() < 0.6:
+            m = self.rng.choice(self.target.methods)
+            return m.path, m.iface, m.name
+        return (self.rng.choice(['/', '/org/hugepages/Manager', '/x/y', '/org/freedesktop/DBus']),
+                self.rng.choice([hpdtest.MANAGER_IFACE, hpdtest.PAGE_SIZE_IFACE,
+                                 'org.freedesktop.DBus', 'org.freedesktop.DBus.Properties',
+                                 'com.example.Fuzz']),
+                self.rng.choice(['NameOwnerChanged', 'PropertiesChanged', 'Ping', 'X', 'Claim']))
+
+    def message(self, kind, unique):
+        path, iface, member = self.address()
+        if kind in ('signal', 'broadcast', 'raw-signal'):
+            message = Gio.DBusMessage.new_signal(path, iface, member)
+            if kind != 'broadcast':
+                message.set_destination(unique)
+        else:
+            message = Gio.DBusMessage.new_method_call(
+                unique if kind == 'raw-call-unique' else hpdtest.BUS_NAME, path, iface, member)
+            # nobody reads the raw socket's replies
+            message.set_flags(Gio.DBusMessageFlags.NO_REPLY_EXPECTED)
+        message.set_body(self.body())
+        return message
+
+    def answers_again(self, before, message):
+        """Waits until the service answers on its name; a finding if not
+        within the limit or from another process."""
+        conn = self.env.conn
+        start = time.monotonic()
+        while True:
+            try:
+                conn.call_sync(hpdtest.BUS_NAME, hpdtest.MANAGER_PATH, 'org.freedesktop.DBus.Peer',
+                               'Ping', None, None, Gio.DBusCallFlags.NO_AUTO_START, 250, None)
+                break
+            except GLib.Error:
+                pass
+            if not self.env.service.alive() or time.monotonic() - start > self.limit:
+                self.finding(f'no answer on {hpdtest.BUS_NAME} within {self.limit} s',
+                             message=shorten(message.print_(0), 2000),
+                             alive=self.env.service.alive(), log_tail=self.env.log_tail(3000))
+                return False
+            time.sleep(0.002)
+        self.answer_times.append(time.monotonic() - start)
+        pid = hpdtest.owner_pid(conn)
+        if pid != self.env.service.pid:
+            self.finding(f'{hpdtest.BUS_NAME} belongs to pid {pid}, not {self.env.service.pid}')
+            return False
+        if hpdtest.name_owner(conn) != before:
+            self.reconnects += 1
+        return True
+
+    def run(self, n):
+        env = self.env
+        baseline = tree_snapshot(env.fk.root) if self.mode == 'deny' else None
+        started = time.monotonic()
+        unique = hpdtest.name_owner(env.conn)
+        for i in range(n):
+            kind = self.rng.choice(MESSAGE_KINDS)
+            message = self.message(kind, unique)
+            self.kinds[kind] += 1
+            decodable = glib_parses(message, message.get_body())
+            self.undecodable += not decodable
+            if kind.startswith('raw'):
+                self.raw.send(message)
+            else:
+                env.conn.send_message(message, Gio.DBusSendMessageFlags.NONE)
+                env.conn.flush_sync(None)
+            if (not decodable or i % 10 == 9) and not self.answers_again(unique, message):
+                break
+            unique = hpdtest.name_owner(env.conn) or unique
+        self.duration = time.monotonic() - started
+        if self.findings:
+            return
+        if baseline is not None:
+            after = tree_snapshot(env.fk.root)
+            if after != baseline:
+                self.finding('the fake tree changed in deny mode',
+                             changes=tree_diff(baseline, after))
+        status = env.service.terminate(10)
+        if status != 0:
+            self.finding(f'hugepagesd did not exit 0 on SIGTERM: {status}',
+                         log_tail=env.log_tail())
+
+    def summary(self):
+        times = sorted(self.answer_times) or [0.0]
+        return {'mode': self.mode, 'seed': self.seed, 'messages': sum(self.kinds.values()),
+                'kinds': dict(sorted(self.kinds.items())), 'findings': len(self.findings),
+                'undecodable': self.undecodable, 'reconnects': self.reconnects,
+                'answer_again_max_s': round(times[-1], 3),
+                'answer_again_median_s': round(times[len(times) // 2], 3),
+                'duration_s': round(self.duration, 2)}
+
+
+def message_summary_line(summary):
+    return (f"dbus-fuzz messages: {summary['messages']} ({summary['undecodable']} undecodable, "
+            f"{summary['reconnects']} reconnects), {summary['findings']} findings, answered again "
+            f"within {summary['answer_again_max_s']} s (median {summary['answer_again_median_s']} s)")
+
+
 def summary_line(summaries, findings=None):
     """dbus-fuzz: N calls (allow A, deny D), F findings, E distinct error names, X calls/s"""
     calls = sum(s['calls'] for s in summaries)
@@ -1233,6 +1429,25 @@ def reexec_in_private_mount_namespace():
     os.execvpe('unshare', argv, env)
 
 
+def run_messages(env, args, builddir, findings_path):
+    try:
+        fuzzer = MessageFuzzer(env, args.mode, args.seed)
+        fuzzer.run(args.messages)
+        summary = fuzzer.summary()
+        if fuzzer.findings:
+            env.keep = True
+            summary['kept'] = env.dir
+    finally:
+        env.close()
+    os.makedirs(os.path.dirname(os.path.abspath(findings_path)), exist_ok=True)
+    with open(findings_path, 'w') as f:
+        json.dump({'seed': args.seed, 'mode': args.mode, 'builddir': builddir,
+                   'summary': summary, 'findings': fuzzer.findings}, f, indent=1)
+    print(f'dbus-fuzz: findings and summary in {findings_path}')
+    print(message_summary_line(summary))
+    return 1 if fuzzer.findings else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1250,6 +1465,9 @@ def main(argv=None):
                         help='a finding if the service grows more (0: no check, as under ASan, '
                         'whose quarantine keeps freed memory)')
     parser.add_argument('--replay', help='send only these call indexes (comma-separated)')
+    parser.add_argument('--messages', type=int, default=0,
+                        help='instead of method calls, send this many signals and raw '
+                        'GLib-serialized messages (MessageFuzzer)')
     parser.add_argument('--keep', action='store_true', help='keep the temporary directory')
     args = parser.parse_args(argv)
 
@@ -1261,6 +1479,8 @@ def main(argv=None):
         builddir, 'test-results', f'dbus-fuzz-{args.mode}-{args.seed}.json')
 
     env = Environment(builddir, args.mode, keep=args.keep)
+    if args.messages:
+        return run_messages(env, args, builddir, findings_path)
     try:
         fuzzer = Fuzzer(env, args.mode, args.seed, args.in_flight, args.batch,
                         args.max_rss_growth)
