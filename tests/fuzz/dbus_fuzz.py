@@ -1239,15 +1239,45 @@ class RawBus:
         self.send(hello)
         self.sock.setblocking(False)
 
-    def send(self, message):
+    def send(self, message, drain=True):
         self.serial += 1
         message.set_serial(self.serial)
         blob = message.to_blob(Gio.DBusCapabilityFlags.NONE)
         self.sock.setblocking(True)
         self.sock.sendall(blob)
         self.sock.setblocking(False)
-        self.drain()
+        if drain:
+            self.drain()
         return len(blob)
+
+    def sync(self, timeout=5.0):
+        """A round trip to the bus: once its reply is here, the bus has
+        routed everything sent before, so a call made afterwards on another
+        connection reaches the service behind it."""
+        call = Gio.DBusMessage.new_method_call('org.freedesktop.DBus', '/org/freedesktop/DBus',
+                                               'org.freedesktop.DBus', 'GetId')
+        self.send(call, drain=False)
+        serial = call.get_serial()
+        deadline = time.monotonic() + timeout
+        data = b''
+        while time.monotonic() < deadline:
+            while len(data) >= 16:
+                need = Gio.DBusMessage.bytes_needed(data[:16])
+                if len(data) < need:
+                    break
+                reply = Gio.DBusMessage.new_from_blob(data[:need], Gio.DBusCapabilityFlags.NONE)
+                data = data[need:]
+                if reply.get_reply_serial() == serial:
+                    return
+            try:
+                chunk = self.sock.recv(65536)
+            except BlockingIOError:
+                time.sleep(0.001)
+                continue
+            if not chunk:
+                raise SystemExit('dbus-fuzz: the bus closed the raw connection')
+            data += chunk
+        raise SystemExit('dbus-fuzz: no reply from the bus on the raw connection')
 
     def drain(self):
         """Reads what the bus sent us (NameAcquired, errors), so that it
@@ -1331,7 +1361,10 @@ class MessageFuzzer:
             try:
                 conn.call_sync(hpdtest.BUS_NAME, hpdtest.MANAGER_PATH, 'org.freedesktop.DBus.Peer',
                                'Ping', None, None, Gio.DBusCallFlags.NO_AUTO_START, 250, None)
-                break
+                # not an answer from the old connection just before it read
+                # the message, nor while the name is between owners
+                if hpdtest.owner_pid(conn) is not None:
+                    break
             except GLib.Error:
                 pass
             if not self.env.service.alive() or time.monotonic() - start > self.limit:
@@ -1362,6 +1395,7 @@ class MessageFuzzer:
             self.undecodable += not decodable
             if kind.startswith('raw'):
                 self.raw.send(message)
+                self.raw.sync()
             else:
                 env.conn.send_message(message, Gio.DBusSendMessageFlags.NONE)
                 env.conn.flush_sync(None)
