@@ -34,6 +34,14 @@ with --kernel-root on a fresh fake kernel tree (tests/fakekernel.py). Then:
   etc/hugepagesd and run/hugepagesd included, must be byte-identical to
   before; at the end SIGTERM must make the service exit 0.
 
+With --messages N it sends, instead of method calls, N signals (unicast to
+the service's unique name and broadcast, through GDBus) and method calls and
+signals that GLib serialized (g_dbus_message_to_blob) written raw on a socket
+after the EXTERNAL handshake, with random bodies, a third of them bodies
+GDBus cannot decode (see glib_parses()); after each of those, and every tenth
+other one, the service must answer Peer.Ping on its well-known name within
+1 s, with the same pid (MessageFuzzer).
+
 Modes: "deny" as above; "allow" lets polkit allow every action, so the fake
 tree changes. The fake tree has no var/ (the service makes only the last
 directory of var/lib/hugetlbfs) and its mount table lists only paths below
@@ -780,12 +788,14 @@ def glib_parses(message, body):
     with an empty signature, an (ay) with an empty array, a (v) holding a
     byte), that element is skipped and what follows is read from the wrong
     offset. dbus-daemon routes such a message (it is valid); the receiving
-    GDBus fails to decode it and closes its bus connection, so the service
-    exits (or it silently gets other arguments). That is GLib's bug, not the
-    service's: test_message_glib_misparses_keeps_the_service in
-    test_dbus_fuzz.py pins it down, and the fuzzer counts such calls instead
-    of sending them (the Generator marks the calls whose arrays could hit it,
-    min_size(), and only those are checked here: a round trip costs)."""
+    GDBus fails to decode it and closes its bus connection (or it silently
+    gets other arguments). That is GLib's bug (contrib/glib-decode-close):
+    the service reconnects and takes its name back
+    (test_message_glib_misparses_keeps_the_service), but the call is lost,
+    so the method-call phase counts such calls instead of sending them (the
+    Generator marks the calls whose arrays could hit it, min_size(), and
+    only those are checked here: a round trip costs); the message phase
+    (MessageFuzzer) sends them on purpose."""
     message.set_serial(1)
     try:
         blob = message.to_blob(Gio.DBusCapabilityFlags.NONE)
