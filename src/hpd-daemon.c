@@ -26,6 +26,9 @@
  * the next message counts the ones in between. */
 #define RECONNECT_LOG_INTERVAL_US (10 * G_USEC_PER_SEC)
 
+/* How often to look again whether the closed shared connection is gone. */
+#define SHARED_BUS_RETRY_MS 50
+
 struct _HpdDaemon
 {
   GObject parent_instance;
@@ -40,6 +43,10 @@ struct _HpdDaemon
   char *bus_address;
   GDBusConnection *connection;
   GCancellable *reconnecting;
+  GDBusConnection *shared_bus;
+  gulong shared_closed_id;
+  guint shared_retry_id;
+  GCancellable *shared_getting;
   gint64 reconnect_started;
   gint64 reconnect_logged;
   guint reconnects_unlogged;
@@ -89,6 +96,11 @@ hpd_daemon_dispose (GObject *object)
   g_cancellable_cancel (self->reconnecting);
   g_clear_object (&self->reconnecting);
   detach (self);
+  g_cancellable_cancel (self->shared_getting);
+  g_clear_object (&self->shared_getting);
+  g_clear_handle_id (&self->shared_retry_id, g_source_remove);
+  g_clear_signal_handler (&self->shared_closed_id, self->shared_bus);
+  g_clear_object (&self->shared_bus);
   g_clear_pointer (&self->watchers, hpd_watchers_free);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
   if (self->idle != NULL)
@@ -411,10 +423,74 @@ connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
   detach (self);
   self->reconnect_started = g_get_monotonic_time ();
   self->reconnecting = g_cancellable_new ();
-  g_dbus_connection_new_for_address (self->bus_address,
-                                     G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                     G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+  g_dbus_connection_new_for_address (self->bus_address, HPD_BUS_CONNECTION_FLAGS,
                                      NULL, self->reconnecting, reconnected, reconnect);
+}
+
+/* polkit's library talks over g_bus_get()'s shared connection. We hold
+ * it, so that it is not made anew for every check (polkit holds it only
+ * while a check runs). When it closes (the same undecodable message can be
+ * sent to it), the checks in flight on it fail and we let go of it; once
+ * they are done g_bus_get() makes a new one, which we hold again. GLib
+ * raises no SIGTERM for such a close, but exit-on-close is off all the
+ * same: only connection_closed() decides about the bus. */
+static void get_shared_bus (HpdDaemon *self);
+
+static void
+shared_bus_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
+                   GError *error, gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+
+  g_clear_signal_handler (&self->shared_closed_id, self->shared_bus);
+  g_clear_object (&self->shared_bus);
+  get_shared_bus (self);
+}
+
+static gboolean
+retry_shared_bus (gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+
+  self->shared_retry_id = 0;
+  get_shared_bus (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+got_shared_bus (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GCancellable) cancellable = user_data;
+  g_autoptr(GDBusConnection) bus = g_bus_get_finish (result, NULL);
+  HpdDaemon *self;
+
+  /* cancelled when the daemon is disposed of */
+  if (g_cancellable_is_cancelled (cancellable))
+    return;
+  self = g_object_get_data (G_OBJECT (cancellable), "hpd-daemon");
+  g_clear_object (&self->shared_getting);
+  /* still the closed one (a check holds it), or no bus (then
+   * connection_closed() ends the service) */
+  if (bus == NULL || g_dbus_connection_is_closed (bus))
+    {
+      self->shared_retry_id = g_timeout_add (SHARED_BUS_RETRY_MS, retry_shared_bus, self);
+      return;
+    }
+  g_dbus_connection_set_exit_on_close (bus, FALSE);
+  self->shared_bus = g_steal_pointer (&bus);
+  self->shared_closed_id = g_signal_connect (self->shared_bus, "closed",
+                                             G_CALLBACK (shared_bus_closed), self);
+}
+
+static void
+get_shared_bus (HpdDaemon *self)
+{
+  if (self->shared_getting != NULL || self->shared_retry_id != 0)
+    return;
+  self->shared_getting = g_cancellable_new ();
+  g_object_set_data (G_OBJECT (self->shared_getting), "hpd-daemon", self);
+  g_bus_get (G_BUS_TYPE_SYSTEM, self->shared_getting, got_shared_bus,
+             g_object_ref (self->shared_getting));
 }
 
 void
@@ -449,6 +525,7 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
   g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
                             G_CALLBACK (hpd_daemon_refresh_mounts), self);
   g_signal_connect (self->idle, "exit", G_CALLBACK (idle_exit), self);
+  get_shared_bus (self);
 
   if (!attach (self, connection, replace, &error))
     g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);

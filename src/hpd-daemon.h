@@ -34,6 +34,11 @@ void hpd_daemon_set_refresh_interval (HpdDaemon *self, guint milliseconds);
  * hpd_daemon_start(). See hpd-idle.h. */
 void hpd_daemon_set_idle_timeout (HpdDaemon *self, double seconds);
 
+/* How the service connects to the bus, at start-up and on reconnect: a
+ * message bus connection of its own, not g_bus_get()'s shared one. */
+#define HPD_BUS_CONNECTION_FLAGS (G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | \
+                                  G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION)
+
 /* Exports the objects on @connection (a message bus connection to
  * @bus_address) and asks for the bus name. When the connection closes
  * but a new one to @bus_address succeeds (GDBus closes it on a message it

@@ -192,9 +192,7 @@ main (int argc, char **argv)
    * one while anybody still holds it. */
   bus_address = g_dbus_address_get_for_bus_sync (G_BUS_TYPE_SYSTEM, NULL, &error);
   if (bus_address != NULL)
-    connection = g_dbus_connection_new_for_address_sync (bus_address,
-                                                         G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                                         G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+    connection = g_dbus_connection_new_for_address_sync (bus_address, HPD_BUS_CONNECTION_FLAGS,
                                                          NULL, NULL, &error);
   if (connection == NULL)
     {

@@ -303,3 +303,24 @@ def test_every_connection_of_the_service_survives(service, conn, bus, fake_kerne
         # polkit's library is back on a new shared connection
         wait_for(lambda: changes_pool(conn, 2 + round_), 5, 'an authorized change')
     assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 4
+
+
+def test_the_shared_connection_is_held_and_replaced(service, conn, fake_kernel, polkit):
+    """polkit's library uses g_bus_get()'s shared connection: the service
+    holds it (no new connection per check), and when an undecodable message
+    closes it, takes the next one, while the name stays where it was."""
+    polkit.allow(ACTION_POOLS)
+    owner = hpdtest.name_owner(conn)
+    wait_for(lambda: len(service_connections(conn, service.pid)) == 2, 5, 'the shared connection')
+    names = set(service_connections(conn, service.pid))
+    for pages in range(1, 6):
+        hpdtest.pool_call(conn, SMALL, 'SetMinimum', pages)
+    assert set(service_connections(conn, service.pid)) == names
+    (shared,) = names - {owner}
+    conn.send_message(undecodable_message(TARGETS[5], shared), Gio.DBusSendMessageFlags.NONE)
+    conn.flush_sync(None)
+    wait_for(lambda: shared not in service_connections(conn, service.pid) and
+             len(service_connections(conn, service.pid)) == 2, 5, 'a new shared connection')
+    assert hpdtest.name_owner(conn) == owner
+    assert changes_pool(conn, 6)
+    assert service.alive()
