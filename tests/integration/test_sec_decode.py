@@ -134,6 +134,7 @@ def snapshot(conn, fk):
     }
 
 
+@pytest.mark.valgrind
 def test_twenty_in_a_row_keep_every_state(service, conn, fake_kernel, polkit, hugepagesd,
                                           record_property):
     """A SetMinimum result, a runtime claim and a persisted claim are the
@@ -305,6 +306,7 @@ def test_every_connection_of_the_service_survives(service, conn, bus, fake_kerne
     assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 4
 
 
+@pytest.mark.valgrind
 def test_the_shared_connection_is_held_and_replaced(service, conn, fake_kernel, polkit):
     """polkit's library uses g_bus_get()'s shared connection: the service
     holds it (no new connection per check), and when an undecodable message
