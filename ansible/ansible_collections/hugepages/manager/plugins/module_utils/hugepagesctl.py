@@ -89,7 +89,8 @@ class Hugepagesctl(object):
 
     def run(self, *args):
         """(rc, stdout, stderr) of a command, never asking for a password."""
-        argv = [self.path, '--no-ask-password'] + [str(a) for a in args]
+        args = [str(a) for a in args]
+        argv = [self.path, '--no-ask-password'] + list(args)
         return self.module.run_command(argv, environ_update={'LC_ALL': 'C.UTF-8'})
 
     def read(self, *args):
@@ -110,6 +111,7 @@ class Hugepagesctl(object):
     def change(self, *args):
         """Runs a changing command; (shortfall, stdout, stderr). A refusal
         or any other error raises with hugepagesd's message."""
+        args = tuple(str(a) for a in args)
         rc, out, err = self.run(*args)
         if rc == EXIT_SHORTFALL:
             return True, out, err

@@ -105,6 +105,13 @@ def gid_of(text):
         raise HugepagesError("shm_group: no group '%s' on this host" % text)
 
 
+def saved_size(saved, key):
+    try:
+        return parse_size(saved[key])
+    except (KeyError, HugepagesError):
+        return None
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -137,7 +144,11 @@ def main():
             else:
                 target = parse_size(p['shm_max'])
             after['shm_max'] = target
-            if target != doc['shmmax'] or unsaved('tunables shmmax', p['shm_max']):
+            if p['shm_max'] == 'recommended':
+                unsaved_value = unsaved('tunables shmmax', 'recommended')
+            else:
+                unsaved_value = p['persist'] and saved_size(saved, 'tunables shmmax') != target
+            if target != doc['shmmax'] or unsaved_value:
                 commands.append(['shm-max', p['shm_max'] if p['shm_max'] == 'recommended' else target])
 
         if p['shm_group'] is not None:

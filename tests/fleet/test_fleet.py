@@ -1,0 +1,390 @@
+"""The fleet tier: the Ansible collection hugepages.manager run by Debian's
+ansible-playbook against hugepagesd on the fake kernel, on this machine
+(connection local) and on a second "host" reached over the loopback sshd of
+the -H tests; and `hugepagesctl metrics` scraped by a real node_exporter.
+
+Every module: check mode (nothing written, the change reported), applied,
+applied again (no change). A pool the kernel cannot fill fails the task with
+the figures; a user polkit refuses gets a failed task with the service's
+message and nothing changed."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+import yaml
+
+from fakekernel import Mount, NodePool, Pool
+from test_client_remote import SSHD, Sshd
+
+SMALL, GIANT = 2048, 1048576
+SMALL_BYTES = SMALL * 1024
+ALL_ACTIONS = [
+    'org.hugepages.manager.configure-pools',
+    'org.hugepages.manager.manage-mounts',
+    'org.hugepages.manager.configure-tunables',
+]
+POOLS = {SMALL: Pool(total=6, free=5, resv=1, overcommit=2,
+                     nodes={0: NodePool(4, 3, 0), 1: NodePool(2, 2, 0)}),
+         GIANT: Pool(total=2, free=2)}
+NODE_EXPORTER = '/usr/bin/prometheus-node-exporter'
+
+pytestmark = pytest.mark.skipif(shutil.which('ansible-playbook') is None,
+                                reason='needs ansible-core (scripts/install-deps installs it)')
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class AnsibleSshd(Sshd):
+    """The -H tests' sshd with one more key, whose forced command is a shell
+    on the "remote" host: the test's bus as its system bus and the built
+    hugepagesctl on PATH, as an installed host would have them."""
+    KEYS = dict(Sshd.KEYS, ansible='{dir}/remote-shell')
+
+    def __init__(self, bus_address, client_dir):
+        super().__init__(bus_address)
+        script = os.path.join(self.dir, 'remote-shell')
+        with open(script, 'w') as f:
+            f.write('#!/bin/sh\n'
+                    f'export DBUS_SYSTEM_BUS_ADDRESS="{bus_address}"\n'
+                    f'export PATH="{client_dir}:$PATH"\n'
+                    'exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"\n')
+        os.chmod(script, 0o755)
+
+
+@pytest.fixture(scope='module')
+def sshd(bus, builddir):
+    if not os.access(SSHD, os.X_OK):
+        pytest.skip('needs openssh-server')
+    server = AnsibleSshd(bus.address, os.path.join(builddir, 'client'))
+    yield server
+    server.stop()
+
+
+HOSTS = ['local', 'remote']
+
+
+@pytest.fixture(params=HOSTS)
+def play(request, collections, bus, builddir):
+    """play(tasks, check=False, diff=False) -> [the result of the last task]
+    of ansible-playbook on this machine (connection local) or
+    the loopback ssh host, with the json callback."""
+    top = tempfile.mkdtemp(prefix='hpd-play-')
+    if request.param == 'local':
+        inventory = ('target ansible_connection=local '
+                     'ansible_python_interpreter=/usr/bin/python3\n')
+    else:
+        server = request.getfixturevalue('sshd')
+        inventory = (f'target ansible_host=127.0.0.1 ansible_port={server.port} ansible_user=root '
+                     f'ansible_ssh_common_args="-F {server.dir}/config-ansible" '
+                     'ansible_ssh_pipelining=true ansible_python_interpreter=/usr/bin/python3\n')
+    with open(os.path.join(top, 'inventory'), 'w') as f:
+        f.write(inventory)
+    env = dict(os.environ,
+               ANSIBLE_HOME=top, ANSIBLE_LOCAL_TEMP=os.path.join(top, 'tmp'),
+               ANSIBLE_REMOTE_TEMP=os.path.join(top, 'remote-tmp'),
+               ANSIBLE_SSH_CONTROL_PATH_DIR=os.path.join(top, 'cp'),
+               ANSIBLE_COLLECTIONS_PATH=collections,
+               # ansible-core's tree callback: each host's last result as JSON
+               ANSIBLE_CALLBACKS_ENABLED='tree',
+               ANSIBLE_CALLBACK_TREE_DIR=os.path.join(top, 'tree'),
+               ANSIBLE_NOCOLOR='1', ANSIBLE_RETRY_FILES_ENABLED='0',
+               ANSIBLE_HOST_KEY_CHECKING='0',
+               DBUS_SYSTEM_BUS_ADDRESS=bus.address,
+               PATH=os.path.join(builddir, 'client') + ':' + os.environ['PATH'])
+
+    def run(tasks, check=False, diff=False):
+        path = os.path.join(top, 'play.yml')
+        with open(path, 'w') as f:
+            yaml.safe_dump([{'hosts': 'target', 'gather_facts': False, 'tasks': tasks}], f)
+        argv = ['ansible-playbook', '-i', os.path.join(top, 'inventory'), path]
+        argv += ['--check'] if check else []
+        argv += ['--diff'] if diff else []
+        result = os.path.join(top, 'tree', 'target')
+        if os.path.exists(result):
+            os.unlink(result)
+        # callbacks leave out the diff below verbosity 3
+        proc = subprocess.run(argv, env=dict(env, ANSIBLE_VERBOSITY='3' if diff else '0'),
+                              capture_output=True, text=True, timeout=90)
+        try:
+            with open(result) as f:
+                outcome = json.load(f)
+        except (OSError, ValueError):
+            pytest.fail(f'ansible-playbook left no result (exit {proc.returncode}): '
+                        f'{proc.stdout}{proc.stderr}')
+        # the tree leaves "failed" out; one task per play: the exit status
+        # (2: a task failed) says it
+        assert proc.returncode in (0, 2), proc.stdout + proc.stderr
+        outcome['failed'] = proc.returncode == 2
+        return [outcome]
+
+    run.host = request.param
+    yield run
+    shutil.rmtree(top, ignore_errors=True)
+
+
+def one(results):
+    assert len(results) == 1, results
+    return results[0]
+
+
+def unchanged_twice(play, task):
+    """Check mode, apply, apply again; returns the check and apply results."""
+    checked = one(play([task], check=True, diff=True))
+    assert not checked.get('failed'), checked
+    assert checked['changed'] is True, checked
+    applied = one(play([task], diff=True))
+    assert not applied.get('failed'), applied
+    assert applied['changed'] is True, applied
+    again = one(play([task]))
+    assert not again.get('failed'), again
+    assert again['changed'] is False, again
+    return checked, applied
+
+
+def nr(fake_kernel, size_kb, name='nr_hugepages'):
+    return fake_kernel.read_int(fake_kernel.pool_file(size_kb, name))
+
+
+# --- modules ---------------------------------------------------------------------
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pool(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.pool': {'page_size': '2M', 'minimum': '16M', 'maximum': 12,
+                                       'persist': True}}
+    checked = one(play([task], check=True, diff=True))
+    assert checked['changed'] is True and not checked.get('failed'), checked
+    assert checked['commands'] == ['set-min 2097152 8 --persist', 'set-max 2097152 12 --persist']
+    assert checked['diff']['before']['minimum'] == 6 and checked['diff']['after']['minimum'] == 8
+    assert nr(fake_kernel, SMALL) == 6, 'check mode wrote'
+
+    applied = one(play([task]))
+    assert applied['changed'] is True and not applied.get('failed'), applied
+    assert applied['after']['minimum'] == 8 and applied['after']['maximum'] == 12
+    assert nr(fake_kernel, SMALL) == 8
+    assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 4
+    again = one(play([task]))
+    assert again['changed'] is False and not again.get('failed'), again
+
+    nodes = {'hugepages.manager.pool': {'page_size': 2097152, 'nodes': {0: 5, 1: 5}}}
+    checked, applied = unchanged_twice(play, nodes)
+    assert applied['after']['nodes'] == {'0': 5, '1': 5}
+    assert fake_kernel.read_int(fake_kernel.node_file(1, SMALL, 'nr_hugepages')) == 5
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pool_refuses_relative_amounts(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    for amount in ('+2', '-1', '-2M'):
+        result = one(play([{'hugepages.manager.pool': {'page_size': '2M', 'minimum': amount}}]))
+        assert result.get('failed') and 'relative amounts are refused' in result['msg'], result
+    assert nr(fake_kernel, SMALL) == 6
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pool_shortfall_fails_with_figures(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    fake_kernel.limit_pool(SMALL, 7)
+    task = {'hugepages.manager.pool': {'page_size': '2M', 'minimum': 10}}
+    failed = one(play([task]))
+    assert failed.get('failed') is True and failed['shortfall'] is True, failed
+    assert failed['requested']['minimum'] == 10 and failed['after']['minimum'] == 7, failed
+    assert 'fewer 2MB pages than asked' in failed['msg']
+
+    accepted = one(play([{'hugepages.manager.pool': dict(task['hugepages.manager.pool'],
+                                                          accept_shortfall=True)}]))
+    assert not accepted.get('failed') and accepted['shortfall'] is True, accepted
+    assert any('fewer 2MB pages' in w for w in accepted.get('warnings', [])), accepted
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_denied_user_fails_cleanly(service, polkit, fake_kernel, play):
+    # polkit refuses (the mock's default): the task fails with the
+    # service's answer, nothing is written, nothing is left half done
+    result = one(play([{'hugepages.manager.pool': {'page_size': '2M', 'minimum': 9}}]))
+    assert result.get('failed') is True, result
+    assert 'hugepagesctl set-min 2097152 9 failed' in result['msg'], result
+    assert 'uthoriz' in result['msg'], result
+    assert 'Traceback' not in json.dumps(result)
+    assert nr(fake_kernel, SMALL) == 6
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_claim(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.claim': {'consumer': 'postgresql', 'page_size': '2M',
+                                        'pages': '8M', 'persist': True}}
+    checked, applied = unchanged_twice(play, task)
+    assert checked['commands'] == ['claim postgresql 2097152 4 --persist']
+    assert applied['claim']['pages'] == 4 and applied['claim']['persisted'] is True
+    assert nr(fake_kernel, SMALL) == 10
+
+    gone = {'hugepages.manager.claim': {'consumer': 'postgresql', 'page_size': '2M',
+                                        'state': 'absent'}}
+    checked, applied = unchanged_twice(play, gone)
+    assert applied['claim'] is None
+    assert nr(fake_kernel, SMALL) == 6
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_tunables_and_thp(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.tunables': {'shm_max': '64G', 'min_free_kbytes': '90112',
+                                           'thp': {'enabled': 'never', 'defrag': 'defer'},
+                                           'persist': True}}
+    checked, applied = unchanged_twice(play, task)
+    assert checked['after']['shm_max'] == 64 << 30
+    assert fake_kernel.read_int('proc/sys/kernel/shmmax') == 64 << 30
+    assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == 90112
+    assert '[never]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_mount_check_mode_and_present(service, polkit, fake_kernel, play):
+    # The fake tier cannot mount (the system tier's job): check mode plans
+    # the mounts, and mounts already in mountinfo count as done.
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
+    checked = one(play([task], check=True, diff=True))
+    assert checked['changed'] is True and not checked.get('failed'), checked
+    assert checked['commands'] == ['mount-create system --page-size 2097152']
+    assert checked['paths'] == ['/var/lib/hugetlbfs/pagesize-2MB']
+
+
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount('/var/lib/hugetlbfs/pagesize-2MB')])
+def test_mount_present_is_unchanged(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
+    for check in (True, False):
+        present = one(play([task], check=check))
+        assert present['changed'] is False and not present.get('failed'), present
+        assert present['mounts'][0]['page_size'] == SMALL_BYTES
+    other = one(play([{'hugepages.manager.mount': dict(task['hugepages.manager.mount'],
+                                                        mode='0700')}], check=True))
+    assert other['changed'] is True, other
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_info(service, polkit, fake_kernel, play):
+    result = one(play([{'hugepages.manager.info': {}}], check=True))
+    assert not result.get('failed') and result['changed'] is False, result
+    assert [p['page_size'] for p in result['pools']] == [SMALL_BYTES, GIANT * 1024]
+    assert result['pools'][0]['total'] == 6 and result['nodes'] == [0, 1]
+    for key in ('mounts', 'claims', 'drift', 'explain', 'settings'):
+        assert isinstance(result[key], list), key
+
+
+# --- metrics ---------------------------------------------------------------------
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, builddir):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    if not os.access(NODE_EXPORTER, os.X_OK):
+        pytest.skip('needs prometheus-node-exporter')
+    polkit.allow(*ALL_ACTIONS)
+    ctl = os.path.join(builddir, 'client', 'hugepagesctl')
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    subprocess.run([ctl, 'claim', 'vm-1', '2M', '2', '--node', '1'], env=env, check=True,
+                   capture_output=True, timeout=30)
+    directory = tempfile.mkdtemp(prefix='hpd-textfile-')
+    target = os.path.join(directory, 'hugepages.prom')
+    subprocess.run([ctl, 'metrics', '--output', target], env=env, check=True, timeout=30)
+    assert os.stat(target).st_mode & 0o777 == 0o644
+    assert os.listdir(directory) == ['hugepages.prom'], 'temporary file left'
+
+    port = free_port()
+    exporter = subprocess.Popen([NODE_EXPORTER, f'--web.listen-address=127.0.0.1:{port}',
+                                 '--collector.disable-defaults', '--collector.textfile',
+                                 f'--collector.textfile.directory={directory}'],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                text = urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics',
+                                              timeout=5).read().decode()
+                break
+            except OSError:
+                if time.monotonic() > deadline or exporter.poll() is not None:
+                    raise
+                time.sleep(0.1)
+    finally:
+        exporter.terminate()
+        exporter.wait(timeout=10)
+        shutil.rmtree(directory, ignore_errors=True)
+
+    samples = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            samples[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    assert samples[('node_textfile_scrape_error', ())] == 0
+
+    def value(name, **labels):
+        return samples[(name, tuple(sorted((k, str(v)) for k, v in labels.items())))]
+
+    for kb in (SMALL, GIANT):
+        size = kb * 1024
+        assert value('hugepages_pool_pages', page_size_bytes=size) == nr(fake_kernel, kb)
+        assert value('hugepages_pool_free_pages', page_size_bytes=size) == \
+            nr(fake_kernel, kb, 'free_hugepages')
+        assert value('hugepages_pool_reserved_pages', page_size_bytes=size) == \
+            nr(fake_kernel, kb, 'resv_hugepages')
+        assert value('hugepages_pool_surplus_pages', page_size_bytes=size) == \
+            nr(fake_kernel, kb, 'surplus_hugepages')
+        for node in (0, 1):
+            assert value('hugepages_node_pool_pages', page_size_bytes=size, node=node) == \
+                fake_kernel.read_int(fake_kernel.node_file(node, kb, 'nr_hugepages'))
+            assert value('hugepages_node_pool_free_pages', page_size_bytes=size, node=node) == \
+                fake_kernel.read_int(fake_kernel.node_file(node, kb, 'free_hugepages'))
+    assert value('hugepages_pool_maximum_pages', page_size_bytes=SMALL_BYTES) == \
+        nr(fake_kernel, SMALL) + nr(fake_kernel, SMALL, 'nr_overcommit_hugepages')
+    assert value('hugepages_claim_pages', consumer='vm-1', page_size_bytes=SMALL_BYTES,
+                 node=1) == 2
+    for section in ('pool', 'mount', 'tunables', 'thp'):
+        assert ('hugepages_drift_items', (('section', section),)) in samples
+    for severity in ('info', 'warning', 'error'):
+        assert ('hugepages_explain_findings', (('severity', severity),)) in samples
+    assert value('hugepages_pool_shortfall_pages', page_size_bytes=SMALL_BYTES) == 0
+
+    promtool = shutil.which('promtool')
+    if promtool:
+        proc = subprocess.run([promtool, 'check', 'metrics'], input=_ours(text),
+                              capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _ours(text):
+    """Our families only (node_exporter's own are not ours to lint)."""
+    keep, lines = False, []
+    for line in text.splitlines():
+        if line.startswith('# HELP ') or line.startswith('# TYPE '):
+            keep = line.split()[2].startswith('hugepages_')
+        elif not line.startswith('#'):
+            keep = line.startswith('hugepages_')
+        if keep:
+            lines.append(line)
+    return '\n'.join(lines) + '\n'
+
+
+def test_alert_rules_are_valid():
+    promtool = shutil.which('promtool')
+    if promtool is None:
+        pytest.skip('needs promtool (Debian package prometheus)')
+    rules = os.path.join(os.path.dirname(__file__), '..', '..', 'data', 'prometheus',
+                         'hugepages-alerts.yml')
+    proc = subprocess.run([promtool, 'check', 'rules', rules], capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
