@@ -10,6 +10,7 @@ message and nothing changed."""
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -76,8 +77,8 @@ HOSTS = ['local', 'remote']
 
 @pytest.fixture(params=HOSTS)
 def play(request, collections, bus, builddir):
-    """play(tasks, check=False, diff=False) -> [the result of the last task]
-    of ansible-playbook on this machine (connection local) or
+    """play(tasks, check=False, diff=False, every=False) -> [the result of
+    the last task] (every: [changed and failed of the recap]) of ansible-playbook on this machine (connection local) or
     the loopback ssh host, with the json callback."""
     top = tempfile.mkdtemp(prefix='hpd-play-')
     if request.param == 'local':
@@ -103,7 +104,7 @@ def play(request, collections, bus, builddir):
                DBUS_SYSTEM_BUS_ADDRESS=bus.address,
                PATH=os.path.join(builddir, 'client') + ':' + os.environ['PATH'])
 
-    def run(tasks, check=False, diff=False):
+    def run(tasks, check=False, diff=False, every=False):
         path = os.path.join(top, 'play.yml')
         with open(path, 'w') as f:
             yaml.safe_dump([{'hosts': 'target', 'gather_facts': False, 'tasks': tasks}], f)
@@ -116,6 +117,14 @@ def play(request, collections, bus, builddir):
         # callbacks leave out the diff below verbosity 3
         proc = subprocess.run(argv, env=dict(env, ANSIBLE_VERBOSITY='3' if diff else '0'),
                               capture_output=True, text=True, timeout=90)
+        if every:
+            # several tasks: the recap's counts
+            recap = re.search(r'^target\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)'
+                              r'\s+failed=(\d+)', proc.stdout, re.M)
+            assert recap, proc.stdout + proc.stderr
+            ok, changed, unreachable, failed = map(int, recap.groups())
+            return [{'changed': changed > 0, 'failed': failed + unreachable > 0, 'ok': ok,
+                     'out': proc.stdout}]
         try:
             with open(result) as f:
                 outcome = json.load(f)
@@ -388,3 +397,39 @@ def test_alert_rules_are_valid():
     proc = subprocess.run([promtool, 'check', 'rules', rules], capture_output=True, text=True,
                           timeout=30)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_role(service, polkit, fake_kernel, play):
+    # the role's pool, THP and claims (its mount needs a real kernel)
+    polkit.allow(*ALL_ACTIONS)
+    task = {'ansible.builtin.include_role': {'name': 'hugepages.manager.hugepages'},
+            'vars': {'hugepages_minimum': 4, 'hugepages_maximum': '32M',
+                     'hugepages_thp': {'enabled': 'madvise'},
+                     'hugepages_claims': [{'consumer': 'postgresql', 'pages': '8M'},
+                                          {'consumer': 'vm-1', 'pages': 2, 'node': 1}]}}
+    for check, changed in ((True, True), (False, True), (False, False)):
+        recap = one(play([task], check=check, every=True))
+        assert recap['failed'] is False and recap['changed'] is changed, recap['out']
+    assert nr(fake_kernel, SMALL) == 4 + 4 + 2
+    assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 16 - 10
+    assert '[madvise]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+
+
+def test_module_docs(collections):
+    # ansible-doc parses DOCUMENTATION, EXAMPLES and RETURN of every module
+    # and the role's argument-less entry (the stand-in for ansible-test's
+    # validate-modules, which needs PyPI)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections)
+    listed = subprocess.run(['ansible-doc', '-l', 'hugepages.manager', '--json'], env=env,
+                            capture_output=True, text=True, timeout=60, check=True)
+    modules = sorted(json.loads(listed.stdout))
+    assert modules == ['hugepages.manager.' + m
+                       for m in ('claim', 'info', 'mount', 'pool', 'tunables')]
+    for module in modules:
+        proc = subprocess.run(['ansible-doc', '--json', module], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stderr == '', proc.stderr
+        doc = json.loads(proc.stdout)[module]
+        assert doc['doc']['options'] is not None and doc['examples'] and doc['return'] is not None
+        assert doc['doc']['attributes']['check_mode']['support'] == 'full'
