@@ -10,7 +10,6 @@ message and nothing changed."""
 
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -35,6 +34,7 @@ POOLS = {SMALL: Pool(total=6, free=5, resv=1, overcommit=2,
                      nodes={0: NodePool(4, 3, 0), 1: NodePool(2, 2, 0)}),
          GIANT: Pool(total=2, free=2)}
 NODE_EXPORTER = '/usr/bin/prometheus-node-exporter'
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 pytestmark = pytest.mark.skipif(shutil.which('ansible-playbook') is None,
                                 reason='needs ansible-core (scripts/install-deps installs it)')
@@ -77,11 +77,24 @@ HOSTS = ['local', 'remote']
 
 @pytest.fixture(params=HOSTS)
 def play(request, collections, bus, builddir):
-    """play(tasks, check=False, diff=False, every=False) -> [the result of
-    the last task] (every: [changed and failed of the recap]) of ansible-playbook on this machine (connection local) or
-    the loopback ssh host, with the json callback."""
+    yield from make_play(request, request.param, collections, bus, builddir)
+
+
+@pytest.fixture
+def local_play(request, collections, bus, builddir):
+    """play on this machine only: for what does not depend on the host (the
+    module's own validation, the role), to keep the tier short."""
+    yield from make_play(request, 'local', collections, bus, builddir)
+
+
+def make_play(request, host, collections, bus, builddir):
+    """play(tasks, check=False, diff=False) -> every task result, in order
+    (callback_plugins/hpd_results.py; "failed" set on each), of one
+    ansible-playbook run on this machine (connection local) or the loopback
+    ssh host. Every task gets ignore_errors, so that one run can check a
+    failure and go on."""
     top = tempfile.mkdtemp(prefix='hpd-play-')
-    if request.param == 'local':
+    if host == 'local':
         inventory = ('target ansible_connection=local '
                      'ansible_python_interpreter=/usr/bin/python3\n')
     else:
@@ -91,53 +104,35 @@ def play(request, collections, bus, builddir):
                      'ansible_ssh_pipelining=true ansible_python_interpreter=/usr/bin/python3\n')
     with open(os.path.join(top, 'inventory'), 'w') as f:
         f.write(inventory)
+    results = os.path.join(top, 'results.json')
     env = dict(os.environ,
                ANSIBLE_HOME=top, ANSIBLE_LOCAL_TEMP=os.path.join(top, 'tmp'),
                ANSIBLE_REMOTE_TEMP=os.path.join(top, 'remote-tmp'),
                ANSIBLE_SSH_CONTROL_PATH_DIR=os.path.join(top, 'cp'),
                ANSIBLE_COLLECTIONS_PATH=collections,
-               # ansible-core's tree callback: each host's last result as JSON
-               ANSIBLE_CALLBACKS_ENABLED='tree',
-               ANSIBLE_CALLBACK_TREE_DIR=os.path.join(top, 'tree'),
+               ANSIBLE_CALLBACK_PLUGINS=os.path.join(HERE, 'callback_plugins'),
+               ANSIBLE_CALLBACKS_ENABLED='hpd_results', HPD_RESULTS=results,
                ANSIBLE_NOCOLOR='1', ANSIBLE_RETRY_FILES_ENABLED='0',
                ANSIBLE_HOST_KEY_CHECKING='0',
                DBUS_SYSTEM_BUS_ADDRESS=bus.address,
                PATH=os.path.join(builddir, 'client') + ':' + os.environ['PATH'])
 
-    def run(tasks, check=False, diff=False, every=False):
+    def run(tasks, check=False, diff=False):
         path = os.path.join(top, 'play.yml')
+        tasks = [dict(t, ignore_errors=True) for t in tasks]
         with open(path, 'w') as f:
             yaml.safe_dump([{'hosts': 'target', 'gather_facts': False, 'tasks': tasks}], f)
         argv = ['ansible-playbook', '-i', os.path.join(top, 'inventory'), path]
         argv += ['--check'] if check else []
         argv += ['--diff'] if diff else []
-        result = os.path.join(top, 'tree', 'target')
-        if os.path.exists(result):
-            os.unlink(result)
-        # callbacks leave out the diff below verbosity 3
-        proc = subprocess.run(argv, env=dict(env, ANSIBLE_VERBOSITY='3' if diff else '0'),
-                              capture_output=True, text=True, timeout=90)
-        if every:
-            # several tasks: the recap's counts
-            recap = re.search(r'^target\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)'
-                              r'\s+failed=(\d+)', proc.stdout, re.M)
-            assert recap, proc.stdout + proc.stderr
-            ok, changed, unreachable, failed = map(int, recap.groups())
-            return [{'changed': changed > 0, 'failed': failed + unreachable > 0, 'ok': ok,
-                     'out': proc.stdout}]
-        try:
-            with open(result) as f:
-                outcome = json.load(f)
-        except (OSError, ValueError):
-            pytest.fail(f'ansible-playbook left no result (exit {proc.returncode}): '
-                        f'{proc.stdout}{proc.stderr}')
-        # the tree leaves "failed" out; one task per play: the exit status
-        # (2: a task failed) says it
-        assert proc.returncode in (0, 2), proc.stdout + proc.stderr
-        outcome['failed'] = proc.returncode == 2
-        return [outcome]
+        if os.path.exists(results):
+            os.unlink(results)
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        with open(results) as f:
+            return json.load(f)
 
-    run.host = request.param
+    run.host = host
     yield run
     shutil.rmtree(top, ignore_errors=True)
 
@@ -148,17 +143,15 @@ def one(results):
 
 
 def unchanged_twice(play, task):
-    """Check mode, apply, apply again; returns the check and apply results."""
-    checked = one(play([task], check=True, diff=True))
-    assert not checked.get('failed'), checked
-    assert checked['changed'] is True, checked
-    applied = one(play([task], diff=True))
-    assert not applied.get('failed'), applied
-    assert applied['changed'] is True, applied
-    again = one(play([task]))
-    assert not again.get('failed'), again
-    assert again['changed'] is False, again
-    return checked, applied
+    """Check mode (with diff), apply (with diff), apply again, in one run;
+    returns the three results."""
+    checked, applied, again = play([dict(task, check_mode=True, diff=True),
+                                    dict(task, diff=True), task])
+    assert not checked['failed'] and checked['changed'] is True, checked
+    assert 'diff' in checked, checked
+    assert not applied['failed'] and applied['changed'] is True, applied
+    assert not again['failed'] and again['changed'] is False, again
+    return checked, applied, again
 
 
 def nr(fake_kernel, size_kb, name='nr_hugepages'):
@@ -172,32 +165,28 @@ def test_pool(service, polkit, fake_kernel, play):
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.pool': {'page_size': '2M', 'minimum': '16M', 'maximum': 12,
                                        'persist': True}}
-    checked = one(play([task], check=True, diff=True))
-    assert checked['changed'] is True and not checked.get('failed'), checked
+    nodes = {'hugepages.manager.pool': {'page_size': 2097152, 'nodes': {0: 5, 1: 5}}}
+    checked, applied, again = unchanged_twice(play, task)
     assert checked['commands'] == ['set-min 2097152 8 --persist', 'set-max 2097152 12 --persist']
     assert checked['diff']['before']['minimum'] == 6 and checked['diff']['after']['minimum'] == 8
-    assert nr(fake_kernel, SMALL) == 6, 'check mode wrote'
-
-    applied = one(play([task]))
-    assert applied['changed'] is True and not applied.get('failed'), applied
+    # check mode wrote nothing: the run after it found the pool as it was
+    assert applied['before'] == checked['before']
     assert applied['after']['minimum'] == 8 and applied['after']['maximum'] == 12
     assert nr(fake_kernel, SMALL) == 8
     assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 4
-    again = one(play([task]))
-    assert again['changed'] is False and not again.get('failed'), again
 
-    nodes = {'hugepages.manager.pool': {'page_size': 2097152, 'nodes': {0: 5, 1: 5}}}
-    checked, applied = unchanged_twice(play, nodes)
+    checked, applied, again = unchanged_twice(play, nodes)
     assert applied['after']['nodes'] == {'0': 5, '1': 5}
     assert fake_kernel.read_int(fake_kernel.node_file(1, SMALL, 'nr_hugepages')) == 5
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
-def test_pool_refuses_relative_amounts(service, polkit, fake_kernel, play):
+def test_pool_refuses_relative_amounts(service, polkit, fake_kernel, local_play):
     polkit.allow(*ALL_ACTIONS)
-    for amount in ('+2', '-1', '-2M'):
-        result = one(play([{'hugepages.manager.pool': {'page_size': '2M', 'minimum': amount}}]))
-        assert result.get('failed') and 'relative amounts are refused' in result['msg'], result
+    results = local_play([{'hugepages.manager.pool': {'page_size': '2M', 'minimum': amount}}
+                          for amount in ('+2', '-1', '-2M')])
+    for result in results:
+        assert result['failed'] and 'relative amounts are refused' in result['msg'], result
     assert nr(fake_kernel, SMALL) == 6
 
 
@@ -206,14 +195,12 @@ def test_pool_shortfall_fails_with_figures(service, polkit, fake_kernel, play):
     polkit.allow(*ALL_ACTIONS)
     fake_kernel.limit_pool(SMALL, 7)
     task = {'hugepages.manager.pool': {'page_size': '2M', 'minimum': 10}}
-    failed = one(play([task]))
-    assert failed.get('failed') is True and failed['shortfall'] is True, failed
+    failed, accepted = play([task, {'hugepages.manager.pool': dict(task['hugepages.manager.pool'],
+                                                                    accept_shortfall=True)}])
+    assert failed['failed'] is True and failed['shortfall'] is True, failed
     assert failed['requested']['minimum'] == 10 and failed['after']['minimum'] == 7, failed
     assert 'fewer 2MB pages than asked' in failed['msg']
-
-    accepted = one(play([{'hugepages.manager.pool': dict(task['hugepages.manager.pool'],
-                                                          accept_shortfall=True)}]))
-    assert not accepted.get('failed') and accepted['shortfall'] is True, accepted
+    assert not accepted['failed'] and accepted['shortfall'] is True, accepted
     assert any('fewer 2MB pages' in w for w in accepted.get('warnings', [])), accepted
 
 
@@ -234,14 +221,14 @@ def test_claim(service, polkit, fake_kernel, play):
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.claim': {'consumer': 'postgresql', 'page_size': '2M',
                                         'pages': '8M', 'persist': True}}
-    checked, applied = unchanged_twice(play, task)
+    checked, applied, _ = unchanged_twice(play, task)
     assert checked['commands'] == ['claim postgresql 2097152 4 --persist']
     assert applied['claim']['pages'] == 4 and applied['claim']['persisted'] is True
     assert nr(fake_kernel, SMALL) == 10
 
     gone = {'hugepages.manager.claim': {'consumer': 'postgresql', 'page_size': '2M',
                                         'state': 'absent'}}
-    checked, applied = unchanged_twice(play, gone)
+    checked, applied, _ = unchanged_twice(play, gone)
     assert applied['claim'] is None
     assert nr(fake_kernel, SMALL) == 6
 
@@ -252,7 +239,7 @@ def test_tunables_and_thp(service, polkit, fake_kernel, play):
     task = {'hugepages.manager.tunables': {'shm_max': '64G', 'min_free_kbytes': '90112',
                                            'thp': {'enabled': 'never', 'defrag': 'defer'},
                                            'persist': True}}
-    checked, applied = unchanged_twice(play, task)
+    checked, applied, _ = unchanged_twice(play, task)
     assert checked['after']['shm_max'] == 64 << 30
     assert fake_kernel.read_int('proc/sys/kernel/shmmax') == 64 << 30
     assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == 90112
@@ -273,15 +260,15 @@ def test_mount_check_mode_and_present(service, polkit, fake_kernel, play):
 
 
 @pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount('/var/lib/hugetlbfs/pagesize-2MB')])
-def test_mount_present_is_unchanged(service, polkit, fake_kernel, play):
+def test_mount_present_is_unchanged(service, polkit, fake_kernel, local_play):
+    play = local_play
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
-    for check in (True, False):
-        present = one(play([task], check=check))
-        assert present['changed'] is False and not present.get('failed'), present
-        assert present['mounts'][0]['page_size'] == SMALL_BYTES
-    other = one(play([{'hugepages.manager.mount': dict(task['hugepages.manager.mount'],
-                                                        mode='0700')}], check=True))
+    mode = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], mode='0700')}
+    planned, present, other = play([dict(task, check_mode=True), task, dict(mode, check_mode=True)])
+    for result in (planned, present):
+        assert result['changed'] is False and not result['failed'], result
+        assert result['mounts'][0]['page_size'] == SMALL_BYTES
     assert other['changed'] is True, other
 
 
@@ -400,7 +387,8 @@ def test_alert_rules_are_valid():
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
-def test_role(service, polkit, fake_kernel, play):
+def test_role(service, polkit, fake_kernel, local_play):
+    play = local_play
     # the role's pool, THP and claims (its mount needs a real kernel)
     polkit.allow(*ALL_ACTIONS)
     task = {'ansible.builtin.include_role': {'name': 'hugepages.manager.hugepages'},
@@ -408,9 +396,10 @@ def test_role(service, polkit, fake_kernel, play):
                      'hugepages_thp': {'enabled': 'madvise'},
                      'hugepages_claims': [{'consumer': 'postgresql', 'pages': '8M'},
                                           {'consumer': 'vm-1', 'pages': 2, 'node': 1}]}}
-    for check, changed in ((True, True), (False, True), (False, False)):
-        recap = one(play([task], check=check, every=True))
-        assert recap['failed'] is False and recap['changed'] is changed, recap['out']
+    runs = [play([task], check=check) for check in (True, False, False)]
+    for results, changed in zip(runs, (True, True, False)):
+        assert not any(r['failed'] for r in results), results
+        assert any(r.get('changed') for r in results) is changed, results
     assert nr(fake_kernel, SMALL) == 4 + 4 + 2
     assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 16 - 10
     assert '[madvise]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
