@@ -147,7 +147,7 @@ def unchanged_twice(play, task):
     returns the three results."""
     checked, applied, again = play([dict(task, check_mode=True, diff=True),
                                     dict(task, diff=True), task])
-    assert not checked['failed'] and checked['changed'] is True, checked
+    assert not checked['failed'] and checked['changed'] is True, checked.get('msg', checked)
     assert 'diff' in checked, checked
     assert not applied['failed'] and applied['changed'] is True, applied
     assert not again['failed'] and again['changed'] is False, again
@@ -270,6 +270,31 @@ def test_mount_present_is_unchanged(service, polkit, fake_kernel, local_play):
         assert result['changed'] is False and not result['failed'], result
         assert result['mounts'][0]['page_size'] == SMALL_BYTES
     assert other['changed'] is True, other
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_boot(service, polkit, fake_kernel, play):
+    # persistence at boot: a 1 GB pool saved, then its boot parameters
+    # written for GRUB (a Debian tree below the fake root)
+    polkit.allow(*ALL_ACTIONS, 'org.hugepages.manager.configure-boot')
+    for rel, text in (('etc/debian_version', '12.11\n'),
+                      ('etc/default/grub', 'GRUB_CMDLINE_LINUX=""\n'),
+                      # not run under a fake root; its presence says GRUB is installed
+                      ('usr/sbin/update-grub', '#!/bin/sh\nexit 1\n')):
+        os.makedirs(os.path.dirname(fake_kernel.path(rel)), exist_ok=True)
+        with open(fake_kernel.path(rel), 'w') as f:
+            f.write(text)
+    os.chmod(fake_kernel.path('usr/sbin/update-grub'), 0o755)
+    os.makedirs(fake_kernel.path('etc/default/grub.d'), exist_ok=True)
+    saved = play([{'hugepages.manager.pool': {'page_size': '1G', 'minimum': 2, 'persist': True}}])
+    assert not saved[0]['failed'], saved
+    checked, applied, again = unchanged_twice(play, {'hugepages.manager.boot': {}})
+    assert checked['boot_parameters'] == 'hugepagesz=1G hugepages=2', checked
+    assert checked['path'] == fake_kernel.path('etc/default/grub.d/hugepagesd.cfg')
+    assert 'hugepagesz=1G hugepages=2' in checked['diff']['after']
+    assert 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX hugepagesz=1G hugepages=2"' in \
+        fake_kernel.read('etc/default/grub.d/hugepagesd.cfg')
+    assert again['reboot_required'] is True
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
@@ -414,7 +439,7 @@ def test_module_docs(collections):
                             capture_output=True, text=True, timeout=60, check=True)
     modules = sorted(json.loads(listed.stdout))
     assert modules == ['hugepages.manager.' + m
-                       for m in ('claim', 'info', 'mount', 'pool', 'tunables')]
+                       for m in ('boot', 'claim', 'info', 'mount', 'pool', 'tunables')]
     for module in modules:
         proc = subprocess.run(['ansible-doc', '--json', module], env=env, capture_output=True,
                               text=True, timeout=60)
