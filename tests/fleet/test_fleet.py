@@ -320,6 +320,11 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, bui
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
     subprocess.run([ctl, 'claim', 'vm-1', '2M', '2', '--node', '1'], env=env, check=True,
                    capture_output=True, timeout=30)
+    # a configured minimum the pool does not have: requested, shortfall, drift
+    conf = fake_kernel.path('etc/hugepagesd/hugepagesd.conf')
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    with open(conf, 'w') as f:
+        f.write('[pool 2MB]\nminimum = 40M\n')
     directory = tempfile.mkdtemp(prefix='hpd-textfile-')
     target = os.path.join(directory, 'hugepages.prom')
     subprocess.run([ctl, 'metrics', '--output', target], env=env, check=True, timeout=30)
@@ -378,7 +383,14 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, bui
         assert ('hugepages_drift_items', (('section', section),)) in samples
     for severity in ('info', 'warning', 'error'):
         assert ('hugepages_explain_findings', (('severity', severity),)) in samples
-    assert value('hugepages_pool_shortfall_pages', page_size_bytes=SMALL_BYTES) == 0
+    # 20 pages configured plus the claim's 2, against the persistent pool
+    assert value('hugepages_pool_requested_pages', page_size_bytes=SMALL_BYTES) == 22
+    assert value('hugepages_pool_shortfall_pages', page_size_bytes=SMALL_BYTES) == \
+        22 - value('hugepages_pool_minimum_pages', page_size_bytes=SMALL_BYTES) > 0
+    assert ('hugepages_pool_requested_pages', (('page_size_bytes', str(GIANT * 1024)),)) \
+        not in samples
+    assert value('hugepages_pool_shortfall_pages', page_size_bytes=GIANT * 1024) == 0
+    assert value('hugepages_drift_items', section='pool') >= 1
 
     promtool = shutil.which('promtool')
     if promtool:
