@@ -173,6 +173,7 @@ int hpctl_boot (HpctlContext *ctx, GStrv args);
 int hpctl_usage (HpctlContext *ctx, GStrv args);
 int hpctl_remove_orphan (HpctlContext *ctx, GStrv args);
 int hpctl_monitor (HpctlContext *ctx, GStrv args);
+int hpctl_metrics (HpctlContext *ctx, GStrv args);
 int hpctl_claim (HpctlContext *ctx, GStrv args);
 int hpctl_release (HpctlContext *ctx, GStrv args);
 int hpctl_claims (HpctlContext *ctx, GStrv args);

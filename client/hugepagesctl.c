@@ -43,6 +43,7 @@ static const HpctlCommand commands[] = {
   { "boot", "[--write [--dry-run]]", hpctl_boot, N_("Show the huge page boot parameters, or write them") },
   { "usage", "[--json]", hpctl_usage, N_("Show who holds huge pages: processes, files, SysV, cgroups") },
   { "remove-orphan", "PATH", hpctl_remove_orphan, N_("Remove a hugetlbfs file no process maps") },
+  { "metrics", "[--output FILE]", hpctl_metrics, N_("Write the figures in Prometheus' text format (node_exporter)") },
   { "monitor", "", hpctl_monitor, N_("Print each change the service announces, until Ctrl-C") },
   { "hugeadm", "OPTION…", hpctl_hugeadm, N_("Run hugeadm options (also: hugepagesctl --pool-list …)") },
   { "pagesize", "[-a|-H]", hpctl_pagesize, N_("pagesize's options and output") },

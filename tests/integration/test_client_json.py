@@ -28,8 +28,9 @@ FORMAT_VERSION = 1
 CHANGING = {'set-min', 'set-max', 'set-node', 'demote', 'mount-create', 'unmount',
             'remove-orphan', 'claim', 'release'}
 # Other tools' command lines in those tools' output formats (the JSON of
-# what they show comes from pools, page-sizes, mounts, ...).
-FOREIGN = {'hugeadm', 'pagesize'}
+# what they show comes from pools, page-sizes, mounts, ...), and metrics in
+# Prometheus' text format.
+FOREIGN = {'hugeadm', 'pagesize', 'metrics'}
 # Reading commands with the arguments that make them show (not change).
 SHOWING_ARGS = {'status': [], 'page-sizes': [], 'pools': [], 'mounts': [], 'shm-max': [],
                 'shm-group': [], 'min-free-kbytes': [], 'zone-movable': [], 'thp': [],

@@ -1,0 +1,136 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hugepagesd developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: boot
+short_description: Write the huge page boot parameters the configuration asks for
+version_added: "1.0.0"
+description:
+  - Gigantic pages (1 GB) are best reserved on the kernel command line. hugepagesd derives the
+    parameters (C(default_hugepagesz=), C(hugepagesz=), C(hugepages=)) from its configuration,
+    which the other modules' C(persist) option writes, and writes them for GRUB on Debian
+    (C(hugepagesctl boot --write)).
+  - The module compares the drop-in hugepagesd would write with the one in place, and writes
+    only when they differ. The running kernel is unchanged; C(reboot_required) says whether a
+    reboot would give other pages.
+  - Where the service cannot write them (no Debian GRUB) the task fails with the parameters
+    to add.
+options: {}
+extends_documentation_fragment:
+  - hugepages.manager.common
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+author:
+  - hugepagesd developers
+'''
+
+EXAMPLES = r'''
+- name: Four 1 GB pages, at boot
+  hugepages.manager.pool:
+    page_size: 1G
+    minimum: 4
+    persist: true
+    accept_shortfall: true
+
+- name: Put them on the kernel command line
+  hugepages.manager.boot:
+  register: boot
+
+- name: Reboot when the running kernel has other pages
+  ansible.builtin.reboot:
+  when: boot.reboot_required
+'''
+
+RETURN = r'''
+boot_parameters:
+  description: The parameters the configuration asks for ("" for none).
+  returned: always
+  type: str
+  sample: "hugepagesz=1G hugepages=4"
+kernel_command_line:
+  description: The huge page parameters of the running kernel.
+  returned: always
+  type: str
+  sample: ""
+reboot_required:
+  description: Whether the parameters would give the kernel other huge pages than it has.
+  returned: always
+  type: bool
+  sample: true
+path:
+  description: The GRUB drop-in hugepagesd writes.
+  returned: always
+  type: str
+  sample: /etc/default/grub.d/hugepagesd.cfg
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.hugepages.manager.plugins.module_utils.hugepagesctl import (
+    COMMON_ARGS, Hugepagesctl, HugepagesError, fail)
+
+
+def planned_path(ctl, parameters):
+    """The drop-in's path, from a dry run (which needs no authorization)."""
+    rc, out, err = ctl.run('boot', '--write', '--dry-run')
+    if rc != 0:
+        raise HugepagesError('hugepagesctl boot --write --dry-run failed: %s'
+                             % ' '.join(line for line in (out + err).splitlines() if line),
+                             rc=rc, boot_parameters=parameters)
+    line = out.splitlines()[0]
+    for prefix in ('would write ', 'would remove '):
+        if line.startswith(prefix):
+            return line[len(prefix):].rsplit(': ', 1)[0]
+    raise HugepagesError('hugepagesctl boot --write --dry-run said: %s' % line)
+
+
+def current_line(path, parameters):
+    """Whether the drop-in in place carries exactly @parameters (or, for none,
+    is absent)."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except (IOError, OSError):
+        return None, False
+    wanted = 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX %s"' % parameters
+    return text, bool(parameters) and wanted in text.splitlines()
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(**COMMON_ARGS), supports_check_mode=True)
+    result = dict(changed=False)
+    try:
+        ctl = Hugepagesctl(module)
+        boot = ctl.read('boot')
+        parameters = boot['boot_parameters']
+        result.update(boot_parameters=parameters,
+                      kernel_command_line=boot['kernel_command_line'],
+                      reboot_required=boot['reboot_required'])
+        path = planned_path(ctl, parameters)
+        result['path'] = path
+        before, up_to_date = current_line(path, parameters)
+        result['changed'] = not up_to_date if parameters else before is not None
+        if result['changed'] and not module.check_mode:
+            ctl.change('boot', '--write')
+            result['reboot_required'] = ctl.read('boot')['reboot_required']
+        if module._diff and result['changed']:
+            after = ('GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX %s"\n' % parameters) if parameters else ''
+            result['diff'] = dict(before=before or '', after=after, before_header=path,
+                                  after_header=path)
+    except HugepagesError as e:
+        fail(module, e, **result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

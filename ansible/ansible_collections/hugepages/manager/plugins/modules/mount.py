@@ -1,0 +1,194 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: hugepagesd developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: mount
+short_description: Mount hugetlbfs for the system, a user, a group or everyone
+version_added: "1.0.0"
+description:
+  - Makes hugepagesd's hugetlbfs mounts below /var/lib/hugetlbfs, one per page size
+    (or only I(page_size)), as C(hugepagesctl mount-create) does, or unmounts them.
+  - A mount is looked for at the path hugepagesd gives it; with I(size), I(min_size) in bytes,
+    I(inodes) or I(mode) given, a mount with other limits counts as a change, which hugepagesd
+    refuses (it never stacks mounts); unmount it first with I(state=absent).
+options:
+  scope:
+    description: C(system) (root:root 0770), C(user), C(group) or C(global) (1777).
+    type: str
+    required: true
+    choices: [system, user, group, global]
+  owner:
+    description: The user (scope C(user)) or group (scope C(group)) name.
+    type: str
+  page_size:
+    description: Only the mount of this page size (bytes, C(2M), C(1G)).
+    type: str
+  size:
+    description: The mount's size limit, as memory (C(4G)) or a percentage of the pool (C(50%)).
+    type: str
+  min_size:
+    description: Memory reserved when mounting, as memory or a percentage of the pool.
+    type: str
+  inodes:
+    description: The most files in the mount.
+    type: int
+  mode:
+    description: Permission bits (and the sticky bit), as an octal string such as C('0770').
+    type: str
+  state:
+    description: Whether the mounts should exist.
+    type: str
+    choices: [present, absent]
+    default: present
+  persist:
+    description: Save the mount in hugepagesd's configuration, so that it is made again at boot.
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - hugepages.manager.common
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+author:
+  - hugepagesd developers
+'''
+
+EXAMPLES = r'''
+- name: A 2 MB mount for the dba group, half the pool at most
+  hugepages.manager.mount:
+    scope: group
+    owner: dba
+    page_size: 2M
+    size: 50%
+    persist: true
+'''
+
+RETURN = r'''
+paths:
+  description: The mount points looked at.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/var/lib/hugetlbfs/group/dba/pagesize-2MB"]
+mounts:
+  description: The mounts at those paths afterwards, as in C(hugepagesctl mounts --json).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"path": "/var/lib/hugetlbfs/group/dba/pagesize-2MB", "page_size": 2097152, "mode": 56}]
+commands:
+  description: The hugepagesctl commands run (or, in check mode, that would run).
+  returned: always
+  type: list
+  elements: str
+  sample: ["mount-create group dba --page-size 2097152 --size 50%"]
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.hugepages.manager.plugins.module_utils.hugepagesctl import (
+    COMMON_ARGS, Hugepagesctl, HugepagesError, fail, parse_size, size_name)
+
+ROOT = '/var/lib/hugetlbfs'
+
+
+def mount_path(scope, owner, page_size):
+    prefix = {'system': '', 'global': 'global/', 'user': 'user/%s/' % owner,
+              'group': 'group/%s/' % owner}[scope]
+    return '%s/%spagesize-%s' % (ROOT, prefix, size_name(page_size))
+
+
+def differs(mount, p):
+    if p['mode'] is not None and mount['mode'] != int(p['mode'], 8):
+        return True
+    if p['inodes'] is not None and mount['max_inodes'] != p['inodes']:
+        return True
+    for option, key in (('size', 'max_size'), ('min_size', 'min_size')):
+        if p[option] is not None and not p[option].endswith('%') and \
+                mount[key] != parse_size(p[option]):
+            return True
+    return False
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            scope=dict(type='str', required=True, choices=['system', 'user', 'group', 'global']),
+            owner=dict(type='str'),
+            page_size=dict(type='str'),
+            size=dict(type='str'),
+            min_size=dict(type='str'),
+            inodes=dict(type='int'),
+            mode=dict(type='str'),
+            state=dict(type='str', choices=['present', 'absent'], default='present'),
+            persist=dict(type='bool', default=False),
+            **COMMON_ARGS),
+        required_if=[('scope', 'user', ('owner',)), ('scope', 'group', ('owner',))],
+        supports_check_mode=True,
+    )
+    p = module.params
+    result = dict(changed=False, commands=[], paths=[], mounts=[])
+    try:
+        if p['mode'] is not None:
+            try:
+                int(p['mode'], 8)
+            except ValueError:
+                raise HugepagesError("mode: '%s' is not an octal mode" % p['mode'])
+        ctl = Hugepagesctl(module)
+        sizes = [pool['page_size'] for pool in ctl.status()['pools']]
+        if p['page_size'] is not None:
+            wanted = parse_size(p['page_size'])
+            if wanted not in sizes:
+                raise HugepagesError('this host has no pool of %s pages' % p['page_size'])
+            sizes = [wanted]
+        paths = [mount_path(p['scope'], p['owner'], s) for s in sizes]
+        result['paths'] = paths
+
+        def current():
+            return dict((m['path'], m) for m in ctl.read('mounts')['mounts'] if m['path'] in paths)
+
+        before = current()
+        commands = []
+        if p['state'] == 'present':
+            if len(before) != len(paths) or any(differs(m, p) for m in before.values()):
+                command = ['mount-create', p['scope']] + ([p['owner']] if p['scope'] in ('user', 'group') else [])
+                if p['page_size'] is not None:
+                    command += ['--page-size', sizes[0]]
+                for option, flag in (('size', '--size'), ('min_size', '--min-size'),
+                                     ('inodes', '--inodes'), ('mode', '--mode')):
+                    if p[option] is not None:
+                        command += [flag, p[option]]
+                commands.append(command + (['--persist'] if p['persist'] else []))
+        else:
+            for path in sorted(before):
+                commands.append(['unmount', path] + (['--persist'] if p['persist'] else []))
+        result['commands'] = [' '.join(str(a) for a in c) for c in commands]
+        result['changed'] = bool(commands)
+        if commands and not module.check_mode:
+            for command in commands:
+                ctl.change(*command)
+            after = current()
+        elif commands:
+            after = dict((path, {'path': path}) for path in paths) if p['state'] == 'present' else {}
+        else:
+            after = before
+        result['mounts'] = [after[k] for k in sorted(after)]
+        if module._diff and commands:
+            result['diff'] = dict(before='\n'.join(sorted(before)) + '\n',
+                                  after='\n'.join(sorted(after)) + '\n')
+    except HugepagesError as e:
+        fail(module, e, **result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,474 @@
+/* hugepagesctl metrics: every figure the service publishes, in the
+ * Prometheus text format, for node_exporter's textfile collector. The
+ * service itself opens no socket: a timer (or cron) runs this command and
+ * node_exporter serves the file. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hp-names.h"
+#include "hp-units.h"
+#include "hpctl.h"
+
+#define METRICS_HELP \
+  "Prints the metrics, or with --output writes them to FILE atomically (a\n" \
+  "temporary file in the same directory, renamed over FILE, mode 0644), as\n" \
+  "node_exporter's textfile collector needs: FILE should end in .prom and sit\n" \
+  "in its directory (Debian: /var/lib/prometheus/node-exporter). The names\n" \
+  "and labels are listed in docs/fleet.md.\n" \
+  "\nExit status: 0 done, 1 error, 2 usage error."
+
+/* Label values are free text (mount paths, consumer names): escaped as the
+ * exposition format asks, backslash, double quote and newline. */
+static void
+append_label_value (GString *out, const char *value)
+{
+  for (const char *p = value; *p != '\0'; p++)
+    {
+      if (*p == '\\')
+        g_string_append (out, "\\\\");
+      else if (*p == '"')
+        g_string_append (out, "\\\"");
+      else if (*p == '\n')
+        g_string_append (out, "\\n");
+      else
+        g_string_append_c (out, *p);
+    }
+}
+
+static void
+family (GString *out, const char *name, const char *type, const char *help)
+{
+  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One sample; @labels is NULL or NULL-terminated name, value pairs. */
+static void
+sample (GString *out, const char *name, const char *const *labels, guint64 value)
+{
+  g_string_append (out, name);
+  if (labels != NULL && labels[0] != NULL)
+    {
+      g_string_append_c (out, '{');
+      for (gsize i = 0; labels[i] != NULL; i += 2)
+        {
+          g_string_append_printf (out, "%s%s=\"", i > 0 ? "," : "", labels[i]);
+          append_label_value (out, labels[i + 1]);
+          g_string_append_c (out, '"');
+        }
+      g_string_append_c (out, '}');
+    }
+  g_string_append_printf (out, " %" G_GUINT64_FORMAT "\n", value);
+}
+
+typedef guint64 (*PoolGetter) (HpDBusManagerPageSize *p);
+
+static void
+pool_family (GString *out, GPtrArray *page_sizes, const char *name, const char *help,
+             PoolGetter get)
+{
+  family (out, name, "gauge", help);
+  for (guint i = 0; i < page_sizes->len; i++)
+    {
+      HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
+      g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                               hp_dbus_manager_page_size_get_size (p));
+
+      sample (out, name, (const char *[]) { "page_size_bytes", size, NULL }, get (p));
+    }
+}
+
+/* Nodes holds (node, total, free, surplus, minimum); @field is 1 to 4. */
+static void
+node_family (GString *out, GPtrArray *page_sizes, const char *name, const char *help,
+             gsize field)
+{
+  family (out, name, "gauge", help);
+  for (guint i = 0; i < page_sizes->len; i++)
+    {
+      HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
+      GVariant *nodes = hp_dbus_manager_page_size_get_nodes (p);
+      g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                               hp_dbus_manager_page_size_get_size (p));
+
+      for (gsize j = 0; nodes != NULL && j < g_variant_n_children (nodes); j++)
+        {
+          guint32 node;
+          guint64 values[4];
+          g_autofree char *node_text = NULL;
+
+          g_variant_get_child (nodes, j, "(utttt)", &node, &values[0], &values[1], &values[2],
+                               &values[3]);
+          node_text = g_strdup_printf ("%u", node);
+          sample (out, name,
+                  (const char *[]) { "page_size_bytes", size, "node", node_text, NULL },
+                  values[field - 1]);
+        }
+    }
+}
+
+/* The pages the configuration asks for in a pool: its "pool NAME minimum"
+ * (or "pool DEFAULT minimum" for the default size), FALSE when it asks for
+ * none or in a form this cannot count. */
+static gboolean
+configured_minimum (GVariant *state, HpDBusManagerPageSize *p, guint64 *pages)
+{
+  g_autofree char *own = g_strdup_printf ("pool %s minimum", hp_dbus_manager_page_size_get_name (p));
+  GVariantIter iter;
+  const char *key, *value, *origin;
+  gboolean found = FALSE;
+
+  if (state == NULL)
+    return FALSE;
+  g_variant_iter_init (&iter, state);
+  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+    {
+      HpAmount amount;
+
+      if (strcmp (key, own) != 0 &&
+          !(hp_dbus_manager_page_size_get_is_default (p) &&
+            strcmp (key, "pool DEFAULT minimum") == 0))
+        continue;
+      if (hp_parse_amount (value, hp_dbus_manager_page_size_get_size (p), &amount, NULL) &&
+          amount.kind == HP_AMOUNT_SET)
+        {
+          *pages = amount.pages;
+          found = TRUE;
+        }
+    }
+  return found;
+}
+
+static guint64
+claimed_pages (GVariant *claims, guint64 size)
+{
+  GVariantIter iter;
+  const char *consumer;
+  guint64 claim_size, pages, sum = 0;
+  guint32 node;
+
+  if (claims == NULL)
+    return 0;
+  g_variant_iter_init (&iter, claims);
+  while (g_variant_iter_next (&iter, "(&sttu)", &consumer, &claim_size, &pages, &node))
+    if (claim_size == size)
+      sum += pages;
+  return sum;
+}
+
+/* Requested against achieved: what the configuration and the claims ask the
+ * persistent pool to hold, and what it holds. */
+static void
+requested_families (GString *out, HpctlContext *ctx, GPtrArray *page_sizes)
+{
+  GVariant *state = hp_dbus_manager_get_configured_state (ctx->manager);
+  GVariant *claims = hp_dbus_manager_get_claims (ctx->manager);
+  g_autoptr(GArray) requested = g_array_sized_new (FALSE, TRUE, sizeof (gint64), page_sizes->len);
+
+  for (guint i = 0; i < page_sizes->len; i++)
+    {
+      HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
+      guint64 base;
+      gint64 want = -1;
+
+      if (configured_minimum (state, p, &base))
+        want = (gint64) MIN (base + claimed_pages (claims, hp_dbus_manager_page_size_get_size (p)),
+                             (guint64) G_MAXINT64);
+      g_array_append_val (requested, want);
+    }
+
+  family (out, "hugepages_pool_requested_pages", "gauge",
+          "Persistent pages the configuration asks for (its minimum plus the claims); only sizes it configures");
+  for (guint i = 0; i < page_sizes->len; i++)
+    {
+      HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
+      gint64 want = g_array_index (requested, gint64, i);
+      g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                               hp_dbus_manager_page_size_get_size (p));
+
+      if (want >= 0)
+        sample (out, "hugepages_pool_requested_pages",
+                (const char *[]) { "page_size_bytes", size, NULL }, (guint64) want);
+    }
+
+  family (out, "hugepages_pool_shortfall_pages", "gauge",
+          "Requested persistent pages the pool lacks (0 when it holds them or nothing is requested)");
+  for (guint i = 0; i < page_sizes->len; i++)
+    {
+      HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
+      gint64 want = g_array_index (requested, gint64, i);
+      guint64 have = hp_dbus_manager_page_size_get_minimum (p);
+      g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                               hp_dbus_manager_page_size_get_size (p));
+
+      sample (out, "hugepages_pool_shortfall_pages",
+              (const char *[]) { "page_size_bytes", size, NULL },
+              want >= 0 && (guint64) want > have ? (guint64) want - have : 0);
+    }
+}
+
+static void
+claim_family (GString *out, HpctlContext *ctx)
+{
+  GVariant *claims = hp_dbus_manager_get_claims (ctx->manager);
+  GVariantIter iter;
+  const char *consumer;
+  guint64 size, pages;
+  guint32 node;
+
+  family (out, "hugepages_claim_pages", "gauge",
+          "Pages claimed per consumer; no node label for a claim on the whole pool");
+  if (claims == NULL)
+    return;
+  g_variant_iter_init (&iter, claims);
+  while (g_variant_iter_next (&iter, "(&sttu)", &consumer, &size, &pages, &node))
+    {
+      g_autofree char *size_text = g_strdup_printf ("%" G_GUINT64_FORMAT, size);
+      g_autofree char *node_text = g_strdup_printf ("%u", node);
+
+      if (node == HP_CLAIM_ALL_NODES)
+        sample (out, "hugepages_claim_pages",
+                (const char *[]) { "consumer", consumer, "page_size_bytes", size_text, NULL }, pages);
+      else
+        sample (out, "hugepages_claim_pages",
+                (const char *[]) { "consumer", consumer, "page_size_bytes", size_text,
+                                   "node", node_text, NULL }, pages);
+    }
+}
+
+/* A mount's limit from its attributes, in the metric's family. */
+static void
+mount_limit_family (GString *out, GVariant *mounts, const char *name, const char *key,
+                    const char *help)
+{
+  GVariantIter iter;
+  const char *path;
+  GVariant *attributes;
+
+  family (out, name, "gauge", help);
+  if (mounts == NULL)
+    return;
+  g_variant_iter_init (&iter, mounts);
+  while (g_variant_iter_next (&iter, "(&s@a{sv})", &path, &attributes))
+    {
+      guint64 value;
+
+      if (g_variant_lookup (attributes, key, "t", &value))
+        sample (out, name, (const char *[]) { "path", path, NULL }, value);
+      g_variant_unref (attributes);
+    }
+}
+
+static void
+mount_families (GString *out, HpctlContext *ctx)
+{
+  GVariant *mounts = hp_dbus_manager_get_mounts (ctx->manager);
+  GVariantIter iter;
+  const char *path;
+  GVariant *attributes;
+
+  family (out, "hugepages_mount_info", "gauge",
+          "One per hugetlbfs mount (value 1): path, page size, owner, mode, and whether hugepagesd manages it");
+  if (mounts != NULL)
+    {
+      g_variant_iter_init (&iter, mounts);
+      while (g_variant_iter_next (&iter, "(&s@a{sv})", &path, &attributes))
+        {
+          guint64 size = 0;
+          guint32 uid = 0, gid = 0, mode = 0;
+          gboolean managed = FALSE;
+          g_autofree char *size_text = NULL, *uid_text = NULL, *gid_text = NULL, *mode_text = NULL;
+
+          g_variant_lookup (attributes, "page-size", "t", &size);
+          g_variant_lookup (attributes, "uid", "u", &uid);
+          g_variant_lookup (attributes, "gid", "u", &gid);
+          g_variant_lookup (attributes, "mode", "u", &mode);
+          g_variant_lookup (attributes, "managed", "b", &managed);
+          size_text = g_strdup_printf ("%" G_GUINT64_FORMAT, size);
+          uid_text = g_strdup_printf ("%u", uid);
+          gid_text = g_strdup_printf ("%u", gid);
+          mode_text = g_strdup_printf ("%04o", mode);
+          sample (out, "hugepages_mount_info",
+                  (const char *[]) { "path", path, "page_size_bytes", size_text, "uid", uid_text,
+                                     "gid", gid_text, "mode", mode_text,
+                                     "managed", managed ? "true" : "false", NULL }, 1);
+          g_variant_unref (attributes);
+        }
+    }
+
+  mount_limit_family (out, mounts, "hugepages_mount_size_limit_bytes", "size",
+                      "A hugetlbfs mount's size= limit; mounts without one are left out");
+  mount_limit_family (out, mounts, "hugepages_mount_min_size_bytes", "min-size",
+                      "A hugetlbfs mount's min_size= reservation; mounts without one are left out");
+  mount_limit_family (out, mounts, "hugepages_mount_inodes_limit", "nr-inodes",
+                      "A hugetlbfs mount's nr_inodes= limit; mounts without one are left out");
+}
+
+/* Drift by section (the first word of its key: pool, mount, tunables, thp),
+ * every section present so that alerts see 0 rather than nothing. */
+static void
+drift_family (GString *out, HpctlContext *ctx)
+{
+  static const char *const sections[] = { "pool", "mount", "tunables", "thp" };
+  GVariant *drift = hp_dbus_manager_get_drift (ctx->manager);
+  guint64 counts[G_N_ELEMENTS (sections)] = { 0, };
+
+  if (drift != NULL)
+    {
+      GVariantIter iter;
+      const char *key, *configured, *actual, *message;
+
+      g_variant_iter_init (&iter, drift);
+      while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
+        for (gsize i = 0; i < G_N_ELEMENTS (sections); i++)
+          if (g_str_has_prefix (key, sections[i]) && key[strlen (sections[i])] == ' ')
+            counts[i]++;
+    }
+
+  family (out, "hugepages_drift_items", "gauge",
+          "Settings where the kernel differs from the configuration, by configuration section");
+  for (gsize i = 0; i < G_N_ELEMENTS (sections); i++)
+    sample (out, "hugepages_drift_items", (const char *[]) { "section", sections[i], NULL },
+            counts[i]);
+}
+
+static void
+explain_family (GString *out, GVariant *findings)
+{
+  static const char *const severities[] = { "info", "warning", "error" };
+  guint64 counts[G_N_ELEMENTS (severities)] = { 0, };
+  GVariantIter iter;
+  const char *severity, *id, *message, *fix;
+
+  g_variant_iter_init (&iter, findings);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &severity, &id, &message, &fix))
+    for (gsize i = 0; i < G_N_ELEMENTS (severities); i++)
+      if (strcmp (severity, severities[i]) == 0)
+        counts[i]++;
+
+  family (out, "hugepages_explain_findings", "gauge",
+          "Findings of hugepagesctl explain, by severity");
+  for (gsize i = 0; i < G_N_ELEMENTS (severities); i++)
+    sample (out, "hugepages_explain_findings",
+            (const char *[]) { "severity", severities[i], NULL }, counts[i]);
+}
+
+static void
+machine_families (GString *out, HpctlContext *ctx)
+{
+  HpDBusManager *m = ctx->manager;
+
+  family (out, "hugepages_build_info", "gauge", "The version of hugepagesd (value 1)");
+  sample (out, "hugepages_build_info",
+          (const char *[]) { "version", hp_dbus_manager_get_version (m), NULL }, 1);
+  family (out, "hugepages_default_page_size_bytes", "gauge",
+          "The default huge page size (0: none)");
+  sample (out, "hugepages_default_page_size_bytes", NULL,
+          hp_dbus_manager_get_default_page_size (m));
+  family (out, "hugepages_pool_memory_limit_bytes", "gauge",
+          "The most memory all persistent pools together may be set to");
+  sample (out, "hugepages_pool_memory_limit_bytes", NULL,
+          hp_dbus_manager_get_pool_memory_limit (m));
+  family (out, "hugepages_shmmax_bytes", "gauge", "kernel.shmmax");
+  sample (out, "hugepages_shmmax_bytes", NULL, hp_dbus_manager_get_shm_max (m));
+  family (out, "hugepages_min_free_bytes", "gauge", "vm.min_free_kbytes in bytes");
+  sample (out, "hugepages_min_free_bytes", NULL, hp_dbus_manager_get_min_free_kbytes (m) * 1024);
+  family (out, "hugepages_reboot_required", "gauge",
+          "1 when the configured boot parameters differ from the running kernel's");
+  sample (out, "hugepages_reboot_required", NULL, hp_dbus_manager_get_reboot_required (m));
+}
+
+#define POOL_GETTER(field) \
+  static guint64 get_##field (HpDBusManagerPageSize *p) \
+  { return hp_dbus_manager_page_size_get_##field (p); }
+POOL_GETTER (total)
+POOL_GETTER (free)
+POOL_GETTER (reserved)
+POOL_GETTER (surplus)
+POOL_GETTER (minimum)
+POOL_GETTER (maximum)
+POOL_GETTER (overcommit)
+
+static char *
+render (HpctlContext *ctx, GPtrArray *page_sizes, GVariant *findings)
+{
+  GString *out = g_string_new (NULL);
+
+  machine_families (out, ctx);
+  pool_family (out, page_sizes, "hugepages_pool_pages",
+               "Pages in the pool, surplus included (nr_hugepages)", get_total);
+  pool_family (out, page_sizes, "hugepages_pool_free_pages", "Free pages in the pool", get_free);
+  pool_family (out, page_sizes, "hugepages_pool_reserved_pages",
+               "Pages reserved for mappings but not yet faulted in", get_reserved);
+  pool_family (out, page_sizes, "hugepages_pool_surplus_pages",
+               "Surplus pages (above the persistent pool)", get_surplus);
+  pool_family (out, page_sizes, "hugepages_pool_minimum_pages",
+               "The persistent pool: pages kept when unused", get_minimum);
+  pool_family (out, page_sizes, "hugepages_pool_maximum_pages",
+               "How far the pool may grow on demand (minimum plus overcommit)", get_maximum);
+  pool_family (out, page_sizes, "hugepages_pool_overcommit_pages",
+               "nr_overcommit_hugepages", get_overcommit);
+  node_family (out, page_sizes, "hugepages_node_pool_pages", "Pages of the pool on a NUMA node", 1);
+  node_family (out, page_sizes, "hugepages_node_pool_free_pages", "Free pages on a NUMA node", 2);
+  node_family (out, page_sizes, "hugepages_node_pool_surplus_pages", "Surplus pages on a NUMA node", 3);
+  node_family (out, page_sizes, "hugepages_node_pool_minimum_pages",
+               "Persistent pages on a NUMA node", 4);
+  requested_families (out, ctx, page_sizes);
+  claim_family (out, ctx);
+  mount_families (out, ctx);
+  drift_family (out, ctx);
+  explain_family (out, findings);
+  return g_string_free (out, FALSE);
+}
+
+int
+hpctl_metrics (HpctlContext *ctx, GStrv args)
+{
+  g_autofree char *output = NULL;
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      "Write to FILE atomically instead of printing", "FILE" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) options = g_option_context_new ("metrics");
+  g_autoptr(GPtrArray) page_sizes = NULL;
+  g_autoptr(GVariant) findings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  GVariantBuilder no_options;
+
+  g_option_context_set_summary (options,
+                                "Write every figure hugepagesd knows in the Prometheus text format.");
+  g_option_context_set_description (options, METRICS_HELP);
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!hpctl_parse_command (ctx, options, &args))
+    return HPCTL_EXIT_USAGE;
+  if (args[1] != NULL)
+    return hpctl_usage_error ("%s takes no arguments, but got '%s'", args[0], args[1]);
+  if (output != NULL && output[0] == '\0')
+    return hpctl_usage_error ("--output needs a file name");
+  if (!hpctl_connect (ctx))
+    return HPCTL_EXIT_ERROR;
+
+  page_sizes = hpctl_get_page_sizes (ctx, &error);
+  if (page_sizes == NULL)
+    return hpctl_fail (error);
+  /* needs no authorization, as explain */
+  g_variant_builder_init (&no_options, G_VARIANT_TYPE_VARDICT);
+  if (!hp_dbus_manager_call_explain_sync (ctx->manager, g_variant_builder_end (&no_options),
+                                          G_DBUS_CALL_FLAGS_NONE, -1, &findings, NULL, &error))
+    return hpctl_fail (error);
+
+  text = render (ctx, page_sizes, findings);
+  if (output == NULL)
+    {
+      fputs (text, stdout);
+      return HPCTL_EXIT_OK;
+    }
+  /* node_exporter reads only *.prom; the temporary NAME.XXXXXX is not one,
+   * and the rename means it never sees half a file */
+  if (!g_file_set_contents_full (output, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+    return hpctl_fail (error);
+  return HPCTL_EXIT_OK;
+}

@@ -1,0 +1,461 @@
+"""The fleet tier: the Ansible collection hugepages.manager run by Debian's
+ansible-playbook against hugepagesd on the fake kernel, on this machine
+(connection local) and on a second "host" reached over the loopback sshd of
+the -H tests; and `hugepagesctl metrics` scraped by a real node_exporter.
+
+Every module: check mode (nothing written, the change reported), applied,
+applied again (no change). A pool the kernel cannot fill fails the task with
+the figures; a user polkit refuses gets a failed task with the service's
+message and nothing changed."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+import pytest
+import yaml
+
+from fakekernel import Mount, NodePool, Pool
+from test_client_remote import SSHD, Sshd
+
+SMALL, GIANT = 2048, 1048576
+SMALL_BYTES = SMALL * 1024
+ALL_ACTIONS = [
+    'org.hugepages.manager.configure-pools',
+    'org.hugepages.manager.manage-mounts',
+    'org.hugepages.manager.configure-tunables',
+]
+POOLS = {SMALL: Pool(total=6, free=5, resv=1, overcommit=2,
+                     nodes={0: NodePool(4, 3, 0), 1: NodePool(2, 2, 0)}),
+         GIANT: Pool(total=2, free=2)}
+NODE_EXPORTER = '/usr/bin/prometheus-node-exporter'
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+pytestmark = pytest.mark.skipif(shutil.which('ansible-playbook') is None,
+                                reason='needs ansible-core (scripts/install-deps installs it)')
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class AnsibleSshd(Sshd):
+    """The -H tests' sshd with one more key, whose forced command is a shell
+    on the "remote" host: the test's bus as its system bus and the built
+    hugepagesctl on PATH, as an installed host would have them."""
+    KEYS = dict(Sshd.KEYS, ansible='{dir}/remote-shell')
+
+    def __init__(self, bus_address, client_dir):
+        super().__init__(bus_address)
+        script = os.path.join(self.dir, 'remote-shell')
+        with open(script, 'w') as f:
+            f.write('#!/bin/sh\n'
+                    f'export DBUS_SYSTEM_BUS_ADDRESS="{bus_address}"\n'
+                    f'export PATH="{client_dir}:$PATH"\n'
+                    'exec /bin/sh -c "$SSH_ORIGINAL_COMMAND"\n')
+        os.chmod(script, 0o755)
+
+
+@pytest.fixture(scope='module')
+def sshd(bus, builddir):
+    if not os.access(SSHD, os.X_OK):
+        pytest.skip('needs openssh-server')
+    server = AnsibleSshd(bus.address, os.path.join(builddir, 'client'))
+    yield server
+    server.stop()
+
+
+HOSTS = ['local', 'remote']
+
+
+@pytest.fixture(params=HOSTS)
+def play(request, collections, bus, builddir):
+    yield from make_play(request, request.param, collections, bus, builddir)
+
+
+@pytest.fixture
+def local_play(request, collections, bus, builddir):
+    """play on this machine only: for what does not depend on the host (the
+    module's own validation, the role), to keep the tier short."""
+    yield from make_play(request, 'local', collections, bus, builddir)
+
+
+def make_play(request, host, collections, bus, builddir):
+    """play(tasks, check=False, diff=False) -> every task result, in order
+    (callback_plugins/hpd_results.py; "failed" set on each), of one
+    ansible-playbook run on this machine (connection local) or the loopback
+    ssh host. Every task gets ignore_errors, so that one run can check a
+    failure and go on."""
+    top = tempfile.mkdtemp(prefix='hpd-play-')
+    if host == 'local':
+        inventory = ('target ansible_connection=local '
+                     'ansible_python_interpreter=/usr/bin/python3\n')
+    else:
+        server = request.getfixturevalue('sshd')
+        inventory = (f'target ansible_host=127.0.0.1 ansible_port={server.port} ansible_user=root '
+                     f'ansible_ssh_common_args="-F {server.dir}/config-ansible" '
+                     'ansible_ssh_pipelining=true ansible_python_interpreter=/usr/bin/python3\n')
+    with open(os.path.join(top, 'inventory'), 'w') as f:
+        f.write(inventory)
+    results = os.path.join(top, 'results.json')
+    env = dict(os.environ,
+               ANSIBLE_HOME=top, ANSIBLE_LOCAL_TEMP=os.path.join(top, 'tmp'),
+               ANSIBLE_REMOTE_TEMP=os.path.join(top, 'remote-tmp'),
+               ANSIBLE_SSH_CONTROL_PATH_DIR=os.path.join(top, 'cp'),
+               ANSIBLE_COLLECTIONS_PATH=collections,
+               ANSIBLE_CALLBACK_PLUGINS=os.path.join(HERE, 'callback_plugins'),
+               ANSIBLE_CALLBACKS_ENABLED='hpd_results', HPD_RESULTS=results,
+               ANSIBLE_NOCOLOR='1', ANSIBLE_RETRY_FILES_ENABLED='0',
+               ANSIBLE_HOST_KEY_CHECKING='0',
+               DBUS_SYSTEM_BUS_ADDRESS=bus.address,
+               PATH=os.path.join(builddir, 'client') + ':' + os.environ['PATH'])
+
+    def run(tasks, check=False, diff=False):
+        path = os.path.join(top, 'play.yml')
+        tasks = [dict(t, ignore_errors=True) for t in tasks]
+        with open(path, 'w') as f:
+            yaml.safe_dump([{'hosts': 'target', 'gather_facts': False, 'tasks': tasks}], f)
+        argv = ['ansible-playbook', '-i', os.path.join(top, 'inventory'), path]
+        argv += ['--check'] if check else []
+        argv += ['--diff'] if diff else []
+        if os.path.exists(results):
+            os.unlink(results)
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        with open(results) as f:
+            return json.load(f)
+
+    run.host = host
+    yield run
+    shutil.rmtree(top, ignore_errors=True)
+
+
+def one(results):
+    assert len(results) == 1, results
+    return results[0]
+
+
+def unchanged_twice(play, task):
+    """Check mode (with diff), apply (with diff), apply again, in one run;
+    returns the three results."""
+    checked, applied, again = play([dict(task, check_mode=True, diff=True),
+                                    dict(task, diff=True), task])
+    assert not checked['failed'] and checked['changed'] is True, checked.get('msg', checked)
+    assert 'diff' in checked, checked
+    assert not applied['failed'] and applied['changed'] is True, applied
+    assert not again['failed'] and again['changed'] is False, again
+    return checked, applied, again
+
+
+def nr(fake_kernel, size_kb, name='nr_hugepages'):
+    return fake_kernel.read_int(fake_kernel.pool_file(size_kb, name))
+
+
+# --- modules ---------------------------------------------------------------------
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pool(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.pool': {'page_size': '2M', 'minimum': '16M', 'maximum': 12,
+                                       'persist': True}}
+    nodes = {'hugepages.manager.pool': {'page_size': 2097152, 'nodes': {0: 5, 1: 5}}}
+    checked, applied, again = unchanged_twice(play, task)
+    assert checked['commands'] == ['set-min 2097152 8 --persist', 'set-max 2097152 12 --persist']
+    assert checked['diff']['before']['minimum'] == 6 and checked['diff']['after']['minimum'] == 8
+    # check mode wrote nothing: the run after it found the pool as it was
+    assert applied['before'] == checked['before']
+    assert applied['after']['minimum'] == 8 and applied['after']['maximum'] == 12
+    assert nr(fake_kernel, SMALL) == 8
+    assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 4
+
+    checked, applied, again = unchanged_twice(play, nodes)
+    assert applied['after']['nodes'] == {'0': 5, '1': 5}
+    assert fake_kernel.read_int(fake_kernel.node_file(1, SMALL, 'nr_hugepages')) == 5
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pool_refuses_relative_amounts(service, polkit, fake_kernel, local_play):
+    polkit.allow(*ALL_ACTIONS)
+    results = local_play([{'hugepages.manager.pool': {'page_size': '2M', 'minimum': amount}}
+                          for amount in ('+2', '-1', '-2M')])
+    for result in results:
+        assert result['failed'] and 'relative amounts are refused' in result['msg'], result
+    assert nr(fake_kernel, SMALL) == 6
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pool_shortfall_fails_with_figures(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    fake_kernel.limit_pool(SMALL, 7)
+    task = {'hugepages.manager.pool': {'page_size': '2M', 'minimum': 10}}
+    failed, accepted = play([task, {'hugepages.manager.pool': dict(task['hugepages.manager.pool'],
+                                                                    accept_shortfall=True)}])
+    assert failed['failed'] is True and failed['shortfall'] is True, failed
+    assert failed['requested']['minimum'] == 10 and failed['after']['minimum'] == 7, failed
+    assert 'fewer 2MB pages than asked' in failed['msg']
+    assert not accepted['failed'] and accepted['shortfall'] is True, accepted
+    assert any('fewer 2MB pages' in w for w in accepted.get('warnings', [])), accepted
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_denied_user_fails_cleanly(service, polkit, fake_kernel, play):
+    # polkit refuses (the mock's default): the task fails with the
+    # service's answer, nothing is written, nothing is left half done
+    result = one(play([{'hugepages.manager.pool': {'page_size': '2M', 'minimum': 9}}]))
+    assert result.get('failed') is True, result
+    assert 'hugepagesctl set-min 2097152 9 failed' in result['msg'], result
+    assert 'uthoriz' in result['msg'], result
+    assert 'Traceback' not in json.dumps(result)
+    assert nr(fake_kernel, SMALL) == 6
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_claim(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.claim': {'consumer': 'postgresql', 'page_size': '2M',
+                                        'pages': '8M', 'persist': True}}
+    checked, applied, _ = unchanged_twice(play, task)
+    assert checked['commands'] == ['claim postgresql 2097152 4 --persist']
+    assert applied['claim']['pages'] == 4 and applied['claim']['persisted'] is True
+    assert nr(fake_kernel, SMALL) == 10
+
+    gone = {'hugepages.manager.claim': {'consumer': 'postgresql', 'page_size': '2M',
+                                        'state': 'absent'}}
+    checked, applied, _ = unchanged_twice(play, gone)
+    assert applied['claim'] is None
+    assert nr(fake_kernel, SMALL) == 6
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_tunables_and_thp(service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.tunables': {'shm_max': '64G', 'min_free_kbytes': '90112',
+                                           'thp': {'enabled': 'never', 'defrag': 'defer'},
+                                           'persist': True}}
+    checked, applied, _ = unchanged_twice(play, task)
+    assert checked['after']['shm_max'] == 64 << 30
+    assert fake_kernel.read_int('proc/sys/kernel/shmmax') == 64 << 30
+    assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == 90112
+    assert '[never]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_mount_check_mode_and_present(service, polkit, fake_kernel, play):
+    # The fake tier cannot mount (the system tier's job): check mode plans
+    # the mounts, and mounts already in mountinfo count as done.
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
+    checked = one(play([task], check=True, diff=True))
+    assert checked['changed'] is True and not checked.get('failed'), checked
+    assert checked['commands'] == ['mount-create system --page-size 2097152']
+    assert checked['paths'] == ['/var/lib/hugetlbfs/pagesize-2MB']
+
+
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount('/var/lib/hugetlbfs/pagesize-2MB')])
+def test_mount_present_is_unchanged(service, polkit, fake_kernel, local_play):
+    play = local_play
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
+    mode = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], mode='0700')}
+    planned, present, other = play([dict(task, check_mode=True), task, dict(mode, check_mode=True)])
+    for result in (planned, present):
+        assert result['changed'] is False and not result['failed'], result
+        assert result['mounts'][0]['page_size'] == SMALL_BYTES
+    assert other['changed'] is True, other
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_boot(service, polkit, fake_kernel, play):
+    # persistence at boot: a 1 GB pool saved, then its boot parameters
+    # written for GRUB (a Debian tree below the fake root)
+    polkit.allow(*ALL_ACTIONS, 'org.hugepages.manager.configure-boot')
+    for rel, text in (('etc/debian_version', '12.11\n'),
+                      ('etc/default/grub', 'GRUB_CMDLINE_LINUX=""\n'),
+                      # not run under a fake root; its presence says GRUB is installed
+                      ('usr/sbin/update-grub', '#!/bin/sh\nexit 1\n')):
+        os.makedirs(os.path.dirname(fake_kernel.path(rel)), exist_ok=True)
+        with open(fake_kernel.path(rel), 'w') as f:
+            f.write(text)
+    os.chmod(fake_kernel.path('usr/sbin/update-grub'), 0o755)
+    os.makedirs(fake_kernel.path('etc/default/grub.d'), exist_ok=True)
+    saved = play([{'hugepages.manager.pool': {'page_size': '1G', 'minimum': 2, 'persist': True}}])
+    assert not saved[0]['failed'], saved
+    checked, applied, again = unchanged_twice(play, {'hugepages.manager.boot': {}})
+    assert checked['boot_parameters'] == 'hugepagesz=1G hugepages=2', checked
+    assert checked['path'] == fake_kernel.path('etc/default/grub.d/hugepagesd.cfg')
+    assert 'hugepagesz=1G hugepages=2' in checked['diff']['after']
+    assert 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX hugepagesz=1G hugepages=2"' in \
+        fake_kernel.read('etc/default/grub.d/hugepagesd.cfg')
+    assert again['reboot_required'] is True
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_info(service, polkit, fake_kernel, play):
+    result = one(play([{'hugepages.manager.info': {}}], check=True))
+    assert not result.get('failed') and result['changed'] is False, result
+    assert [p['page_size'] for p in result['pools']] == [SMALL_BYTES, GIANT * 1024]
+    assert result['pools'][0]['total'] == 6 and result['nodes'] == [0, 1]
+    for key in ('mounts', 'claims', 'drift', 'explain', 'settings'):
+        assert isinstance(result[key], list), key
+
+
+# --- metrics ---------------------------------------------------------------------
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, builddir):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    if not os.access(NODE_EXPORTER, os.X_OK):
+        pytest.skip('needs prometheus-node-exporter')
+    polkit.allow(*ALL_ACTIONS)
+    ctl = os.path.join(builddir, 'client', 'hugepagesctl')
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    subprocess.run([ctl, 'claim', 'vm-1', '2M', '2', '--node', '1'], env=env, check=True,
+                   capture_output=True, timeout=30)
+    # a configured minimum the pool does not have: requested, shortfall, drift
+    conf = fake_kernel.path('etc/hugepagesd/hugepagesd.conf')
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    with open(conf, 'w') as f:
+        f.write('[pool 2MB]\nminimum = 40M\n')
+    directory = tempfile.mkdtemp(prefix='hpd-textfile-')
+    target = os.path.join(directory, 'hugepages.prom')
+    subprocess.run([ctl, 'metrics', '--output', target], env=env, check=True, timeout=30)
+    assert os.stat(target).st_mode & 0o777 == 0o644
+    assert os.listdir(directory) == ['hugepages.prom'], 'temporary file left'
+
+    port = free_port()
+    exporter = subprocess.Popen([NODE_EXPORTER, f'--web.listen-address=127.0.0.1:{port}',
+                                 '--collector.disable-defaults', '--collector.textfile',
+                                 f'--collector.textfile.directory={directory}'],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                text = urllib.request.urlopen(f'http://127.0.0.1:{port}/metrics',
+                                              timeout=5).read().decode()
+                break
+            except OSError:
+                if time.monotonic() > deadline or exporter.poll() is not None:
+                    raise
+                time.sleep(0.1)
+    finally:
+        exporter.terminate()
+        exporter.wait(timeout=10)
+        shutil.rmtree(directory, ignore_errors=True)
+
+    samples = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            samples[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    assert samples[('node_textfile_scrape_error', ())] == 0
+
+    def value(name, **labels):
+        return samples[(name, tuple(sorted((k, str(v)) for k, v in labels.items())))]
+
+    for kb in (SMALL, GIANT):
+        size = kb * 1024
+        assert value('hugepages_pool_pages', page_size_bytes=size) == nr(fake_kernel, kb)
+        assert value('hugepages_pool_free_pages', page_size_bytes=size) == \
+            nr(fake_kernel, kb, 'free_hugepages')
+        assert value('hugepages_pool_reserved_pages', page_size_bytes=size) == \
+            nr(fake_kernel, kb, 'resv_hugepages')
+        assert value('hugepages_pool_surplus_pages', page_size_bytes=size) == \
+            nr(fake_kernel, kb, 'surplus_hugepages')
+        for node in (0, 1):
+            assert value('hugepages_node_pool_pages', page_size_bytes=size, node=node) == \
+                fake_kernel.read_int(fake_kernel.node_file(node, kb, 'nr_hugepages'))
+            assert value('hugepages_node_pool_free_pages', page_size_bytes=size, node=node) == \
+                fake_kernel.read_int(fake_kernel.node_file(node, kb, 'free_hugepages'))
+    assert value('hugepages_pool_maximum_pages', page_size_bytes=SMALL_BYTES) == \
+        nr(fake_kernel, SMALL) + nr(fake_kernel, SMALL, 'nr_overcommit_hugepages')
+    assert value('hugepages_claim_pages', consumer='vm-1', page_size_bytes=SMALL_BYTES,
+                 node=1) == 2
+    for section in ('pool', 'mount', 'tunables', 'thp'):
+        assert ('hugepages_drift_items', (('section', section),)) in samples
+    for severity in ('info', 'warning', 'error'):
+        assert ('hugepages_explain_findings', (('severity', severity),)) in samples
+    # 20 pages configured plus the claim's 2, against the persistent pool
+    assert value('hugepages_pool_requested_pages', page_size_bytes=SMALL_BYTES) == 22
+    assert value('hugepages_pool_shortfall_pages', page_size_bytes=SMALL_BYTES) == \
+        22 - value('hugepages_pool_minimum_pages', page_size_bytes=SMALL_BYTES) > 0
+    assert ('hugepages_pool_requested_pages', (('page_size_bytes', str(GIANT * 1024)),)) \
+        not in samples
+    assert value('hugepages_pool_shortfall_pages', page_size_bytes=GIANT * 1024) == 0
+    assert value('hugepages_drift_items', section='pool') >= 1
+
+    promtool = shutil.which('promtool')
+    if promtool:
+        proc = subprocess.run([promtool, 'check', 'metrics'], input=_ours(text),
+                              capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _ours(text):
+    """Our families only (node_exporter's own are not ours to lint)."""
+    keep, lines = False, []
+    for line in text.splitlines():
+        if line.startswith('# HELP ') or line.startswith('# TYPE '):
+            keep = line.split()[2].startswith('hugepages_')
+        elif not line.startswith('#'):
+            keep = line.startswith('hugepages_')
+        if keep:
+            lines.append(line)
+    return '\n'.join(lines) + '\n'
+
+
+def test_alert_rules_are_valid():
+    promtool = shutil.which('promtool')
+    if promtool is None:
+        pytest.skip('needs promtool (Debian package prometheus)')
+    rules = os.path.join(os.path.dirname(__file__), '..', '..', 'data', 'prometheus',
+                         'hugepages-alerts.yml')
+    proc = subprocess.run([promtool, 'check', 'rules', rules], capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_role(service, polkit, fake_kernel, local_play):
+    play = local_play
+    # the role's pool, THP and claims (its mount needs a real kernel)
+    polkit.allow(*ALL_ACTIONS)
+    task = {'ansible.builtin.include_role': {'name': 'hugepages.manager.hugepages'},
+            'vars': {'hugepages_minimum': 4, 'hugepages_maximum': '32M',
+                     'hugepages_thp': {'enabled': 'madvise'},
+                     'hugepages_claims': [{'consumer': 'postgresql', 'pages': '8M'},
+                                          {'consumer': 'vm-1', 'pages': 2, 'node': 1}]}}
+    runs = [play([task], check=check) for check in (True, False, False)]
+    for results, changed in zip(runs, (True, True, False)):
+        assert not any(r['failed'] for r in results), results
+        assert any(r.get('changed') for r in results) is changed, results
+    assert nr(fake_kernel, SMALL) == 4 + 4 + 2
+    assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 16 - 10
+    assert '[madvise]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+
+
+def test_module_docs(collections):
+    # ansible-doc parses DOCUMENTATION, EXAMPLES and RETURN of every module
+    # and the role's argument-less entry (the stand-in for ansible-test's
+    # validate-modules, which needs PyPI)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections)
+    listed = subprocess.run(['ansible-doc', '-l', 'hugepages.manager', '--json'], env=env,
+                            capture_output=True, text=True, timeout=60, check=True)
+    modules = sorted(json.loads(listed.stdout))
+    assert modules == ['hugepages.manager.' + m
+                       for m in ('boot', 'claim', 'info', 'mount', 'pool', 'tunables')]
+    for module in modules:
+        proc = subprocess.run(['ansible-doc', '--json', module], env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stderr == '', proc.stderr
+        doc = json.loads(proc.stdout)[module]
+        assert doc['doc']['options'] is not None and doc['examples'] and doc['return'] is not None
+        assert doc['doc']['attributes']['check_mode']['support'] == 'full'
