@@ -51,6 +51,8 @@ int hpctl_usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
 int hpctl_fail (const GError *error);
 /* Prints @root pretty, as UTF-8 whatever the locale, with a newline. */
 void hpctl_print_json (JsonNode *root);
+/* Prints @root pretty or on one line, UTF-8, with a newline, flushed. */
+void hpctl_print_json_text (JsonNode *root, gboolean pretty);
 
 /* Parses a command's options. @args holds the command name and its
  * arguments; afterwards it holds the command name and the positional
@@ -99,6 +101,11 @@ void hpctl_json_print (JsonBuilder *builder);
  * and flushes. */
 void hpctl_print_json_line (JsonNode *root);
 
+/* @value exactly, also above G_MAXINT64 where json-glib's integers end:
+ * every unsigned value goes through this node (or hpctl_json_add_uint ()),
+ * and every document is printed by hpctl_print_json () or
+ * hpctl_print_json_line (), which write it as a number. */
+JsonNode *hpctl_json_uint_node (guint64 value);
 void hpctl_json_add_uint (JsonBuilder *builder, const char *name, guint64 value);
 void hpctl_json_add_bool (JsonBuilder *builder, const char *name, gboolean value);
 /* A string member; NULL gives null. */
@@ -109,6 +116,8 @@ void hpctl_json_add_string (JsonBuilder *builder, const char *name, const char *
 void hpctl_json_add_variant (JsonBuilder *builder, const char *name, GVariant *value);
 /* The same conversion for a whole value. */
 JsonNode *hpctl_json_from_variant (GVariant *value);
+/* @value with its dictionary keys as they are (some are data). */
+JsonNode *hpctl_json_from_variant_raw (GVariant *value);
 /* A member holding an array of objects, one per tuple of @records (an
  * array of structs, NULL for none), with @fields (NULL-terminated) naming
  * the tuple's members in order. */

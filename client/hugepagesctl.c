@@ -75,17 +75,7 @@ hpctl_fail (const GError *error)
 void
 hpctl_print_json (JsonNode *root)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
-
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  text = json_generator_to_data (generator, NULL);
-  /* JSON is UTF-8 whatever the locale: not g_print (), which converts to
-   * the locale's charset and writes '?' for what it cannot */
-  fputs (text, stdout);
-  fputc ('\n', stdout);
+  hpctl_print_json_text (root, TRUE);
 }
 
 void
