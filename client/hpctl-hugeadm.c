@@ -187,7 +187,9 @@ static const char hugeadm_help[] =
   "Unlike hugeadm: exit status 1 on errors, 2 on usage errors and 3 when the\n"
   "kernel gave fewer pages than asked (what it gave is printed); --dry-run\n"
   "changes nothing at all; --add-temp-swap, --add-ramdisk-swap, --persist\n"
-  "and --obey-mempolicy are not offered (see 'hugepagesctl set-node').\n";
+  "and --obey-mempolicy are not offered (see 'hugepagesctl set-node').\n"
+  "As hugeadm: every step runs after one that failed (the exit status is the\n"
+  "first failure's); units may be in any case (2mb, 2048kb).\n";
 
 /* --- parsing ------------------------------------------------------------- */
 
