@@ -41,6 +41,9 @@ typedef struct {
   char *owner;                /* the service's unique name, set by hpctl_connect () */
   GVariant *objects;          /* its GetManagedObjects, set by hpctl_connect () */
   HpctlAgent *agent;
+  /* atomic: the polkit action of a NotAuthorized reply from the service
+   * of this machine, "" if it named none; set by a filter of ctx->bus */
+  const char *refused_action;
 } HpctlContext;
 
 void hpctl_context_clear (HpctlContext *ctx);
@@ -48,6 +51,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpctlContext, hpctl_context_clear)
 
 /* Messages: one line on stderr, prefixed with the program name. */
 int hpctl_usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* Exit status 2 (usage) when the service found an argument wrong
+ * (InvalidArgs, NoSuchUser, NoSuchGroup), else 1. */
 int hpctl_fail (const GError *error);
 /* A PATH argument: absolute (else a usage error, printed); trailing
  * slashes, which name the same directory, are dropped in place. */
@@ -84,6 +89,12 @@ char *hpctl_describe_bus (HpctlContext *ctx);
 /* After a command failed: if the remote service refused authorization,
  * says why a password could not be asked for and what to do instead. */
 void hpctl_remote_explain_denial (HpctlContext *ctx);
+
+/* Watches ctx->bus (of this machine) for refusals, see refused_action. */
+void hpctl_watch_refusals (HpctlContext *ctx);
+/* After a command failed: if the service refused authorization, names the
+ * ways that need no polkit agent (root, a polkit rule, -H root@HOST). */
+void hpctl_explain_refusal (HpctlContext *ctx);
 
 /* JSON output (hpctl-json.c; the format is described in README.md, "JSON
  * output"). Every --json document is one object that starts with

@@ -69,6 +69,12 @@ hpctl_fail (const GError *error)
   /* The D-Bus error name is for programs, the message is for people. */
   g_dbus_error_strip_remote_error (copy);
   g_printerr ("%s: %s\n", g_get_prgname (), copy->message);
+  /* a value the service found wrong is a usage error as much as one the
+   * client finds itself (a limit of the machine, LimitExceeded, is not) */
+  if (g_error_matches (error, HP_ERROR, HP_ERROR_INVALID_ARGS) ||
+      g_error_matches (error, HP_ERROR, HP_ERROR_NO_SUCH_USER) ||
+      g_error_matches (error, HP_ERROR, HP_ERROR_NO_SUCH_GROUP))
+    return HPCTL_EXIT_USAGE;
   return HPCTL_EXIT_ERROR;
 }
 
@@ -231,7 +237,8 @@ describe_commands (void)
     "Exit status:\n"
     "  0  success\n"
     "  1  error (including not authorized)\n"
-    "  2  usage error: bad command, option, argument, SIZE or AMOUNT\n"
+    "  2  usage error: bad command, option, argument, SIZE or AMOUNT, also\n"
+    "     when the service finds it wrong (no such user, group or node)\n"
     "  3  the kernel did not give the requested number of pages"));
   return g_string_free (text, FALSE);
 }
@@ -338,7 +345,7 @@ main (int argc, char **argv)
     {
       status = hpctl_compat_run (&ctx, compat, args);
       if (status != HPCTL_EXIT_OK)
-        hpctl_remote_explain_denial (&ctx);
+        hpctl_explain_refusal (&ctx);
       return status;
     }
 
@@ -384,6 +391,6 @@ main (int argc, char **argv)
   command_args = g_strdupv (args + 1);
   status = command->run (&ctx, command_args);
   if (status != HPCTL_EXIT_OK)
-    hpctl_remote_explain_denial (&ctx);
+    hpctl_explain_refusal (&ctx);
   return status;
 }

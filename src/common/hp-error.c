@@ -80,3 +80,12 @@ hp_error_refusal_for_action (const char *action)
       return action_refusals[i].refused;
   return "Not authorized";
 }
+
+const char *
+hp_error_action_of_refusal (const char *message)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (action_refusals); i++)
+    if (g_str_has_prefix (message, action_refusals[i].refused))
+      return action_refusals[i].action;
+  return NULL;
+}

@@ -460,7 +460,7 @@ def test_bad_values_the_service_finds(service, ctl, allow_tunables, fake_kernel)
     write_tunables(fake_kernel)
     before = fake_kernel.snapshot()
     proc = ctl('--set-shm-group', 'no-such-group-here', '--set-recommended-min_free_kbytes')
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert 'no-such-group-here' in proc.stderr
     # the step before it ran
     assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == 67584
@@ -476,7 +476,8 @@ def test_create_mounts_go_through_the_service(service, ctl, polkit, fake_kernel)
     proc = ctl('-v', '--no-ask-password', '--create-mounts', '--create-group-mounts', 'root',
                '--max-size', '50%', '--max-inodes', '100')
     assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [
+    # then the ways forward, once (test_client_messages.py)
+    assert proc.stderr.splitlines()[:4] == [
         'hugepagesctl: running: hugepagesctl mount-create system --size 50% --inodes 100',
         'hugepagesctl: Not authorized to manage hugetlbfs mounts',
         'hugepagesctl: running: hugepagesctl mount-create group root --size 50% --inodes 100',
