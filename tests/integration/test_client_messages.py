@@ -72,7 +72,8 @@ def test_log_lines_have_no_empty_values(service, ctl, polkit):
         ctl(*args)
     log = service.log()
     assert 'was refused SetShmMax' in log
-    for line in log.splitlines():
+    # the service's own lines (under valgrind the log has memcheck's too)
+    for line in (line for line in log.splitlines() if not re.match(r'==\d+==', line)):
         assert not re.search(r"=(\s|,|$)|''|\(\)|: $", line), line
 
 
