@@ -14,6 +14,8 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 
+#include "hp-error.h"
+
 #include "hpctl.h"
 
 /* pkttyagent needs polkitd to register; if that hangs, go on without it
@@ -111,4 +113,62 @@ hpctl_agent_stop (HpctlAgent *agent)
     g_debug ("Could not reap pkttyagent");
   g_object_unref (agent->process);
   g_free (agent);
+}
+
+static GDBusMessage *
+watch_for_refusal (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
+                   gpointer user_data)
+{
+  HpctlContext *ctx = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (incoming && g_dbus_message_get_message_type (message) == G_DBUS_MESSAGE_TYPE_ERROR &&
+      g_dbus_message_to_gerror (message, &error) &&
+      g_error_matches (error, HP_ERROR, HP_ERROR_NOT_AUTHORIZED))
+    {
+      const char *action;
+
+      g_dbus_error_strip_remote_error (error);
+      action = hp_error_action_of_refusal (error->message);
+      /* a static string: the main thread reads it after the reply */
+      g_atomic_pointer_set (&ctx->refused_action, action != NULL ? action : "");
+    }
+  return message;
+}
+
+void
+hpctl_watch_refusals (HpctlContext *ctx)
+{
+  /* the filter lives as long as the connection, which ctx outlives */
+  g_dbus_connection_add_filter (ctx->bus, watch_for_refusal, ctx, NULL);
+}
+
+void
+hpctl_explain_refusal (HpctlContext *ctx)
+{
+  const char *action = g_atomic_pointer_get (&ctx->refused_action);
+  const char *prgname = g_get_prgname ();
+
+  if (ctx->host != NULL)
+    {
+      hpctl_remote_explain_denial (ctx);
+      return;
+    }
+  if (action == NULL)
+    return;
+  /* Without an agent polkit decides at once (whatever --no-ask-password
+   * says): no terminal for pkttyagent and no session agent, as over ssh
+   * without a terminal, from cron or from a service. */
+  g_printerr ("%s: polkit asks for a password only through an agent: pkttyagent on a terminal, "
+              "or the agent of a desktop session; without one (ssh without a terminal, cron, "
+              "no login session) a change needs one of:\n", prgname);
+  g_printerr ("%s:   root: sudo %s ..., or -H root@HOST to run it as root over ssh\n",
+              prgname, prgname);
+  if (*action != '\0')
+    g_printerr ("%s:   a polkit rule that allows %s, e.g. in "
+                "/etc/polkit-1/rules.d/50-hugepages.rules:\n"
+                "    polkit.addRule(function(action, subject) {\n"
+                "        if (action.id == \"%s\" && subject.user == \"%s\")\n"
+                "            return polkit.Result.YES;\n"
+                "    });\n", prgname, action, action, g_get_user_name ());
 }

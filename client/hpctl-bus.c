@@ -84,6 +84,8 @@ hpctl_connect (HpctlContext *ctx)
   ctx->bus = hpctl_open_bus (ctx, &error);
   if (ctx->bus == NULL)
     return cannot_reach (ctx, error->message);
+  if (ctx->host == NULL)
+    hpctl_watch_refusals (ctx);
 
   properties = call_manager_path (ctx, HP_BUS_NAME, "org.freedesktop.DBus.Properties", "GetAll",
                                   g_variant_new ("(s)", HP_MANAGER_INTERFACE), &ctx->owner, &error);

@@ -187,7 +187,9 @@ static const char hugeadm_help[] =
   "Unlike hugeadm: exit status 1 on errors, 2 on usage errors and 3 when the\n"
   "kernel gave fewer pages than asked (what it gave is printed); --dry-run\n"
   "changes nothing at all; --add-temp-swap, --add-ramdisk-swap, --persist\n"
-  "and --obey-mempolicy are not offered (see 'hugepagesctl set-node').\n";
+  "and --obey-mempolicy are not offered (see 'hugepagesctl set-node').\n"
+  "As hugeadm: every step runs after one that failed (the exit status is the\n"
+  "first failure's); units may be in any case (2mb, 2048kb).\n";
 
 /* --- parsing ------------------------------------------------------------- */
 
@@ -210,6 +212,34 @@ unsupported (const char *option, const char *instead)
 
 /* A hugeadm pool argument: exactly one colon between a SIZE and an AMOUNT,
  * both checked now so that nothing runs when one of them is wrong. */
+/* hugeadm reads a unit by its letter whatever its case (2mb, 2Mb, 2048kb,
+ * 1g); hugepagesctl spells units as K, M, G, T with an optional B or iB.
+ * A number (with its sign) followed by a unit in any case becomes that
+ * spelling; anything else is left for the parser to report. */
+static char *
+canonical_units (const char *text)
+{
+  static const struct { const char *unit; const char *as; } units[] = {
+    { "b", "" },
+    { "k", "K" }, { "kb", "K" }, { "kib", "K" },
+    { "m", "M" }, { "mb", "M" }, { "mib", "M" },
+    { "g", "G" }, { "gb", "G" }, { "gib", "G" },
+    { "t", "T" }, { "tb", "T" }, { "tib", "T" },
+  };
+  const char *p = text;
+
+  if (*p == '+' || *p == '-')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return g_strdup (text);
+  while (g_ascii_isdigit (*p))
+    p++;
+  for (gsize i = 0; *p != '\0' && i < G_N_ELEMENTS (units); i++)
+    if (g_ascii_strcasecmp (p, units[i].unit) == 0)
+      return g_strdup_printf ("%.*s%s", (int) (p - text), text, units[i].as);
+  return g_strdup (text);
+}
+
 static gboolean
 parse_pool_spec (const char *option, const char *text, GPtrArray *specs, GError **error)
 {
@@ -226,8 +256,12 @@ parse_pool_spec (const char *option, const char *text, GPtrArray *specs, GError 
     }
 
   spec = g_new0 (PoolSpec, 1);
-  spec->size = g_strndup (text, (gsize) (colon - text));
-  spec->amount = g_strdup (colon + 1);
+  {
+    g_autofree char *size = g_strndup (text, (gsize) (colon - text));
+
+    spec->size = canonical_units (size);
+  }
+  spec->amount = canonical_units (colon + 1);
   g_ptr_array_add (specs, spec);
 
   /* with 1-byte pages any amount of memory is whole pages: the real size
@@ -432,9 +466,9 @@ parse_request (HpctlContext *ctx, GStrv args, Request *r)
           r->create_global_mounts = TRUE;
           break;
         case OPT_MAX_SIZE:
-          check_max_size (optarg, &error);
           g_free (r->max_size);
-          r->max_size = g_strdup (optarg);
+          r->max_size = canonical_units (optarg);
+          check_max_size (r->max_size, &error);
           break;
         case OPT_MAX_INODES:
           if (check_number ("--max-inodes", optarg, G_MAXUINT64, &number, &error) &&
@@ -552,16 +586,17 @@ add_dry_run (const Request *r, GPtrArray *argv)
     g_ptr_array_add (argv, g_strdup ("--dry-run"));
 }
 
-/* Runs to the end unless something fails: a short pool is reported and
- * the rest still runs (as hugeadm goes on after its warning), but the
- * exit status says so. FALSE to stop. */
+/* Every step runs, whatever the ones before did, as hugeadm goes on after
+ * a step that failed (scripts rely on the later steps); the exit status
+ * is that of the first failure, a short pool only if nothing else failed.
+ * Always TRUE: the steps go on. */
 static gboolean
 note_status (int status, int *overall)
 {
-  if (status == HPCTL_EXIT_OK)
-    return TRUE;
-  *overall = status;
-  return status == HPCTL_EXIT_SHORTFALL;
+  if (status != HPCTL_EXIT_OK &&
+      (*overall == HPCTL_EXIT_OK || *overall == HPCTL_EXIT_SHORTFALL))
+    *overall = status;
+  return TRUE;
 }
 
 /* --- the listings, in hugeadm's formats ---------------------------------- */
@@ -796,7 +831,9 @@ explain (HpctlContext *ctx, const Request *r)
              "in the system which minimally requires a min_free_kbytes value of %"
              G_GUINT64_FORMAT "\n", min_free, recommended_min_free);
 
-  if (shmmax != recommended_shmmax)
+  /* only advice that --set-recommended-shmmax then follows: it raises
+   * shmmax to the recommendation and never lowers it */
+  if (shmmax < recommended_shmmax)
     g_print ("\nA /proc/sys/kernel/shmmax value of %" G_GUINT64_FORMAT " bytes may be "
              "sub-optimal. To maximise\n"
              "shared memory usage, this should be set to the size of the largest shared memory\n"
@@ -807,11 +844,15 @@ explain (HpctlContext *ctx, const Request *r)
   if (recommended_shmmax == 0)
     g_printerr ("%s: warning: We can't make a shmmax recommendation until huge pages are "
                 "configured!\n", g_get_prgname ());
-  else
+  else if (shmmax < recommended_shmmax)
     g_print ("The recommended shmmax for your currently allocated huge pages is %"
              G_GUINT64_FORMAT " bytes.\n"
              "To make shmmax settings persistent, add the following line to /etc/sysctl.conf:\n"
              "  kernel.shmmax = %" G_GUINT64_FORMAT "\n", recommended_shmmax, recommended_shmmax);
+  else
+    g_print ("The shmmax of %" G_GUINT64_FORMAT " bytes already allows segments as large as "
+             "your currently\nallocated huge pages (%" G_GUINT64_FORMAT " bytes); lowering it "
+             "gains nothing.\n", shmmax, recommended_shmmax);
 
   if (has_finding (findings, "no-swap"))
     g_printerr ("%s: warning: There is no swap space configured, resizing hugepage pool may "
@@ -970,6 +1011,23 @@ run_pool_changes (HpctlContext *ctx, const Request *r, gboolean minimum, int *ov
   return TRUE;
 }
 
+/* Whether the kernel has the ZONE_MOVABLE setting; TRUE (and the step
+ * left to report) when the service cannot be asked. */
+static gboolean
+zone_movable_supported (HpctlContext *ctx, int *overall)
+{
+  gboolean supported;
+
+  if (!connect_for_listing (ctx))
+    {
+      note_status (HPCTL_EXIT_ERROR, overall);
+      return TRUE;
+    }
+  supported = hp_dbus_manager_get_zone_movable_supported (ctx->manager);
+  disconnect (ctx);
+  return supported;
+}
+
 /* hugeadm's order of execution, whatever the order on the command line
  * (hugeadm.md section 1). */
 static int
@@ -985,7 +1043,13 @@ run_request (HpctlContext *ctx, const Request *r)
     STEP (list_all_mounts (ctx));
   if (r->pool_list)
     STEP (run_command (ctx, r, hpctl_pools, command_line ("pools", NULL)));
-  if (r->zone_movable != NULL)
+  if (r->zone_movable != NULL && strcmp (r->zone_movable, "off") == 0 &&
+      !zone_movable_supported (ctx, &overall))
+    /* nothing is movable on such a kernel: the state asked for is the
+     * state there is (hugeadm does not check) */
+    g_printerr ("%s: warning: this kernel has no setting for huge pages in ZONE_MOVABLE; "
+                "--disable-zone-movable changes nothing\n", g_get_prgname ());
+  else if (r->zone_movable != NULL)
     {
       GPtrArray *argv = command_line ("zone-movable", r->zone_movable, NULL);
 

@@ -81,7 +81,7 @@ static void
 add_raw_value (JsonBuilder *builder, const char *name, GVariant *value)
 {
   json_builder_set_member_name (builder, name);
-  json_builder_add_value (builder, json_gvariant_serialize (value));
+  json_builder_add_value (builder, hpctl_json_from_variant_raw (value));
 }
 
 static const char *

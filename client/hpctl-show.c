@@ -177,8 +177,8 @@ hpctl_page_sizes (HpctlContext *ctx, GStrv args)
       json_builder_set_member_name (builder, "page_sizes");
       json_builder_begin_array (builder);
       for (guint i = 0; i < page_sizes->len; i++)
-        json_builder_add_int_value (builder, (gint64) hp_dbus_manager_page_size_get_size (
-                                               g_ptr_array_index (page_sizes, i)));
+        json_builder_add_value (builder, hpctl_json_uint_node (hp_dbus_manager_page_size_get_size (
+                                                 g_ptr_array_index (page_sizes, i))));
       json_builder_end_array (builder);
       hpctl_json_print (builder);
       return HPCTL_EXIT_OK;

@@ -371,8 +371,8 @@ hpctl_remove_orphan (HpctlContext *ctx, GStrv args)
     return HPCTL_EXIT_USAGE;
   if (g_strv_length (args) != 2)
     return hpctl_usage_error ("usage: hugepagesctl remove-orphan PATH");
-  if (args[1][0] != '/')
-    return hpctl_usage_error ("PATH must be absolute, not '%s'", args[1]);
+  if (!hpctl_path_argument (args[1]))
+    return HPCTL_EXIT_USAGE;
   if (!hpctl_connect (ctx))
     return HPCTL_EXIT_ERROR;
 

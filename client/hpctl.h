@@ -41,6 +41,9 @@ typedef struct {
   char *owner;                /* the service's unique name, set by hpctl_connect () */
   GVariant *objects;          /* its GetManagedObjects, set by hpctl_connect () */
   HpctlAgent *agent;
+  /* atomic: the polkit action of a NotAuthorized reply from the service
+   * of this machine, "" if it named none; set by a filter of ctx->bus */
+  const char *refused_action;
 } HpctlContext;
 
 void hpctl_context_clear (HpctlContext *ctx);
@@ -48,9 +51,16 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpctlContext, hpctl_context_clear)
 
 /* Messages: one line on stderr, prefixed with the program name. */
 int hpctl_usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* Exit status 2 (usage) when the service found an argument wrong
+ * (InvalidArgs, NoSuchUser, NoSuchGroup), else 1. */
 int hpctl_fail (const GError *error);
+/* A PATH argument: absolute (else a usage error, printed); trailing
+ * slashes, which name the same directory, are dropped in place. */
+gboolean hpctl_path_argument (char *path);
 /* Prints @root pretty, as UTF-8 whatever the locale, with a newline. */
 void hpctl_print_json (JsonNode *root);
+/* Prints @root pretty or on one line, UTF-8, with a newline, flushed. */
+void hpctl_print_json_text (JsonNode *root, gboolean pretty);
 
 /* Parses a command's options. @args holds the command name and its
  * arguments; afterwards it holds the command name and the positional
@@ -80,6 +90,12 @@ char *hpctl_describe_bus (HpctlContext *ctx);
  * says why a password could not be asked for and what to do instead. */
 void hpctl_remote_explain_denial (HpctlContext *ctx);
 
+/* Watches ctx->bus (of this machine) for refusals, see refused_action. */
+void hpctl_watch_refusals (HpctlContext *ctx);
+/* After a command failed: if the service refused authorization, names the
+ * ways that need no polkit agent (root, a polkit rule, -H root@HOST). */
+void hpctl_explain_refusal (HpctlContext *ctx);
+
 /* JSON output (hpctl-json.c; the format is described in README.md, "JSON
  * output"). Every --json document is one object that starts with
  * "format_version": HPCTL_JSON_FORMAT_VERSION. Fields are only added within
@@ -99,6 +115,11 @@ void hpctl_json_print (JsonBuilder *builder);
  * and flushes. */
 void hpctl_print_json_line (JsonNode *root);
 
+/* @value exactly, also above G_MAXINT64 where json-glib's integers end:
+ * every unsigned value goes through this node (or hpctl_json_add_uint ()),
+ * and every document is printed by hpctl_print_json () or
+ * hpctl_print_json_line (), which write it as a number. */
+JsonNode *hpctl_json_uint_node (guint64 value);
 void hpctl_json_add_uint (JsonBuilder *builder, const char *name, guint64 value);
 void hpctl_json_add_bool (JsonBuilder *builder, const char *name, gboolean value);
 /* A string member; NULL gives null. */
@@ -109,6 +130,8 @@ void hpctl_json_add_string (JsonBuilder *builder, const char *name, const char *
 void hpctl_json_add_variant (JsonBuilder *builder, const char *name, GVariant *value);
 /* The same conversion for a whole value. */
 JsonNode *hpctl_json_from_variant (GVariant *value);
+/* @value with its dictionary keys as they are (some are data). */
+JsonNode *hpctl_json_from_variant_raw (GVariant *value);
 /* A member holding an array of objects, one per tuple of @records (an
  * array of structs, NULL for none), with @fields (NULL-terminated) naming
  * the tuple's members in order. */

@@ -70,23 +70,34 @@ hpctl_fail (const GError *error)
   /* The D-Bus error name is for programs, the message is for people. */
   g_dbus_error_strip_remote_error (copy);
   g_printerr ("%s: %s\n", g_get_prgname (), copy->message);
+  /* a value the service found wrong is a usage error as much as one the
+   * client finds itself (a limit of the machine, LimitExceeded, is not) */
+  if (g_error_matches (error, HP_ERROR, HP_ERROR_INVALID_ARGS) ||
+      g_error_matches (error, HP_ERROR, HP_ERROR_NO_SUCH_USER) ||
+      g_error_matches (error, HP_ERROR, HP_ERROR_NO_SUCH_GROUP))
+    return HPCTL_EXIT_USAGE;
   return HPCTL_EXIT_ERROR;
+}
+
+gboolean
+hpctl_path_argument (char *path)
+{
+  gsize length = strlen (path);
+
+  if (path[0] != '/')
+    {
+      hpctl_usage_error ("PATH must be absolute, not '%s'", path);
+      return FALSE;
+    }
+  while (length > 1 && path[length - 1] == '/')
+    path[--length] = '\0';
+  return TRUE;
 }
 
 void
 hpctl_print_json (JsonNode *root)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autofree char *text = NULL;
-
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  text = json_generator_to_data (generator, NULL);
-  /* JSON is UTF-8 whatever the locale: not g_print (), which converts to
-   * the locale's charset and writes '?' for what it cannot */
-  fputs (text, stdout);
-  fputc ('\n', stdout);
+  hpctl_print_json_text (root, TRUE);
 }
 
 void
@@ -227,9 +238,63 @@ describe_commands (void)
     "Exit status:\n"
     "  0  success\n"
     "  1  error (including not authorized)\n"
-    "  2  usage error: bad command, option, argument, SIZE or AMOUNT\n"
+    "  2  usage error: bad command, option, argument, SIZE or AMOUNT, also\n"
+    "     when the service finds it wrong (no such user, group or node)\n"
     "  3  the kernel did not give the requested number of pages"));
   return g_string_free (text, FALSE);
+}
+
+/* Optimal string alignment distance: insertions, deletions, substitutions
+ * and swaps of neighbours ("stauts") each count one. */
+static gsize
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree gsize *d = g_new0 (gsize, (la + 1) * (lb + 1));
+#define D(i, j) d[(i) * (lb + 1) + (j)]
+
+  for (gsize i = 0; i <= la; i++)
+    D (i, 0) = i;
+  for (gsize j = 0; j <= lb; j++)
+    D (0, j) = j;
+  for (gsize i = 1; i <= la; i++)
+    for (gsize j = 1; j <= lb; j++)
+      {
+        gsize cost = a[i - 1] == b[j - 1] ? 0 : 1;
+
+        D (i, j) = MIN (MIN (D (i - 1, j) + 1, D (i, j - 1) + 1), D (i - 1, j - 1) + cost);
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          D (i, j) = MIN (D (i, j), D (i - 2, j - 2) + 1);
+      }
+  return D (la, lb);
+#undef D
+}
+
+/* The command @name was most likely meant as, if one is near enough:
+ * at most a third of its letters wrong, and no other command as near. */
+static const char *
+nearest_command (const char *name)
+{
+  const char *best = NULL;
+  gsize best_distance = G_MAXSIZE;
+  gboolean tie = FALSE;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      gsize distance = edit_distance (name, commands[i].name);
+
+      if (distance < best_distance)
+        {
+          best = commands[i].name;
+          best_distance = distance;
+          tie = FALSE;
+        }
+      else if (distance == best_distance)
+        tie = TRUE;
+    }
+  if (tie || best_distance > MAX ((gsize) 1, strlen (name) / 3))
+    return NULL;
+  return best;
 }
 
 static const HpctlCommand *
@@ -278,7 +343,12 @@ main (int argc, char **argv)
    * hugeadm through a symlink) and pagesize's */
   compat = hpctl_compat_mode (args);
   if (compat != HPCTL_COMPAT_NONE)
-    return hpctl_compat_run (&ctx, compat, args);
+    {
+      status = hpctl_compat_run (&ctx, compat, args);
+      if (status != HPCTL_EXIT_OK)
+        hpctl_explain_refusal (&ctx);
+      return status;
+    }
 
   /* TRANSLATORS: the rest of the usage line "hugepagesctl [OPTION…] …" */
   options = g_option_context_new (N_("COMMAND [ARGUMENT…]"));
@@ -310,11 +380,18 @@ main (int argc, char **argv)
 
   command = find_command (args[1]);
   if (command == NULL)
-    return hpctl_usage_error (_("unknown command '%s'; see 'hugepagesctl --help'"), args[1]);
+    {
+      const char *nearest = nearest_command (args[1]);
+
+      if (nearest != NULL)
+        return hpctl_usage_error (_("unknown command '%s'; did you mean '%s'? "
+                                    "See 'hugepagesctl --help'"), args[1], nearest);
+      return hpctl_usage_error (_("unknown command '%s'; see 'hugepagesctl --help'"), args[1]);
+    }
 
   command_args = g_strdupv (args + 1);
   status = command->run (&ctx, command_args);
   if (status != HPCTL_EXIT_OK)
-    hpctl_remote_explain_denial (&ctx);
+    hpctl_explain_refusal (&ctx);
   return status;
 }

@@ -19,18 +19,6 @@
 #define MAX_PENDING_CHECKS 64
 #define MAX_PENDING_CHECKS_PER_CALLER 16
 
-/* What a refusal tells the caller it was not allowed to do. */
-static const struct {
-  const char *action;
-  const char *refused;
-} action_refusals[] = {
-  { HP_ACTION_CONFIGURE_POOLS,    "Not authorized to configure huge page pools" },
-  { HP_ACTION_MANAGE_MOUNTS,      "Not authorized to manage hugetlbfs mounts" },
-  { HP_ACTION_CONFIGURE_TUNABLES, "Not authorized to change memory tunables" },
-  { HP_ACTION_CONFIGURE_BOOT,     "Not authorized to change the boot configuration" },
-  { HP_ACTION_INSPECT_USAGE,      "Not authorized to see other users' huge page usage" },
-};
-
 static const struct {
   const char *interface_name;
   const char *method_name;
@@ -66,15 +54,6 @@ hpd_auth_action_for_method (const char *interface_name, const char *method_name)
         g_strcmp0 (method_actions[i].method_name, method_name) == 0)
       return method_actions[i].action;
   return NULL;
-}
-
-static const char *
-refusal_for (const char *action)
-{
-  for (gsize i = 0; i < G_N_ELEMENTS (action_refusals); i++)
-    if (g_strcmp0 (action_refusals[i].action, action) == 0)
-      return action_refusals[i].refused;
-  return "Not authorized";
 }
 
 void
@@ -177,11 +156,64 @@ check_timed_out (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Every refusal is logged with who asked for what, so that an admin sees
+ * attempts that polkit turned away, not only the changes made. */
 static void
-deny (GTask *task, const char *message)
+log_denial (Check *check, const HpdCaller *caller, const char *message)
+{
+  const char *method = g_dbus_method_invocation_get_method_name (check->invocation);
+  const char *action = check->action != NULL ? check->action : "no polkit action";
+
+  if (caller != NULL)
+    g_message ("uid %u (pid %u) was refused %s (%s): %s", caller->uid, caller->pid, method,
+               action, message);
+  else
+    g_message ("%s, which could not be identified, was refused %s (%s): %s",
+               g_dbus_method_invocation_get_sender (check->invocation), method, action, message);
+}
+
+static void
+return_denial (GTask *task, const char *message)
 {
   g_task_return_new_error (task, HP_ERROR, HP_ERROR_NOT_AUTHORIZED, "%s", message);
   g_object_unref (task);
+}
+
+typedef struct {
+  GTask *task;
+  char *message;
+} Denial;
+
+static void
+denial_identified (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Denial *denial = user_data;
+  g_autoptr(HpdCaller) caller = hpd_caller_lookup_finish (result, NULL);
+
+  log_denial (g_task_get_task_data (denial->task), caller, denial->message);
+  return_denial (denial->task, denial->message);
+  g_free (denial->message);
+  g_free (denial);
+}
+
+/* Refuses, once the log line says who was refused. */
+static void
+deny (GTask *task, const char *message)
+{
+  Check *check = g_task_get_task_data (task);
+  Denial *denial = g_new0 (Denial, 1);
+
+  denial->task = task;
+  denial->message = g_strdup (message);
+  hpd_caller_lookup (check->invocation, denial_identified, denial);
+}
+
+/* Refuses @caller, already identified. */
+static void
+deny_caller (GTask *task, const HpdCaller *caller, const char *message)
+{
+  log_denial (g_task_get_task_data (task), caller, message);
+  return_denial (task, message);
 }
 
 static void
@@ -240,12 +272,14 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (caller == NULL)
     {
-      deny (task, "Could not identify the caller");
+      log_denial (check, NULL, "Could not identify the caller");
+      return_denial (task, "Could not identify the caller");
       return;
     }
   if (check->polkit_unavailable && caller->uid != 0)
     {
-      deny (task, "Authorization is unavailable (polkit is not running); only root may make changes");
+      deny_caller (task, caller, "Authorization is unavailable (polkit is not running); "
+                                 "only root may make changes");
       return;
     }
 
@@ -305,11 +339,11 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
         {
           g_autofree char *message = g_strdup_printf ("%s: authentication is required, but the "
                                                       "caller did not allow interactive authorization",
-                                                      refusal_for (check->action));
+                                                      hp_error_refusal_for_action (check->action));
           deny (task, message);
         }
       else
-        deny (task, refusal_for (check->action));
+        deny (task, hp_error_refusal_for_action (check->action));
       return;
     }
 

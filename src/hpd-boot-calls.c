@@ -107,7 +107,7 @@ boot_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError
                call->update_grub != NULL ? ", ran update-grub" : "");
   else
     g_warning ("uid %u (pid %u): configuring boot (%s) failed: %s", caller->uid, caller->pid,
-               call->parameters, error->message);
+               call->text != NULL ? call->parameters : "no boot parameters", error->message);
 }
 
 static char *

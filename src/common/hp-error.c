@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 
 #include "hp-error.h"
+#include "hp-names.h"
 
 static const GDBusErrorEntry hp_error_entries[] = {
   { HP_ERROR_FAILED,          "org.hugepages.Manager.Error.Failed" },
@@ -57,4 +58,34 @@ hp_error_to_bus (const GError *error)
     }
 
   return g_error_new_literal (HP_ERROR, code, error->message);
+}
+
+/* What a refusal tells the caller it was not allowed to do. */
+static const struct {
+  const char *action;
+  const char *refused;
+} action_refusals[] = {
+  { HP_ACTION_CONFIGURE_POOLS,    "Not authorized to configure huge page pools" },
+  { HP_ACTION_MANAGE_MOUNTS,      "Not authorized to manage hugetlbfs mounts" },
+  { HP_ACTION_CONFIGURE_TUNABLES, "Not authorized to change memory tunables" },
+  { HP_ACTION_CONFIGURE_BOOT,     "Not authorized to change the boot configuration" },
+  { HP_ACTION_INSPECT_USAGE,      "Not authorized to see other users' huge page usage" },
+};
+
+const char *
+hp_error_refusal_for_action (const char *action)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (action_refusals); i++)
+    if (g_strcmp0 (action_refusals[i].action, action) == 0)
+      return action_refusals[i].refused;
+  return "Not authorized";
+}
+
+const char *
+hp_error_action_of_refusal (const char *message)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (action_refusals); i++)
+    if (g_str_has_prefix (message, action_refusals[i].refused))
+      return action_refusals[i].action;
+  return NULL;
 }

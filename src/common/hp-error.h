@@ -25,4 +25,10 @@ GQuark hp_error_quark (void);
  * nothing from another domain reaches the bus unmapped. */
 GError *hp_error_to_bus (const GError *error);
 
+/* The message of a NotAuthorized refusal of @action, and back: the action
+ * whose refusal @message begins with (NULL if none), so that a client can
+ * name the polkit action it needs. */
+const char *hp_error_refusal_for_action (const char *action);
+const char *hp_error_action_of_refusal (const char *message);
+
 G_END_DECLS

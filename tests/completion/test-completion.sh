@@ -130,7 +130,20 @@ run_cases()
     # shellcheck disable=SC2086
     expect "all commands" "$c " $commands
     expect "commands by prefix" "$c set-" set-max set-min set-node
-    expect "global options" "$c --" --help --host= --no-ask-password --version
+    # where a command would be: ours and hugeadm's
+    expect_has "global options" "$c --" --help --host= --no-ask-password --version \
+        --pool-list --pool-pages-min= --explain
+    expect "hugeadm options by prefix" "$c --pool-" --pool-list --pool-pages-max= --pool-pages-min=
+    expect "hugeadm options after a hugeadm option" "$c --pool-list --create-g" \
+        --create-global-mounts --create-group-mounts=
+    expect "hugeadm options after the hugeadm command" "$c hugeadm --thp-n" --thp-never
+    expect "hugeadm pool sizes" "$c --pool-pages-min " 64kB: 2M: 1G: DEFAULT:
+    expect "hugeadm pool size=" "$c hugeadm --pool-pages-max=2" 2M:
+    expect "hugeadm amount: nothing to offer" "$c --pool-pages-min 2M:" ""
+    expect "hugeadm values: nothing to offer" "$c --max-inodes " ""
+    expect_has "hugeadm user mounts" "$c --create-user-mounts ro" root
+    expect_has "hugeadm shm group" "$c --explain --set-shm-group ro" root
+    expect "hugeadm after a value" "$c --pool-pages-min 2M:1 --pool-l" --pool-list
     expect "a command after a global option" "$c --no-ask-password mo" monitor mount-create mounts
     expect "set-min options" "$c set-min 2M 512 --" \
         --dry-run --persist --hard --timeout= --drop-caches --no-ask-password --host= --help

@@ -20,7 +20,7 @@ from hpdtest import (ERR_FAILED, ERR_INVALID_ARGS, ERR_NOT_AUTHORIZED, ERR_NOT_S
 from hpdtunables import explain
 from gi.repository import GLib
 # the command-line fixtures and checks of the client tests
-from test_client import ctl, hugepagesctl, ok, usage_error  # noqa: F401
+from test_client import ctl, hugepagesctl, ok, refusal, usage_error  # noqa: F401
 
 ACTION_BOOT = 'org.hugepages.manager.configure-boot'
 CONF = 'etc/hugepagesd/hugepagesd.conf'
@@ -398,7 +398,7 @@ def test_client_not_authorized(service, ctl, fake_kernel, polkit):
     put(fake_kernel, CONF, FOUR)
     proc = ctl('boot', '--write')
     assert proc.returncode == 1
-    assert proc.stderr == 'hugepagesctl: Not authorized to change the boot configuration\n'
+    assert refusal(proc.stderr) == 'hugepagesctl: Not authorized to change the boot configuration\n'
     assert not fake_kernel.exists(DROPIN)
 
 

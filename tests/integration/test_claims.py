@@ -460,7 +460,7 @@ def test_client_claim_claims_release(service, bus, base4, allowed, hugepagesctl)
     assert proc.returncode == 0, proc.stderr
     assert pool(fk) == 6              # the base and vm1's node claim
     proc = ctl(hugepagesctl, bus, 'release', 'postgresql', '2M')
-    assert proc.returncode == 1 and 'holds no claim' in proc.stderr
+    assert proc.returncode == 2 and 'holds no claim' in proc.stderr
 
 
 @pytest.mark.parametrize('args', [

@@ -381,19 +381,23 @@ def test_short_pool_is_reported_and_the_rest_still_runs(service, ctl, allow_pool
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
-def test_errors_stop_before_later_steps(service, ctl, polkit, fake_kernel):
-    before = fake_kernel.snapshot()
-    # a size this machine lacks: found when its step runs, after --pool-list
+def test_errors_do_not_stop_later_steps(service, ctl, polkit, fake_kernel):
+    # as hugeadm: every step runs, the exit status is the first failure's
     proc = ctl('--pool-pages-max', '2M:9', '--pool-pages-min', '3M:1', '--pool-list')
     assert proc.returncode == 2
     assert proc.stdout == POOL_LIST
     assert "'3M' is not a huge page size of this machine (available: 2MB, 1GB)" in proc.stderr
-    # refused by polkit: exit 1, and the maximum after it never runs
-    proc = ctl('--no-ask-password', '--pool-pages-min', '2M:1', '--pool-pages-max', '2M:9')
+    assert 'Not authorized to configure huge page pools' in proc.stderr    # the maximum ran
+    # the maximum after the refused minimum is asked for too
+    proc = ctl('--no-ask-password', '--pool-pages-min', '2M:1', '--pool-pages-max', '2M:9',
+               '--page-sizes-all')
     assert proc.returncode == 1
-    assert proc.stdout == ''
-    assert [c.action for c in polkit.checks()] == [ACTION_POOLS]
-    assert fake_kernel.snapshot() == before
+    assert proc.stdout == '2097152\n1073741824\n'
+    assert [c.action for c in polkit.checks()] == [ACTION_POOLS] * 3
+    polkit.allow(ACTION_POOLS)
+    proc = ctl('--pool-pages-min', '3M:1', '--pool-pages-max', '2M:9')
+    assert proc.returncode == 2
+    assert nr(fake_kernel, name='nr_overcommit_hugepages') == 3
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
@@ -455,10 +459,12 @@ def test_thp_modes_and_zone_movable_dry_run(service, ctl, polkit, fake_kernel):
 def test_bad_values_the_service_finds(service, ctl, allow_tunables, fake_kernel):
     write_tunables(fake_kernel)
     before = fake_kernel.snapshot()
-    proc = ctl('--set-shm-group', 'no-such-group-here', '--pool-pages-min', '2M:1')
-    assert proc.returncode == 1
+    proc = ctl('--set-shm-group', 'no-such-group-here', '--set-recommended-min_free_kbytes')
+    assert proc.returncode == 2
     assert 'no-such-group-here' in proc.stderr
-    assert fake_kernel.snapshot() == before
+    # the step before it ran
+    assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == 67584
+    before = fake_kernel.snapshot()
     proc = ctl('--enable-zone-movable')      # no such sysctl on this kernel
     assert proc.returncode == 1 and proc.stderr.startswith('hugepagesctl: ')
     assert fake_kernel.snapshot() == before
@@ -470,9 +476,62 @@ def test_create_mounts_go_through_the_service(service, ctl, polkit, fake_kernel)
     proc = ctl('-v', '--no-ask-password', '--create-mounts', '--create-group-mounts', 'root',
                '--max-size', '50%', '--max-inodes', '100')
     assert proc.returncode == 1
-    assert proc.stderr.splitlines() == [
+    # then the ways forward, once (test_client_messages.py)
+    assert proc.stderr.splitlines()[:4] == [
         'hugepagesctl: running: hugepagesctl mount-create system --size 50% --inodes 100',
         'hugepagesctl: Not authorized to manage hugetlbfs mounts',
+        'hugepagesctl: running: hugepagesctl mount-create group root --size 50% --inodes 100',
+        'hugepagesctl: Not authorized to manage hugetlbfs mounts',
     ]
-    assert [c.action for c in polkit.checks()] == [ACTION_MOUNTS]
+    assert [c.action for c in polkit.checks()] == [ACTION_MOUNTS, ACTION_MOUNTS]
     assert not os.path.lexists(os.path.join(fake_kernel.root, 'var'))
+
+
+# --- hugeadm's behaviours scripts rely on ---------------------------------------
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('spec', ['2mb:7', '2Mb:7', '2048kb:7', '2MB:14MB', '2m:14mb', '2048KB:+2M'])
+def test_units_in_any_case(service, ctl, allow_pools, fake_kernel, spec):
+    proc = ctl('--pool-pages-min', spec)
+    assert proc.returncode == 0, proc.stderr
+    assert nr(fake_kernel) == 7
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_max_size_units_in_any_case(service, ctl, polkit):
+    proc = ctl('--dry-run', '--create-global-mounts', '--max-size', '512mb')
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_disable_zone_movable_without_the_setting_is_a_no_op(service, ctl, allow_tunables,
+                                                             fake_kernel):
+    write_tunables(fake_kernel)      # no such sysctl on this kernel
+    before = fake_kernel.snapshot()
+    proc = ctl('--disable-zone-movable', '--pool-list')
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == POOL_LIST
+    assert 'warning: this kernel has no setting for huge pages in ZONE_MOVABLE' in proc.stderr
+    assert fake_kernel.snapshot() == before
+    # enabling is still refused: the state asked for is not the state there is
+    assert ctl('--enable-zone-movable').returncode == 1
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_explain_advises_no_shmmax_the_tool_keeps(service, ctl, allow_tunables, fake_kernel):
+    # above what the pools can back: --set-recommended-shmmax keeps it
+    write_tunables(fake_kernel, shmmax=2**64 - 2**24 - 1)
+    out = ctl('--explain').stdout
+    assert 'kernel.shmmax = ' not in out
+    assert '--set-recommended-shmmax' not in out
+    assert 'lowering it gains nothing' in out
+    before = fake_kernel.read_int(SHMMAX)
+    assert ctl('--set-recommended-shmmax').returncode == 0
+    assert fake_kernel.read_int(SHMMAX) == before
+    # below it: the advice is given, and followed
+    write_tunables(fake_kernel, shmmax=4096)
+    out = ctl('--explain').stdout
+    assert '--set-recommended-shmmax' in out
+    recommended = int(out.split('kernel.shmmax = ')[1].split()[0])
+    assert ctl('--set-recommended-shmmax').returncode == 0
+    assert fake_kernel.read_int(SHMMAX) == recommended

@@ -364,3 +364,52 @@ def test_monitor_json(service, ctl, hugepagesctl, bus, polkit):
     assert proc.returncode == 0, err
     for line in out.splitlines():
         json.loads(line)
+
+
+# --- unsigned 64-bit values above 2^63 --------------------------------------------
+
+# The kernel's default shmmax and shmall (ULONG_MAX - 2^24): above json-glib's
+# G_MAXINT64, where a signed integer would clip it to 9223372036854775807.
+HUGE = 18446744073692774399
+assert HUGE > 2**63
+
+
+@pytest.mark.fake_kernel(pools={SMALL: Pool(total=4, free=4, overcommit=HUGE)})
+def test_json_values_above_2_63_are_exact(service, ctl, fake_kernel):
+    write_tunables(fake_kernel, shmmax=HUGE, shmall=HUGE - 1)
+    doc = document(ctl('shm-max', '--json'))
+    assert (doc['shmmax'], doc['shmall']) == (HUGE, HUGE - 1)
+    text = ok(ctl('shm-max'))
+    assert f'({HUGE} bytes)' in text
+    # the pools' overcommit makes the recommendation 2^64 - 1 as well
+    assert doc['recommended_shmmax'] == 2**64 - 1
+    assert f'({doc["recommended_shmmax"]} bytes)' in text
+
+    pool = document(ctl('status', '--json'))['pools'][0]
+    assert (pool['overcommit'], pool['maximum']) == (HUGE, HUGE + 4)
+    pool = document(ctl('pools', '--long', '--json'))['pools'][0]
+    assert pool['maximum'] == HUGE + 4
+    assert table(ok(ctl('pools')))[0][3] == str(HUGE + 4)
+
+    b = base(fake_kernel)
+    write_mountinfo(fake_kernel, [(f'{b}/pagesize-2MB',
+                                   f'mode=770,pagesize=2M,size={HUGE},nr_inodes={HUGE - 2}')])
+    mount, = document(ctl('mounts', '--json'))['mounts']
+    assert (mount['max_size'], mount['max_inodes']) == (HUGE, HUGE - 2)
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_monitor_json_values_above_2_63_are_exact(service, ctl, hugepagesctl, bus, fake_kernel):
+    proc = subprocess.Popen([hugepagesctl, 'monitor', '--json'], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address))
+    try:
+        read_events(proc, lambda e: e['event'] == 'service_on_bus')
+        fake_kernel.write(fake_kernel.pool_file(SMALL, 'nr_overcommit_hugepages'), HUGE)
+        ok(ctl('pools'))
+        change = read_events(proc, lambda e: e['event'] == 'property_changed'
+                             and e['object'] == '2MB' and e['property'] == 'Overcommit')[-1]
+        assert (change['old_value'], change['value']) == (2, HUGE)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)

@@ -167,7 +167,16 @@ def test_explain_parseable_parts(system, tunables):
     # hugeadm reads shmmax with strtol: the kernel's default shows as LONG_MAX
     shmmax = int(read(SHMMAX))
     assert ("A /proc/sys/kernel/shmmax value of %d bytes" % min(shmmax, 2 ** 63 - 1)) in theirs.stdout
-    assert ("A /proc/sys/kernel/shmmax value of %d bytes" % shmmax) in mine.stdout
+    if shmmax < int(system.get(MANAGER_PATH, MANAGER_IFACE, "RecommendedShmMax")):
+        assert ("A /proc/sys/kernel/shmmax value of %d bytes" % shmmax) in mine.stdout
+    else:
+        # hugeadm advises lowering shmmax to the pools' size; we advise
+        # nothing --set-recommended-shmmax would then keep as it is
+        assert "A /proc/sys/kernel/shmmax value" not in mine.stdout
+        assert "kernel.shmmax = " not in mine.stdout
+        assert "lowering it gains nothing" in mine.stdout
+        assert ours(system, "--set-recommended-shmmax").returncode == 0
+        assert int(read(SHMMAX)) == shmmax
 
 
 # --------------------------------------------------------------------------
@@ -183,6 +192,9 @@ def relative_runs():
         ["--pool-pages-min", "2097152:+1", "--pool-pages-min", "2M:+3"],
         ["--pool-pages-max", "2M:+5", "--pool-pages-max", "2M:-1"],
         ["--pool-pages-min", "2M:+4", "--pool-pages-max", "2M:-2"],
+        # units in any case, as hugeadm reads them
+        ["--pool-pages-min", "2mb:+4"],
+        ["--pool-pages-min", "2Mb:+2", "--pool-pages-max", "2048kb:+6"],
     ]
 
 
@@ -312,6 +324,37 @@ def test_zone_movable_failure_is_an_error(system):
 
 # --------------------------------------------------------------------------
 # mounts (in this tier's private mount namespace)
+
+def no_zone_movable_sysctl():
+    if any((SYSCTL / "vm" / n).exists() for n in ("hugepages_treat_as_movable",
+                                                 "movable_gigantic_pages")):
+        pytest.skip("this kernel has a zone movable sysctl")
+
+
+def test_a_failing_step_does_not_stop_the_rest(system):
+    """hugeadm goes on after a step that failed; so do we, with exit 1."""
+    no_zone_movable_sysctl()
+    theirs = hugeadm(system, "--enable-zone-movable", "--page-sizes-all")
+    mine = ours(system, "--enable-zone-movable", "--page-sizes-all")
+    assert theirs.returncode == 0 and "No such file or directory" in theirs.stderr
+    assert theirs.stdout != ""
+    assert mine.returncode == 1, mine.stderr
+    assert mine.stdout == theirs.stdout
+
+
+def test_disable_zone_movable_without_the_setting(system):
+    """The state asked for is the state there is: a warning, exit 0, nothing
+    written (hugeadm: an error message, exit 0)."""
+    no_zone_movable_sysctl()
+    before = sorted(p.name for p in (SYSCTL / "vm").iterdir())
+    theirs = hugeadm(system, "--disable-zone-movable", "--page-sizes-all")
+    mine = ours(system, "--disable-zone-movable", "--page-sizes-all")
+    assert theirs.returncode == 0
+    assert mine.returncode == 0, mine.stderr
+    assert mine.stdout == theirs.stdout
+    assert mine.stderr.startswith("hugepagesctl: warning: this kernel has no setting")
+    assert sorted(p.name for p in (SYSCTL / "vm").iterdir()) == before
+
 
 def hugetlbfs_state(area):
     """{path: (page size option, size, nr_inodes, mode, uid, gid)} of the
