@@ -124,7 +124,7 @@ def test_hugeadm_mounts_reported_and_taken_over(system, area):
     assert mount_id(global_2m) == ids[global_2m]
 
     # 7. a dry run unmounts nothing; an unmount removes the directories
-    ok(unmount(system, None, global_2m, dry_run=("b", True)))
+    ok(unmount(system, None, global_2m, **{"dry-run": ("b", True)}))
     assert mount_id(global_2m) == ids[global_2m]
     for p in paths[kinds[1]]:
         ok(unmount(system, None, p))
