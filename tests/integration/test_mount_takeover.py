@@ -21,6 +21,7 @@ import pytest
 from fakekernel import Mount
 from gi.repository import GLib
 from hpdtest import ERR_FAILED, ERR_NOT_MOUNTED, BusError
+from hpdtunables import explain
 from test_client import ctl, hugepagesctl, ok  # noqa: F401
 from test_mounts import (GIANT, MB, POOLS, SMALL, base, create, create_mounts, manager_mounts,
                          t, unmount)
@@ -163,3 +164,25 @@ def test_client_create_dry_run(service, ctl, fake_kernel, polkit):
         f'{b}/user/nobody/pagesize-2MB\n'
     assert polkit.checks() == []
     assert not os.path.lexists(os.path.join(fake_kernel.root, 'var'))
+
+
+# --- Explain ------------------------------------------------------------------------
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_explain_names_each_hugeadm_mount_and_its_fix(service, conn, fake_kernel):
+    user_mount = hugeadm_tree(fake_kernel, 'user/nobody/pagesize-2MB', NOBODY, 0, 0o700)
+    user_dir = os.path.dirname(user_mount)
+    os.chown(user_dir, NOBODY, 0)
+    os.chmod(user_dir, 0o700)
+    global_mount = hugeadm_tree(fake_kernel, 'global/pagesize-1GB', 0, 0, 0o1777)
+    made_by_us = hugeadm_tree(fake_kernel, 'pagesize-2MB', 0, 0, 0o770)
+    fake_kernel.write_mountinfo([Mount(user_mount, size=4 * MB),
+                                 Mount(global_mount, page_size_kb=GIANT),
+                                 Mount(made_by_us, mode=0o770)])
+    found = {message.split()[0]: (severity, fix)
+             for severity, id_, message, fix in explain(conn) if id_ == 'hugeadm-mount'}
+    assert found == {
+        user_mount: ('warning', 'hugepagesctl mount-create user nobody --page-size 2MB '
+                                '--size 4194304 --secure-directories'),
+        global_mount: ('info', 'hugepagesctl mount-create global --page-size 1GB'),
+    }
