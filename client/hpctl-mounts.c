@@ -93,12 +93,40 @@ enum {
   COLUMN_MIN_SIZE,
   COLUMN_MAX_INODES,
   COLUMN_FLAGS,
+  COLUMN_OPTIONS,
   N_COLUMNS
 };
 
 static const char *const column_titles[N_COLUMNS] = {
-  "Path", "PageSize", "Owner", "Mode", "MaxSize", "MinSize", "MaxInodes", "Flags",
+  "Path", "PageSize", "Owner", "Mode", "MaxSize", "MinSize", "MaxInodes", "Flags", "Options",
 };
+
+/* The owner and mode the mount options give where the mount's root has
+ * others (hugeadm sets them with chown and chmod after mounting), as
+ * "uid=0,gid=0,mode=0755"; NULL where they agree. */
+static char *
+options_differ (GVariant *attributes)
+{
+  guint32 uid = 0, gid = 0, mode = 0, o_uid = 0, o_gid = 0, o_mode = 0;
+  GString *out = g_string_new (NULL);
+
+  g_variant_lookup (attributes, "uid", "u", &uid);
+  g_variant_lookup (attributes, "gid", "u", &gid);
+  g_variant_lookup (attributes, "mode", "u", &mode);
+  if (!g_variant_lookup (attributes, "options-uid", "u", &o_uid))
+    o_uid = uid;
+  if (!g_variant_lookup (attributes, "options-gid", "u", &o_gid))
+    o_gid = gid;
+  if (!g_variant_lookup (attributes, "options-mode", "u", &o_mode))
+    o_mode = mode;
+  if (o_uid != uid)
+    g_string_append_printf (out, "uid=%u", o_uid);
+  if (o_gid != gid)
+    g_string_append_printf (out, "%sgid=%u", out->len ? "," : "", o_gid);
+  if (o_mode != mode)
+    g_string_append_printf (out, "%smode=%04o", out->len ? "," : "", o_mode);
+  return g_string_free (out, out->len == 0);
+}
 
 static GStrv
 mount_row (const char *path, GVariant *attributes)
@@ -125,6 +153,9 @@ mount_row (const char *path, GVariant *attributes)
   row[COLUMN_MIN_SIZE] = optional_number (attributes, "min-size");
   row[COLUMN_MAX_INODES] = optional_number (attributes, "nr-inodes");
   row[COLUMN_FLAGS] = flags != NULL && *flags != '\0' ? escape_field (flags) : g_strdup ("-");
+  row[COLUMN_OPTIONS] = options_differ (attributes);
+  if (row[COLUMN_OPTIONS] == NULL)
+    row[COLUMN_OPTIONS] = g_strdup ("-");
   return row;
 }
 
@@ -208,6 +239,16 @@ print_mounts_json (GVariant *mounts)
       add_optional_uint (builder, "max_inodes", attributes, "nr-inodes");
       hpctl_json_add_string (builder, "flags", flags);
       hpctl_json_add_bool (builder, "managed", managed);
+      /* the mount options' owner and mode, which the root's may differ from */
+      json_builder_set_member_name (builder, "options");
+      json_builder_begin_object (builder);
+      if (g_variant_lookup (attributes, "options-uid", "u", &uid))
+        hpctl_json_add_uint (builder, "uid", uid);
+      if (g_variant_lookup (attributes, "options-gid", "u", &gid))
+        hpctl_json_add_uint (builder, "gid", gid);
+      if (g_variant_lookup (attributes, "options-mode", "u", &mode))
+        hpctl_json_add_uint (builder, "mode", mode);
+      json_builder_end_object (builder);
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
@@ -223,7 +264,10 @@ hpctl_mounts (HpctlContext *ctx, GStrv args)
     command_options ("mounts",
                      "List every hugetlbfs mount, one a line after a header line:\n"
                      "Path, PageSize, Owner (user:group), Mode (octal), MaxSize and\n"
-                     "MinSize (bytes), MaxInodes and Flags; \"-\" where a mount has no limit.",
+                     "MinSize (bytes), MaxInodes, Flags and Options; \"-\" where a mount has\n"
+                     "no limit. Owner and Mode are those of the mount's root as they are;\n"
+                     "Options gives the mount options' uid=, gid= and mode= where they differ\n"
+                     "(hugeadm sets owner and mode after mounting), \"-\" where they agree.",
                      "Fields are separated by spaces; a space, tab, newline or backslash\n"
                      "in a field is written as an octal escape (\\040, \\011, \\012, \\134)\n"
                      "as in /proc/mounts.");
@@ -406,6 +450,8 @@ typedef struct {
   char *mode;
   char *page_size;
   gboolean persist;
+  gboolean secure;
+  gboolean dry_run;
 } CreateArguments;
 
 static void
@@ -457,7 +503,22 @@ build_create_options (const CreateArguments *a, GError **error)
     g_variant_builder_add (&builder, "{sv}", "mode", g_variant_new_uint32 (mode));
   if (a->persist)
     g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
+  if (a->secure)
+    g_variant_builder_add (&builder, "{sv}", "secure-directories", g_variant_new_boolean (TRUE));
+  if (a->dry_run)
+    g_variant_builder_add (&builder, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
   return g_variant_ref_sink (g_variant_builder_end (&builder));
+}
+
+/* a dry run needs no authorization: no interactive flag, no agent */
+static GDBusCallFlags
+create_flags (HpctlContext *ctx, GVariant *options)
+{
+  gboolean dry_run = FALSE;
+
+  if (g_variant_lookup (options, "dry-run", "b", &dry_run) && dry_run)
+    return G_DBUS_CALL_FLAGS_NONE;
+  return hpctl_prepare_interactive (ctx);
 }
 
 /* One page size through its PageSize object. */
@@ -477,7 +538,7 @@ create_one (HpctlContext *ctx, const char *size_text, const char *scope, const c
     return hpctl_fail (error);
 
   if (!hp_dbus_manager_page_size_call_create_mount_sync (page_size, scope, owner, options,
-                                                         hpctl_prepare_interactive (ctx),
+                                                         create_flags (ctx, options),
                                                          CHANGE_TIMEOUT_MS, &path, NULL, &error))
     return hpctl_fail (error);
   g_print ("%s\n", path);
@@ -491,7 +552,7 @@ create_all (HpctlContext *ctx, const char *scope, const char *owner, GVariant *o
   g_auto(GStrv) paths = NULL;
 
   if (!hp_dbus_manager_call_create_mounts_sync (ctx->manager, scope, owner, options,
-                                                hpctl_prepare_interactive (ctx),
+                                                create_flags (ctx, options),
                                                 CHANGE_TIMEOUT_MS, &paths, NULL, &error))
     return hpctl_fail (error);
   for (gsize i = 0; paths[i] != NULL; i++)
@@ -515,6 +576,11 @@ hpctl_mount_create (HpctlContext *ctx, GStrv args)
     { "page-size", 0, 0, G_OPTION_ARG_STRING, &a.page_size,
       "Only make the mount of this page size (2M, 1G, bytes or DEFAULT)", "SIZE" },
     { "persist", 0, 0, G_OPTION_ARG_NONE, &a.persist, HPCTL_PERSIST_HELP, NULL },
+    { "secure-directories", 0, 0, G_OPTION_ARG_NONE, &a.secure,
+      "Make directories below /var/lib/hugetlbfs that hugeadm left owned by a user or group root's (mode 0755)",
+      NULL },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &a.dry_run,
+      "Only check; print the paths; change nothing", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) options =
@@ -566,13 +632,17 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
   g_autoptr(GOptionContext) options =
     command_options ("unmount PATH",
                      "Unmount the hugetlbfs mount at PATH, an absolute path as 'mounts'\n"
-                     "lists it; a mount point hugepagesd made is removed too.",
+                     "lists it. For a mount point below /var/lib/hugetlbfs as mount-create\n"
+                     "makes them, the directory is removed too, and so are the empty ones\n"
+                     "above it (user/NAME, user, ...) up to /var/lib/hugetlbfs.",
                      NULL);
   g_autoptr(GError) error = NULL;
-  gboolean persist = FALSE;
+  gboolean persist = FALSE, dry_run = FALSE;
   const GOptionEntry entries[] = {
     { "persist", 0, 0, G_OPTION_ARG_NONE, &persist,
       "Also remove the configuration that makes this mount at boot", NULL },
+    { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
+      "Only check that PATH can be unmounted; change nothing", NULL },
     { NULL }
   };
   GVariantBuilder unmount_options;
@@ -591,10 +661,15 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
   g_variant_builder_init (&unmount_options, G_VARIANT_TYPE_VARDICT);
   if (persist)
     g_variant_builder_add (&unmount_options, "{sv}", "persist", g_variant_new_boolean (TRUE));
+  if (dry_run)
+    g_variant_builder_add (&unmount_options, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
   if (!hp_dbus_manager_call_unmount_sync (ctx->manager, args[1],
                                           g_variant_builder_end (&unmount_options),
-                                          hpctl_prepare_interactive (ctx),
+                                          dry_run ? G_DBUS_CALL_FLAGS_NONE
+                                                  : hpctl_prepare_interactive (ctx),
                                           CHANGE_TIMEOUT_MS, NULL, &error))
     return hpctl_fail (error);
+  if (dry_run)
+    g_print ("would unmount %s\n", args[1]);
   return HPCTL_EXIT_OK;
 }

@@ -543,7 +543,7 @@ apply_mount (gpointer key, gpointer value, gpointer data)
         say (a, TRUE, "mount %s: already mounted", path);
       else if (existing != NULL)
         say (a, FALSE, "mount %s: mounted with other options", path);
-      else if (!hpd_hugetlbfs_mount (root, spec, &local_error))
+      else if (!hpd_hugetlbfs_mount (root, spec, FALSE, &local_error))
         say (a, FALSE, "mount %s: %s", path, local_error->message);
       else
         say (a, TRUE, "mount %s: mounted", path);

@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hp-units.h"
@@ -13,6 +14,7 @@
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
 #include "hpd-explain.h"
+#include "hpd-hugetlbfs.h"
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
 #include "hpd-tunable-calls.h"
@@ -418,6 +420,96 @@ check_thp (Explain *e, const HpdTunables *t)
          "THP defrag is 'always': page faults may stall on compaction");
 }
 
+/* The first directory between the base and the mount point of @path that
+ * hpd_hugetlbfs_mount would refuse (not root's, writable by others, or a
+ * link), as lstat sees it; NULL when there is none. */
+static char *
+untrusted_parent (const char *root, const char *path)
+{
+  g_autofree char *base = g_build_filename (root, HPD_MOUNT_BASE, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_auto(GStrv) parts = NULL;
+  g_autofree char *so_far = NULL;
+
+  if (!g_str_has_prefix (dir, base))
+    return NULL;
+  so_far = g_strdup (base);
+  parts = g_strsplit (dir + strlen (base), "/", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      struct stat st;
+      char *next;
+
+      if (*parts[i] == '\0' && i > 0)
+        continue;
+      next = *parts[i] ? g_build_filename (so_far, parts[i], NULL) : g_strdup (so_far);
+      g_free (so_far);
+      so_far = next;
+      if (lstat (so_far, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != 0 ||
+          (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        return g_steal_pointer (&so_far);
+    }
+  return NULL;
+}
+
+/* Mounts at the service's mount points made the way hugeadm makes them:
+ * owner and mode set after mounting (so the mount options do not say
+ * them), the directories above left to the user or group. mount-create
+ * with the same page size and limits takes such a mount over without a
+ * remount, and --secure-directories makes those directories root's. */
+static void
+check_hugeadm_mounts (Explain *e, GPtrArray *mounts)
+{
+  const char *root = hpd_kernel_get_root (e->kernel);
+
+  for (guint i = 0; i < mounts->len; i++)
+    {
+      const HpdMountInfo *m = g_ptr_array_index (mounts, i);
+      g_autofree char *key = hpd_mount_path_config_key (root, m->path);
+      g_autofree char *unsafe = NULL;
+      g_autofree char *size = NULL;
+      g_autoptr(GString) fix = NULL;
+      gboolean set_after;
+
+      if (key == NULL || !m->has_root || !g_utf8_validate (m->path, -1, NULL))
+        continue;
+      unsafe = untrusted_parent (root, m->path);
+      set_after = m->root_uid != m->uid || m->root_gid != m->gid || m->root_mode != m->mode;
+      if (unsafe == NULL && !set_after)
+        continue;
+
+      size = hp_size_name (m->page_size);
+      fix = g_string_new ("hugepagesctl mount-create ");
+      g_string_append_printf (fix, "%s --page-size %s", key, size);
+      if (m->root_mode != (g_str_has_prefix (key, "user") ? 0700u
+                           : g_str_has_prefix (key, "group") ? 0070u
+                           : g_str_equal (key, "global") ? 01777u : 0770u))
+        g_string_append_printf (fix, " --mode %04o", m->root_mode);
+      if (m->has_size)
+        g_string_append_printf (fix, " --size %" G_GUINT64_FORMAT, m->size);
+      if (m->has_min_size)
+        g_string_append_printf (fix, " --min-size %" G_GUINT64_FORMAT, m->min_size);
+      if (m->has_nr_inodes)
+        g_string_append_printf (fix, " --inodes %" G_GUINT64_FORMAT, m->nr_inodes);
+      if (unsafe != NULL)
+        g_string_append (fix, " --secure-directories");
+
+      if (unsafe != NULL)
+        add (e, "warning", "hugeadm-mount", fix->str,
+             "%s is below %s, which is not root's or is writable by others (as hugeadm "
+             "leaves it): its owner could put a link in the way of a new mount there. "
+             "mount-create with these page size and limits takes the mount over without "
+             "a remount, and --secure-directories makes the directory root's with mode 0755",
+             m->path, unsafe);
+      else
+        add (e, "info", "hugeadm-mount", fix->str,
+             "%s was given owner %u:%u and mode %04o after mounting (as hugeadm does); its "
+             "mount options say %u:%u %04o. mount-create with these page size and limits "
+             "takes it over as it is, without a remount",
+             m->path, m->root_uid, m->root_gid, m->root_mode, m->uid, m->gid, m->mode);
+    }
+}
+
 /* A unit that gives the service a mount namespace of its own makes every
  * mount it creates invisible to everybody else. */
 static void
@@ -481,6 +573,7 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
   check_pools (&e, mounts);
   check_claims (&e);
   check_mount_namespace (&e);
+  check_hugeadm_mounts (&e, mounts);
   check_boot (&e);
   check_min_free_kbytes (&e, &t);
   check_shm (&e, &t, uid);

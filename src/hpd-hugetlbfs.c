@@ -88,6 +88,17 @@ set_errno_error (GError **error, int saved_errno, const char *doing, const char 
   return FALSE;
 }
 
+static guint64
+mount_id_of (int fd)
+{
+  struct statx stx;
+
+  if (statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+      !(stx.stx_mask & STATX_MNT_ID))
+    return 0;
+  return stx.stx_mnt_id;
+}
+
 /* A directory we may build on: root's, and nobody else can write to it
  * (a writable directory lets its owner swap a component for a link). */
 static gboolean
@@ -106,22 +117,51 @@ check_trusted (int fd, const char *what, GError **error)
     {
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
                    "Refusing to use %s: it must belong to root and not be writable "
-                   "by group or others (owner %u, mode %04o)",
+                   "by group or others (owner %u, mode %04o). If hugeadm made it, "
+                   "mount-create --secure-directories (option \"secure-directories\") "
+                   "makes it root's with mode 0755",
                    what, (guint) st.st_uid, (guint) (st.st_mode & 07777));
       return FALSE;
     }
   return TRUE;
 }
 
-static guint64
-mount_id_of (int fd)
+/* Makes @name below @dirfd, opened as @fd, root's with mode 0755: hugeadm
+ * leaves user/NAME and group/NAME owned by the user or group. The
+ * directory is opened again without following links and must be the one
+ * already opened; a mount's root is never touched. */
+static gboolean
+make_trusted (int dirfd, const char *name, int fd, const char *what, GError **error)
 {
-  struct statx stx;
+  struct stat opened, now;
+  int rw;
 
-  if (statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
-      !(stx.stx_mask & STATX_MNT_ID))
-    return 0;
-  return stx.stx_mnt_id;
+  if (mount_id_of (fd) != mount_id_of (dirfd))
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
+                   "Refusing to secure %s: it is the root of another mount", what);
+      return FALSE;
+    }
+  rw = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (rw < 0)
+    return set_errno_error (error, errno, "Cannot open", what);
+  if (fstat (fd, &opened) < 0 || fstat (rw, &now) < 0 ||
+      opened.st_dev != now.st_dev || opened.st_ino != now.st_ino)
+    {
+      close (rw);
+      g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "%s changed while it was being secured", what);
+      return FALSE;
+    }
+  if (fchown (rw, 0, 0) < 0 || fchmod (rw, 0755) < 0)
+    {
+      int saved_errno = errno;
+      close (rw);
+      return set_errno_error (error, saved_errno, "Cannot secure", what);
+    }
+  close (rw);
+  g_message ("Made %s root's with mode 0755 (was owner %u, group %u, mode %04o)", what,
+             (guint) opened.st_uid, (guint) opened.st_gid, (guint) (opened.st_mode & 07777));
+  return TRUE;
 }
 
 /* Opens @name below @dirfd, never through a link. A mount point to be is
@@ -129,7 +169,7 @@ mount_id_of (int fd)
  * the mounted root's owner and mode are not the directory's. */
 static int
 open_component (int dirfd, const char *name, const char *what,
-                gboolean refuse_mount_point, GError **error)
+                gboolean refuse_mount_point, gboolean secure, GError **error)
 {
   int fd = openat (dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -150,7 +190,9 @@ open_component (int dirfd, const char *name, const char *what,
       close (fd);
       return -1;
     }
-  if (!check_trusted (fd, what, error))
+  if (!check_trusted (fd, what, secure ? NULL : error) &&
+      (!secure || !make_trusted (dirfd, name, fd, what, error) ||
+       !check_trusted (fd, what, error)))
     {
       close (fd);
       return -1;
@@ -165,6 +207,7 @@ typedef struct {
   GArray *fds;        /* int */
   GPtrArray *names;   /* component names */
   GArray *created;    /* gboolean */
+  gboolean secure;    /* make untrusted directories from the base on root's */
 } Walk;
 
 static void
@@ -186,7 +229,7 @@ walk_last (Walk *walk)
 
 static gboolean
 walk_step (Walk *walk, const char *name, const char *what, gboolean create,
-           gboolean mount_point, GError **error)
+           gboolean mount_point, gboolean secure, GError **error)
 {
   gboolean created = FALSE;
   int fd;
@@ -199,7 +242,7 @@ walk_step (Walk *walk, const char *name, const char *what, gboolean create,
         return set_errno_error (error, errno, "Cannot create", what);
     }
 
-  fd = open_component (walk_last (walk), name, what, mount_point, error);
+  fd = open_component (walk_last (walk), name, what, mount_point, secure, error);
   if (fd < 0)
     {
       if (created)
@@ -252,7 +295,7 @@ walk_to (Walk *walk, const char *root, const char *relative, gboolean create,
       /* only the base itself may be made: /var and /var/lib must exist */
       gboolean make = create && base[i + 1] == NULL;
 
-      if (!walk_step (walk, base[i], next, make, FALSE, error))
+      if (!walk_step (walk, base[i], next, make, FALSE, walk->secure && base[i + 1] == NULL, error))
         return FALSE;
       g_free (so_far);
       so_far = g_steal_pointer (&next);
@@ -263,7 +306,8 @@ walk_to (Walk *walk, const char *root, const char *relative, gboolean create,
       g_autofree char *next = g_build_filename (so_far, rest[i], NULL);
 
       /* creating means mounting on the last one */
-      if (!walk_step (walk, rest[i], next, create, create && rest[i + 1] == NULL, error))
+      if (!walk_step (walk, rest[i], next, create, create && rest[i + 1] == NULL,
+                      walk->secure, error))
         return FALSE;
       g_free (so_far);
       so_far = g_steal_pointer (&next);
@@ -367,11 +411,12 @@ out:
 }
 
 gboolean
-hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec, GError **error)
+hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec, gboolean secure,
+                     GError **error)
 {
   g_autofree char *relative = hpd_mount_spec_relative_path (spec);
   g_autofree char *path = g_build_filename (root, HPD_MOUNT_BASE, relative, NULL);
-  g_auto(Walk) walk = { NULL, };
+  g_auto(Walk) walk = { .secure = secure, };
 
   /* the walk refuses a mount point that is already one: never stack */
   if (!walk_to (&walk, root, relative, TRUE, error))
@@ -387,6 +432,42 @@ hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+hpd_hugetlbfs_adopt (const char *root, const HpdMountSpec *spec, gboolean secure,
+                     GError **error)
+{
+  g_autofree char *relative = hpd_mount_spec_relative_path (spec);
+  g_autofree char *dir = g_path_get_dirname (relative);
+  g_autofree char *leaf = g_path_get_basename (relative);
+  g_autofree char *path = g_build_filename (root, HPD_MOUNT_BASE, relative, NULL);
+  g_auto(Walk) walk = { .secure = secure, };
+  struct statfs sfs;
+  struct stat st;
+  gboolean ok = FALSE;
+  int fd;
+
+  if (!walk_to (&walk, root, g_str_equal (dir, ".") ? "" : dir, FALSE, error))
+    return FALSE;
+
+  /* the mount's root is the one place that is not root's to check: its
+   * owner is what was asked, and it cannot be swapped while mounted */
+  fd = openat (walk_last (&walk), leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return set_errno_error (error, errno, "Cannot open", path);
+  if (fstatfs (fd, &sfs) < 0 || sfs.f_type != HUGETLBFS_MAGIC ||
+      mount_id_of (fd) == mount_id_of (walk_last (&walk)) || fstat (fd, &st) < 0)
+    g_set_error (error, HP_ERROR, HP_ERROR_NOT_MOUNTED, "%s is not a hugetlbfs mount", path);
+  else if ((st.st_uid != spec->uid || st.st_gid != spec->gid) &&
+           fchown (fd, spec->uid, spec->gid) < 0)
+    set_errno_error (error, errno, "Cannot change the owner of", path);
+  else if ((st.st_mode & 07777) != spec->mode && fchmod (fd, spec->mode) < 0)
+    set_errno_error (error, errno, "Cannot change the mode of", path);
+  else
+    ok = TRUE;
+  close (fd);
+  return ok;
 }
 
 static int
@@ -495,10 +576,24 @@ hpd_hugetlbfs_unmount (const char *root, const char *path, GError **error)
       g_autofree char *dir = g_path_get_dirname (relative);
       g_autoptr(GError) local_error = NULL;
 
-      if (!walk_to (&walk, root, g_str_equal (dir, ".") ? "" : dir, FALSE, &local_error) ||
+      g_auto(GStrv) parents = g_strsplit (dir, "/", -1);
+      guint n = g_str_equal (dir, ".") ? 0 : g_strv_length (parents);
+
+      if (!walk_to (&walk, root, n == 0 ? "" : dir, FALSE, &local_error) ||
           unlinkat (walk_last (&walk), leaf, AT_REMOVEDIR) < 0)
-        g_warning ("Unmounted %s but could not remove the directory: %s", path,
-                   local_error ? local_error->message : g_strerror (errno));
+        {
+          g_warning ("Unmounted %s but could not remove the directory: %s", path,
+                     local_error ? local_error->message : g_strerror (errno));
+          return TRUE;
+        }
+
+      /* user/NAME, user, group/NAME, group and global go with their last
+       * mount, as mount-create makes them; the base stays. A directory
+       * that still holds something ends it. */
+      for (guint i = walk.fds->len - 1; n > 0; i--, n--)
+        if (unlinkat (g_array_index (walk.fds, int, i - 1),
+                      g_ptr_array_index (walk.names, i), AT_REMOVEDIR) < 0)
+          break;
     }
 
   return TRUE;

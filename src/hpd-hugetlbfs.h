@@ -43,9 +43,20 @@ char *hpd_mount_spec_relative_path (const HpdMountSpec *spec);
 gboolean hpd_mount_name_is_valid (const char *name);
 
 /* Creates the directories (root's, 0755) and mounts; on failure removes
- * what it created. @root is the service's root ("/" in production). */
+ * what it created. @root is the service's root ("/" in production).
+ * @secure: directories from the base on that are not root's or are
+ * writable by others (hugeadm's user/NAME) are made root's with mode 0755
+ * instead of refused. */
 gboolean hpd_hugetlbfs_mount (const char *root, const HpdMountSpec *spec,
-                              GError **error);
+                              gboolean secure, GError **error);
+
+/* Takes over the existing mount @spec names (hugeadm's, for one): checks
+ * the directories above it as hpd_hugetlbfs_mount would (securing them
+ * with @secure) and gives its root the owner, group and mode of @spec
+ * where they differ. The page size and limits are the caller's to check:
+ * the kernel cannot change them on a live mount. */
+gboolean hpd_hugetlbfs_adopt (const char *root, const HpdMountSpec *spec,
+                              gboolean secure, GError **error);
 
 /* Whether @path is one of the mount points the service makes below the
  * base: <root>/<base>/[global/|user/NAME/|group/NAME/]pagesize-S. */
@@ -53,7 +64,7 @@ gboolean hpd_hugetlbfs_is_service_mount_point (const char *root, const char *pat
 
 /* Unmounts the hugetlbfs mount at @path (an absolute path as mountinfo
  * shows it) and, when it is one of the service's mount points below the
- * base, removes the directory. */
+ * base, removes the directory and the empty ones between it and the base. */
 gboolean hpd_hugetlbfs_unmount (const char *root, const char *path,
                                 GError **error);
 

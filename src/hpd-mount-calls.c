@@ -13,7 +13,8 @@ typedef struct {
   char *root;
   GPtrArray *specs;     /* HpdMountSpec, ascending page size */
   GPtrArray *paths;     /* char *, same order */
-  GArray *exists;       /* gboolean: already mounted as asked */
+  GArray *exists;       /* gboolean: already mounted with the page size and limits asked */
+  gboolean secure;      /* option "secure-directories" */
   gboolean single;
   char *unmount_path;   /* for Unmount */
   char *config_key;     /* with persist: the section to replace or remove */
@@ -90,8 +91,21 @@ undo_created (MountCall *call, guint upto)
     }
 }
 
+/* A mount in the way whose page size or limits are not what was asked. */
+static void
+set_differs_error (GError **error, const char *path, const char *differences)
+{
+  g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
+               "%s is already mounted with other options (%s). The kernel cannot change "
+               "the page size or limits of a live hugetlbfs mount (a remount ignores them): "
+               "ask for what is mounted, or unmount it once nothing uses it "
+               "(hugepagesctl usage) and ask again", path, differences);
+}
+
 /* Worker thread. The mounts are looked at again here: an identical call
- * queued ahead of this one may have made them since it was validated. */
+ * queued ahead of this one may have made them since it was validated. A
+ * mount that is there with the page size and limits asked is taken over:
+ * its root gets the owner and mode asked, and nothing is remounted. */
 static GVariant *
 create_work (gpointer data, GCancellable *cancellable, GError **error)
 {
@@ -105,20 +119,28 @@ create_work (gpointer data, GCancellable *cancellable, GError **error)
       const char *path = g_ptr_array_index (call->paths, i);
       const HpdMountInfo *existing;
 
-      if (g_array_index (call->exists, gboolean, i))
-        continue;
-
       existing = hpd_mounts_find (mounts, path);
-      if (existing != NULL && hpd_mount_spec_matches (spec, existing))
-        {
-          g_array_index (call->exists, gboolean, i) = TRUE;
-          continue;
-        }
       if (existing != NULL)
-        g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
-                     "%s is already mounted with other options; unmount it first", path);
+        {
+          gboolean limits_differ;
+          g_autofree char *differences = hpd_mount_spec_differences (spec, existing,
+                                                                     &limits_differ);
 
-      if (existing != NULL || !hpd_hugetlbfs_mount (call->root, spec, error))
+          if (limits_differ)
+            set_differs_error (error, path, differences);
+          else if ((differences == NULL && !call->secure) ||
+                   hpd_hugetlbfs_adopt (call->root, spec, call->secure, error))
+            {
+              g_array_index (call->exists, gboolean, i) = TRUE;
+              continue;
+            }
+          undo_created (call, i);
+          return NULL;
+        }
+
+      /* gone since validation: made anew, and taken back on failure */
+      g_array_index (call->exists, gboolean, i) = FALSE;
+      if (!hpd_hugetlbfs_mount (call->root, spec, call->secure, error))
         {
           undo_created (call, i);
           return NULL;
@@ -141,7 +163,12 @@ create_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
       const char *path = g_ptr_array_index (call->paths, i);
 
       if (g_array_index (call->exists, gboolean, i))
-        continue;
+        {
+          if (reply != NULL)
+            g_message ("uid %u (pid %u) took over the hugetlbfs mount at %s (uid %u, gid %u, mode %04o)",
+                       caller->uid, caller->pid, path, spec->uid, spec->gid, spec->mode);
+          continue;
+        }
       if (reply != NULL)
         g_message ("uid %u (pid %u) mounted hugetlbfs at %s (uid %u, gid %u, mode %04o)",
                    caller->uid, caller->pid, path, spec->uid, spec->gid, spec->mode);
@@ -167,7 +194,7 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   g_autofree char *gid = NULL;
   g_autofree char *mode = NULL;
   g_autofree char *joined = NULL;
-  gboolean all_exist = TRUE;
+  gboolean all_exist = TRUE, in_line = TRUE;
 
   /* before anything else: no request can be served, valid or not */
   if (!hpd_daemon_check_mounts_visible (daemon, &error))
@@ -207,14 +234,20 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
       existing = hpd_mounts_find (mounts, path);
       if (existing != NULL)
         {
-          if (!hpd_mount_spec_matches (spec, existing))
+          gboolean limits_differ;
+          g_autofree char *differences = hpd_mount_spec_differences (spec, existing,
+                                                                     &limits_differ);
+
+          if (limits_differ)
             {
-              g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_FAILED,
-                                                     "%s is already mounted with other options; "
-                                                     "unmount it first", path);
+              set_differs_error (&error, path, differences);
+              hpd_job_return_error (invocation, error);
               return;
             }
+          /* same page size and limits: taken over, with its owner and mode
+           * set as asked, never remounted */
           exists = TRUE;
+          in_line = in_line && differences == NULL;
         }
       all_exist = all_exist && exists;
 
@@ -231,12 +264,15 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
       return;
     }
 
+  call->secure = request->secure;
   if (request->persist)
     {
       call->config_key = hpd_mount_request_config_key (request);
       call->config_text = hpd_mount_request_to_config (request, only ? only->size : 0);
     }
-  else if (all_exist)
+  /* a dry run answers with the paths once every check passed, before
+   * authorization, as every other change does */
+  if (request->dry_run || (all_exist && in_line && !request->persist && !request->secure))
     {
       g_dbus_method_invocation_return_value (invocation, created_reply (call));
       return;
@@ -255,6 +291,8 @@ hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   polkit_details_insert (details, "paths", joined);
   if (request->persist)
     polkit_details_insert (details, "persist", "true");
+  if (request->secure)
+    polkit_details_insert (details, "secure-directories", "true");
 
   hpd_job_run (daemon, invocation, details, create_work, create_done,
                g_steal_pointer (&call), (GDestroyNotify) mount_call_free);
@@ -292,9 +330,10 @@ hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   g_autoptr(GPtrArray) mounts = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(PolkitDetails) details = NULL;
-  gboolean persist = FALSE;
+  gboolean persist = FALSE, dry_run = FALSE;
   const HpdOption known[] = {
     { "persist", "b", &persist },
+    { "dry-run", "b", &dry_run },
   };
 
   /* unmounting here would leave the system's mount in place */
@@ -339,6 +378,12 @@ hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                                                  "is no configuration to remove it from", path);
           return;
         }
+    }
+
+  if (dry_run)
+    {
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
+      return;
     }
 
   call->unmount_path = g_strdup (path);

@@ -21,9 +21,16 @@ typedef struct {
   guint64 min_size;       /* bytes */
   gboolean has_nr_inodes;
   guint64 nr_inodes;
-  guint32 uid;
+  guint32 uid;            /* from the mount options */
   guint32 gid;
   guint32 mode;
+  /* The mount's root directory as it is now: chown and chmod after
+   * mounting (hugeadm does that) are not in the options. Filled in by
+   * hpd_mounts_read, not by the parser. */
+  gboolean has_root;
+  guint32 root_uid;
+  guint32 root_gid;
+  guint32 root_mode;
 } HpdMountInfo;
 
 void hpd_mount_info_free (HpdMountInfo *info);

@@ -1,8 +1,14 @@
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
+#include <linux/openat2.h>
 #include <pwd.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "hp-error.h"
 #include "hp-units.h"
@@ -11,6 +17,42 @@
 
 #define MAX_PATH_LENGTH 4096
 #define MAX_INODES (G_GUINT64_CONSTANT (1) << 31)
+
+/* The owner and mode of the mount's root as they are now, read without
+ * following any link. On the real kernel the directory must be the root of
+ * that very mount (its mount ID is the one mountinfo gives): a mount
+ * hidden under another one, or a path swapped since, tells nothing. Under a
+ * fake root the mount is a plain directory inside the fake tree. */
+static void
+read_root_facts (HpdMountInfo *info, const char *root)
+{
+  struct open_how how = {
+    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+  };
+  gboolean real = g_str_equal (root, "/");
+  struct statx stx;
+  long fd;
+  int r;
+
+  if (!real && !(g_str_has_prefix (info->path, root) && info->path[strlen (root)] == '/'))
+    return;
+  fd = syscall (SYS_openat2, AT_FDCWD, info->path, &how, sizeof how);
+  if (fd < 0)
+    return;
+  r = statx ((int) fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+             STATX_UID | STATX_GID | STATX_MODE | STATX_MNT_ID, &stx);
+  close ((int) fd);
+  if (r < 0 || (stx.stx_mask & (STATX_UID | STATX_GID | STATX_MODE)) !=
+               (STATX_UID | STATX_GID | STATX_MODE))
+    return;
+  if (real && (!(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id != info->mount_id))
+    return;
+  info->has_root = TRUE;
+  info->root_uid = stx.stx_uid;
+  info->root_gid = stx.stx_gid;
+  info->root_mode = stx.stx_mode & 07777;
+}
 
 GPtrArray *
 hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
@@ -27,6 +69,7 @@ hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
       HpdMountInfo *info = g_ptr_array_index (mounts, i);
       if (info->page_size == 0)
         info->page_size = default_page_size;
+      read_root_facts (info, hpd_kernel_get_root (kernel));
     }
   return mounts;
 }
@@ -44,9 +87,13 @@ hpd_mounts_to_variant (GPtrArray *mounts, const char *root)
 
       g_variant_builder_init (&attrs, G_VARIANT_TYPE_VARDICT);
       g_variant_builder_add (&attrs, "{sv}", "page-size", g_variant_new_uint64 (m->page_size));
-      g_variant_builder_add (&attrs, "{sv}", "uid", g_variant_new_uint32 (m->uid));
-      g_variant_builder_add (&attrs, "{sv}", "gid", g_variant_new_uint32 (m->gid));
-      g_variant_builder_add (&attrs, "{sv}", "mode", g_variant_new_uint32 (m->mode));
+      g_variant_builder_add (&attrs, "{sv}", "uid", g_variant_new_uint32 (hpd_mount_info_uid (m)));
+      g_variant_builder_add (&attrs, "{sv}", "gid", g_variant_new_uint32 (hpd_mount_info_gid (m)));
+      g_variant_builder_add (&attrs, "{sv}", "mode", g_variant_new_uint32 (hpd_mount_info_mode (m)));
+      g_variant_builder_add (&attrs, "{sv}", "options-uid", g_variant_new_uint32 (m->uid));
+      g_variant_builder_add (&attrs, "{sv}", "options-gid", g_variant_new_uint32 (m->gid));
+      g_variant_builder_add (&attrs, "{sv}", "options-mode", g_variant_new_uint32 (m->mode));
+      g_variant_builder_add (&attrs, "{sv}", "root-known", g_variant_new_boolean (m->has_root));
       g_variant_builder_add (&attrs, "{sv}", "flags", g_variant_new_string (m->flags));
       g_variant_builder_add (&attrs, "{sv}", "managed",
                              g_variant_new_boolean (hpd_hugetlbfs_is_service_mount_point (root, m->path)));
@@ -63,6 +110,24 @@ hpd_mounts_to_variant (GPtrArray *mounts, const char *root)
         g_variant_builder_clear (&attrs);
     }
   return g_variant_builder_end (&builder);
+}
+
+guint32
+hpd_mount_info_uid (const HpdMountInfo *info)
+{
+  return info->has_root ? info->root_uid : info->uid;
+}
+
+guint32
+hpd_mount_info_gid (const HpdMountInfo *info)
+{
+  return info->has_root ? info->root_gid : info->gid;
+}
+
+guint32
+hpd_mount_info_mode (const HpdMountInfo *info)
+{
+  return info->has_root ? info->root_mode : info->mode;
 }
 
 GStrv
@@ -210,6 +275,8 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
     { "max-inodes", "t", &request->max_inodes },
     { "mode", "u", &mode },
     { "persist", "b", &request->persist },
+    { "secure-directories", "b", &request->secure },
+    { "dry-run", "b", &request->dry_run },
   };
   static const guint32 default_modes[] = { 0770, 0700, 0070, 01777 };
 
@@ -392,16 +459,56 @@ limit_matches (const char *wanted, gboolean has, guint64 value)
   return hp_parse_u64 (wanted, &bytes, NULL) && bytes == value;
 }
 
+static void
+add_limit_difference (GString *out, const char *name, const char *wanted, gboolean has,
+                      guint64 value)
+{
+  if (limit_matches (wanted, has, value))
+    return;
+  if (out->len > 0)
+    g_string_append (out, ", ");
+  g_string_append_printf (out, "%s %s asked", name, wanted ? wanted : "none");
+  if (has)
+    g_string_append_printf (out, ", %" G_GUINT64_FORMAT " mounted", value);
+  else
+    g_string_append (out, ", none mounted");
+}
+
+char *
+hpd_mount_spec_differences (const HpdMountSpec *spec, const HpdMountInfo *info,
+                            gboolean *limits_differ)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *inodes = spec->nr_inodes ? g_strdup_printf ("%" G_GUINT64_FORMAT, spec->nr_inodes)
+                                            : NULL;
+
+  if (info->page_size != spec->page_size)
+    g_string_append_printf (out, "page size %" G_GUINT64_FORMAT " asked, %" G_GUINT64_FORMAT
+                            " mounted", spec->page_size, info->page_size);
+  add_limit_difference (out, "size", spec->size, info->has_size, info->size);
+  add_limit_difference (out, "min_size", spec->min_size, info->has_min_size, info->min_size);
+  add_limit_difference (out, "nr_inodes", inodes, info->has_nr_inodes, info->nr_inodes);
+  *limits_differ = out->len > 0;
+
+  if (hpd_mount_info_uid (info) != spec->uid || hpd_mount_info_gid (info) != spec->gid)
+    g_string_append_printf (out, "%sowner %u:%u asked, %u:%u now", out->len ? ", " : "",
+                            spec->uid, spec->gid, hpd_mount_info_uid (info),
+                            hpd_mount_info_gid (info));
+  if (hpd_mount_info_mode (info) != spec->mode)
+    g_string_append_printf (out, "%smode %04o asked, %04o now", out->len ? ", " : "",
+                            spec->mode, hpd_mount_info_mode (info));
+  if (out->len == 0)
+    return NULL;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 gboolean
 hpd_mount_spec_matches (const HpdMountSpec *spec, const HpdMountInfo *info)
 {
-  return info->page_size == spec->page_size &&
-         info->uid == spec->uid && info->gid == spec->gid &&
-         info->mode == spec->mode &&
-         (spec->nr_inodes == 0 ? !info->has_nr_inodes
-                               : info->has_nr_inodes && info->nr_inodes == spec->nr_inodes) &&
-         limit_matches (spec->size, info->has_size, info->size) &&
-         limit_matches (spec->min_size, info->has_min_size, info->min_size);
+  gboolean limits_differ;
+  g_autofree char *differences = hpd_mount_spec_differences (spec, info, &limits_differ);
+
+  return differences == NULL;
 }
 
 gboolean

@@ -16,6 +16,12 @@ G_BEGIN_DECLS
  * name its page size has the default one. */
 GPtrArray *hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size);
 
+/* The owner, group and mode of the mount's root as they are, or as the
+ * mount options say where the root could not be read. */
+guint32 hpd_mount_info_uid (const HpdMountInfo *info);
+guint32 hpd_mount_info_gid (const HpdMountInfo *info);
+guint32 hpd_mount_info_mode (const HpdMountInfo *info);
+
 /* a(sa{sv}) for Manager.Mounts */
 GVariant *hpd_mounts_to_variant (GPtrArray *mounts, const char *root);
 /* as for PageSize.Mounts */
@@ -34,6 +40,8 @@ typedef struct {
   GVariant *min_size;
   guint64 max_inodes;
   gboolean persist;     /* option "persist": save in the configuration */
+  gboolean secure;      /* option "secure-directories": hpd_hugetlbfs_mount's @secure */
+  gboolean dry_run;     /* option "dry-run": check only */
 } HpdMountRequest;
 
 void hpd_mount_request_free (HpdMountRequest *request);
@@ -64,8 +72,17 @@ char *hpd_mount_request_to_config (const HpdMountRequest *request, guint64 page_
  * @path (under <root>/var/lib/hugetlbfs), or NULL for any other path. */
 char *hpd_mount_path_config_key (const char *root, const char *path);
 
-/* Whether an existing mount is what @spec would make. A percentage limit
- * matches any size limit: its value depends on the pool at mount time. */
+/* What differs between an existing mount and what @spec would make, as
+ * "size 4194304 asked, none mounted, mode 0700 asked, 0755 now", or NULL
+ * when nothing does. The owner and mode are those of the mount's root.
+ * @limits_differ: whether the page size or a limit does, which the kernel
+ * cannot change on a live mount (a remount ignores them). A percentage
+ * limit matches any size limit: its value depends on the pool at mount
+ * time. */
+char *hpd_mount_spec_differences (const HpdMountSpec *spec, const HpdMountInfo *info,
+                                  gboolean *limits_differ);
+
+/* Whether an existing mount is what @spec would make. */
 gboolean hpd_mount_spec_matches (const HpdMountSpec *spec, const HpdMountInfo *info);
 
 /* A path as a caller may name it: absolute, normalized, printable. */

@@ -425,13 +425,21 @@ function renderMounts() {
                 a("min-size") !== undefined ? `min ${formatBytes(a("min-size"))}` : null,
                 a("nr-inodes") !== undefined ? `${a("nr-inodes")} inodes` : null,
             ].filter(Boolean).join(", ") || "none";
+            // the root's owner and mode are shown; the mount options' where
+            // they differ (hugeadm sets them after mounting)
+            const differ = name => a(`options-${name}`) !== undefined && a(`options-${name}`) !== a(name);
+            const optionsSay = [
+                differ("uid") ? `uid=${a("options-uid")}` : null,
+                differ("gid") ? `gid=${a("options-gid")}` : null,
+                differ("mode") ? `mode=${modeText(a("options-mode"))}` : null,
+            ].filter(Boolean).join(",");
             return {
                 attrs: { "data-mount": path },
                 cells: [
                     h("code", {}, path),
                     formatBytes(a("page-size")),
                     `${a("uid")}:${a("gid")}`,
-                    modeText(a("mode")),
+                    modeText(a("mode")) + (optionsSay ? ` (mount options: ${optionsSay})` : ""),
                     limits,
                     a("managed") ? label("hugepagesd", "green") : label("other"),
                     button("Unmount", () => unmount(path, a("managed")),

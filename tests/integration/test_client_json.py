@@ -201,14 +201,15 @@ def test_mounts_json(service, ctl, fake_kernel, NOBODY):
     assert doc['mounts'] == [
         {'path': f'{b}/pagesize-2MB', 'page_size': SMALL * 1024, 'uid': 0, 'gid': 0,
          'mode': 0o770, 'max_size': None, 'min_size': None, 'max_inodes': None,
-         'flags': FLAGS, 'managed': True},
+         'flags': FLAGS, 'managed': True, 'options': {'uid': 0, 'gid': 0, 'mode': 0o770}},
         {'path': f'{b}/user/nobody/pagesize-1GB', 'page_size': GIANT * 1024, 'uid': NOBODY,
          'gid': 0, 'mode': 0o700, 'max_size': 2147483648, 'min_size': 1073741824,
-         'max_inodes': 5, 'flags': FLAGS, 'managed': True},
+         'max_inodes': 5, 'flags': FLAGS, 'managed': True,
+         'options': {'uid': NOBODY, 'gid': 0, 'mode': 0o700}},
         # the real path, not the table's escape; not below /var/lib/hugetlbfs
         {'path': '/mnt/with space', 'page_size': SMALL * 1024, 'uid': 0, 'gid': 100,
          'mode': 0o1777, 'max_size': None, 'min_size': None, 'max_inodes': None,
-         'flags': FLAGS, 'managed': False},
+         'flags': FLAGS, 'managed': False, 'options': {'uid': 0, 'gid': 100, 'mode': 0o1777}},
     ]
     rows = table(ok(ctl('mounts')))
     for mount, row in zip(doc['mounts'], rows, strict=True):

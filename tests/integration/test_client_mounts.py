@@ -17,7 +17,8 @@ from test_client import ALLOW_USER_INTERACTION, ctl, hugepagesctl, ok, refusal, 
 
 ACTION_MOUNTS = 'org.hugepages.manager.manage-mounts'
 REFUSED = 'hugepagesctl: Not authorized to manage hugetlbfs mounts\n'
-HEADER = ['Path', 'PageSize', 'Owner', 'Mode', 'MaxSize', 'MinSize', 'MaxInodes', 'Flags']
+HEADER = ['Path', 'PageSize', 'Owner', 'Mode', 'MaxSize', 'MinSize', 'MaxInodes', 'Flags',
+          'Options']
 FLAGS = 'rw,nosuid,nodev,relatime'
 UNKNOWN_ID = 3999999  # neither a user nor a group on the test machine
 
@@ -177,14 +178,14 @@ def test_mounts_table(service, ctl, fake_kernel, NOBODY):
     ])
     rows = table(ok(ctl('mounts')))
     assert rows == [
-        [f'{b}/pagesize-2MB', '2MB', f'{user(0)}:{group(0)}', '0770', '-', '-', '-', FLAGS],
+        [f'{b}/pagesize-2MB', '2MB', f'{user(0)}:{group(0)}', '0770', '-', '-', '-', FLAGS, '-'],
         [f'{b}/user/nobody/pagesize-1GB', '1GB', f'{user(NOBODY)}:{group(0)}', '0700',
-         '2147483648', '1073741824', '5', FLAGS],
+         '2147483648', '1073741824', '5', FLAGS, '-'],
         [f'{b}/group/users/pagesize-2MB', '2MB', f'{user(0)}:{group(100)}', '0070',
-         '-', '-', '3', FLAGS],
+         '-', '-', '3', FLAGS, '-'],
         # no pagesize=: the default size; escapes kept so the line splits right
         ['/mnt/with\\040space\\011tab', '2MB', f'{UNKNOWN_ID}:{UNKNOWN_ID}', '1777',
-         '-', '-', '-', FLAGS],
+         '-', '-', '-', FLAGS, '-'],
     ]
 
 
@@ -319,10 +320,10 @@ def test_existing_mounts_are_printed_without_authorization(service, ctl, polkit,
 def test_existing_mount_with_other_options(service, ctl, polkit, fake_kernel):
     b = base(fake_kernel)
     write_mountinfo(fake_kernel, [(f'{b}/pagesize-2MB', 'mode=770,pagesize=2M')])
-    proc = ctl('mount-create', 'system', '--mode', '0750', '--page-size', '2M')
+    proc = ctl('mount-create', 'system', '--size', '4M', '--page-size', '2M')
     assert proc.returncode == 1
-    assert proc.stderr == (f'hugepagesctl: {b}/pagesize-2MB is already mounted with other '
-                           'options; unmount it first\n')
+    assert proc.stderr.startswith(f'hugepagesctl: {b}/pagesize-2MB is already mounted with other '
+                                  'options (size 4194304 asked, none mounted). ')
     assert polkit.checks() == []
 
 

@@ -44,6 +44,7 @@ POOLS = {SMALL: Pool(total=10, free=10), GIANT: Pool()}
 
 # The Manager.Mounts attribute types (interface XML).
 ATTRIBUTE_TYPES = {'page-size': 't', 'uid': 'u', 'gid': 'u', 'mode': 'u', 'flags': 's',
+                   'options-uid': 'u', 'options-gid': 'u', 'options-mode': 'u', 'root-known': 'b',
                    'managed': 'b', 'size': 't', 'min-size': 't', 'nr-inodes': 't'}
 
 
@@ -167,10 +168,15 @@ def size_mounts(conn, size_kb):
     return hpdtest.get(conn, page_size_path(size_kb), PAGE_SIZE_IFACE, 'Mounts')
 
 
-def attrs(page_size, uid=0, gid=0, mode=0o755, flags=FLAGS, managed=False, **limits):
-    """Expected attributes; limits: size, min_size, nr_inodes."""
+def attrs(page_size, uid=0, gid=0, mode=0o755, flags=FLAGS, managed=False, options=None,
+          root_known=False, **limits):
+    """Expected attributes; limits: size, min_size, nr_inodes. uid, gid and
+    mode are the mount root's; options (uid, gid, mode) the mount options',
+    the same unless given."""
+    o_uid, o_gid, o_mode = options or (uid, gid, mode)
     result = {'page-size': page_size, 'uid': uid, 'gid': gid, 'mode': mode, 'flags': flags,
-              'managed': managed}
+              'managed': managed, 'options-uid': o_uid, 'options-gid': o_gid,
+              'options-mode': o_mode, 'root-known': root_known}
     result.update({k.replace('_', '-'): v for k, v in limits.items()})
     return result
 
@@ -546,7 +552,10 @@ BAD_LIMITS = [
     ('all', {'Max-Size': t(4 * MB)}, "Unknown option 'Max-Size'"),
     ('all', {'max_size': t(4 * MB)}, "Unknown option 'max_size'"),
     ('all', {'uid': u(0)}, "Unknown option 'uid'"),
-    ('all', {'dry-run': GLib.Variant('b', True)}, "Unknown option 'dry-run'"),
+    ('all', {'dry-run': GLib.Variant('s', 'true')},
+     "Option 'dry-run' must be of type 'b', not 's'"),
+    ('all', {'secure-directories': u(1)},
+     "Option 'secure-directories' must be of type 'b', not 'u'"),
     ('all', {'max-size ': t(4 * MB)}, "Unknown option 'max-size '"),
     ('all', {'': t(1)}, "Unknown option ''"),
     ('all', dup_options(('max-size', t(4 * MB)), ('max-size', t(4 * MB))),
@@ -877,52 +886,83 @@ def test_identical_mount_for_an_unprivileged_caller(service, fake_kernel, polkit
     assert polkit.checks() == []
 
 
-# (target, scope, owner, options, the mounts listed, the path that differs)
-DIFFERENT = [
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o750)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {}, [m('pagesize-2MB')], 'pagesize-2MB'),  # 0755
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o1770)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, uid=1000)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, gid=100)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, size=4 * MB)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, min_size=2 * MB)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, nr_inodes=5)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, page_size_kb=GIANT)], 'pagesize-2MB'),
-    (GIANT, 'system', '', {}, [m('pagesize-1GB', mode=0o770, page_size_kb=None)], 'pagesize-1GB'),
-    (SMALL, 'system', '', {'max-size': t(4 * MB)}, [m('pagesize-2MB', mode=0o770)], 'pagesize-2MB'),
+# (target, scope, owner, options, the mounts listed, the path that differs,
+#  what differs)
+LIMITS_DIFFER = [
+    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, size=4 * MB)], 'pagesize-2MB',
+     'size none asked, 4194304 mounted'),
+    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, min_size=2 * MB)], 'pagesize-2MB',
+     'min_size none asked, 2097152 mounted'),
+    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, nr_inodes=5)], 'pagesize-2MB',
+     'nr_inodes none asked, 5 mounted'),
+    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770, page_size_kb=GIANT)], 'pagesize-2MB',
+     'page size 2097152 asked, 1073741824 mounted'),
+    (GIANT, 'system', '', {}, [m('pagesize-1GB', mode=0o770, page_size_kb=None)], 'pagesize-1GB',
+     'page size 1073741824 asked, 2097152 mounted'),
+    (SMALL, 'system', '', {'max-size': t(4 * MB)}, [m('pagesize-2MB', mode=0o770)], 'pagesize-2MB',
+     'size 4194304 asked, none mounted'),
     (SMALL, 'system', '', {'max-size': t(4 * MB)}, [m('pagesize-2MB', mode=0o770, size=8 * MB)],
-     'pagesize-2MB'),
+     'pagesize-2MB', 'size 4194304 asked, 8388608 mounted'),
     (SMALL, 'system', '', {'min-size': t(4 * MB)},
-     [m('pagesize-2MB', mode=0o770, min_size=2 * MB)], 'pagesize-2MB'),
-    (SMALL, 'system', '', {'max-size': s('50%')}, [m('pagesize-2MB', mode=0o770)], 'pagesize-2MB'),
+     [m('pagesize-2MB', mode=0o770, min_size=2 * MB)], 'pagesize-2MB',
+     'min_size 4194304 asked, 2097152 mounted'),
+    (SMALL, 'system', '', {'max-size': s('50%')}, [m('pagesize-2MB', mode=0o770)], 'pagesize-2MB',
+     'size 50% asked, none mounted'),
     (SMALL, 'system', '', {'min-size': s('50%')}, [m('pagesize-2MB', mode=0o770, size=10 * MB)],
-     'pagesize-2MB'),
+     'pagesize-2MB', 'size none asked, 10485760 mounted, min_size 50% asked, none mounted'),
     (SMALL, 'system', '', {'max-inodes': t(5)}, [m('pagesize-2MB', mode=0o770, nr_inodes=6)],
-     'pagesize-2MB'),
-    (SMALL, 'system', '', {'max-inodes': t(5)}, [m('pagesize-2MB', mode=0o770)], 'pagesize-2MB'),
-    (SMALL, 'user', 'nobody', {}, [m('user/nobody/pagesize-2MB', mode=0o700)],
-     'user/nobody/pagesize-2MB'),
-    (SMALL, 'group', 'users', {}, [m('group/users/pagesize-2MB', gid=100, mode=0o700)],
-     'group/users/pagesize-2MB'),
-    # stacked: the mount on top counts
-    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o770), m('pagesize-2MB', mode=0o750)],
-     'pagesize-2MB'),
-    # CreateMounts: one size that differs is enough, listed or missing the other
+     'pagesize-2MB', 'nr_inodes 5 asked, 6 mounted'),
+    (SMALL, 'system', '', {'max-inodes': t(5)}, [m('pagesize-2MB', mode=0o770)], 'pagesize-2MB',
+     'nr_inodes 5 asked, none mounted'),
+    # the owner and mode are named too, beside a limit
+    (SMALL, 'system', '', {}, [m('pagesize-2MB', mode=0o750, size=4 * MB)], 'pagesize-2MB',
+     'size none asked, 4194304 mounted, mode 0770 asked, 0750 now'),
+    # CreateMounts: one size that differs is enough
     ('all', 'system', '', {}, [m('pagesize-2MB', mode=0o770),
-                               m('pagesize-1GB', mode=0o700, page_size_kb=GIANT)], 'pagesize-1GB'),
-    ('all', 'system', '', {}, [m('pagesize-2MB', mode=0o700)], 'pagesize-2MB'),
-    ('all', 'system', '', {}, [m('pagesize-1GB', mode=0o700, page_size_kb=GIANT)], 'pagesize-1GB'),
+                               m('pagesize-1GB', mode=0o770, page_size_kb=GIANT, nr_inodes=3)],
+     'pagesize-1GB', 'nr_inodes none asked, 3 mounted'),
 ]
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
-@pytest.mark.parametrize('target,scope,owner,opts,mounts,path', DIFFERENT)
-def test_different_mount_is_an_error_without_polkit(service, conn, fake_kernel, polkit, target,
-                                                    scope, owner, opts, mounts, path):
+@pytest.mark.parametrize('target,scope,owner,opts,mounts,path,differs', LIMITS_DIFFER)
+def test_other_limits_are_named_without_polkit(service, conn, fake_kernel, polkit, target,
+                                               scope, owner, opts, mounts, path, differs):
     fake_kernel.write_mountinfo(mounts)
     full = f'{base(fake_kernel)}/{path}'
-    refused(fake_kernel, polkit, ERR_FAILED, lambda: create(conn, target, scope, owner, opts),
-            '^' + re.escape(f'{full} is already mounted with other options; unmount it first'))
+    error = refused(fake_kernel, polkit, ERR_FAILED,
+                    lambda: create(conn, target, scope, owner, opts),
+                    '^' + re.escape(f'{full} is already mounted with other options ({differs}). '))
+    # the way forward: no remount can do it, unmounting once unused can
+    assert 'a remount ignores them' in error.message
+    assert 'hugepagesctl usage' in error.message
+
+
+# (target, scope, owner, the mounts listed): the page size and limits asked,
+# another owner or mode: taken over, which is a change and needs polkit
+OWNER_DIFFERS = [
+    (SMALL, 'system', '', [m('pagesize-2MB', mode=0o750)]),
+    (SMALL, 'system', '', [m('pagesize-2MB')]),  # 0755
+    (SMALL, 'system', '', [m('pagesize-2MB', mode=0o1770)]),
+    (SMALL, 'system', '', [m('pagesize-2MB', mode=0o770, uid=1000)]),
+    (SMALL, 'system', '', [m('pagesize-2MB', mode=0o770, gid=100)]),
+    (SMALL, 'user', 'nobody', [m('user/nobody/pagesize-2MB', mode=0o700)]),
+    (SMALL, 'group', 'users', [m('group/users/pagesize-2MB', gid=100, mode=0o700)]),
+    # stacked: the mount on top counts
+    (SMALL, 'system', '', [m('pagesize-2MB', mode=0o770), m('pagesize-2MB', mode=0o750)]),
+    ('all', 'system', '', [m('pagesize-2MB', mode=0o770),
+                           m('pagesize-1GB', mode=0o700, page_size_kb=GIANT)]),
+    ('all', 'system', '', [m('pagesize-2MB', mode=0o700)]),
+]
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('target,scope,owner,mounts', OWNER_DIFFERS)
+def test_other_owner_or_mode_is_taken_over(service, conn, fake_kernel, polkit, target,
+                                           scope, owner, mounts):
+    fake_kernel.write_mountinfo(mounts)
+    check = not_authorized(fake_kernel, polkit, lambda: create(conn, target, scope, owner))
+    assert check.details['scope'] == scope
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

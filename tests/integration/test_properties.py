@@ -70,6 +70,9 @@ def expected_mounts(fk):
             'page-size': (m.page_size_kb or meminfo_kb(fk, 'Hugepagesize')) * 1024,
             'uid': m.uid, 'gid': m.gid, 'mode': m.mode, 'flags': m.flags,
             'managed': managed(fk, m.path),
+            # no mount point exists in the tree: the options' values
+            'options-uid': m.uid, 'options-gid': m.gid, 'options-mode': m.mode,
+            'root-known': False,
         }
         for key, value in (('size', m.size), ('min-size', m.min_size), ('nr-inodes', m.nr_inodes)):
             if value is not None:
@@ -182,16 +185,19 @@ def test_the_rich_tree_is_what_the_expectations_assume(fake_kernel):
     base = os.path.join(fake_kernel.root, 'var/lib/hugetlbfs')
     assert expected_manager(fake_kernel)['Mounts'] == [
         (f'{base}/pagesize-2MB', {'page-size': 2 << 20, 'uid': 0, 'gid': 0, 'mode': 0o770,
-                                  'flags': 'rw,nosuid,nodev,relatime', 'managed': True}),
+                                  'flags': 'rw,nosuid,nodev,relatime', 'managed': True,
+                                  'options-uid': 0, 'options-gid': 0, 'options-mode': 0o770, 'root-known': False,}),
         (f'{base}/user/nobody/pagesize-1GB',
          {'page-size': 1 << 30, 'uid': 65534, 'gid': 0, 'mode': 0o700,
           'flags': 'rw,nosuid,nodev,relatime', 'managed': True,
-          'size': 2 << 30, 'min-size': 1 << 30, 'nr-inodes': 5}),
+          'size': 2 << 30, 'min-size': 1 << 30, 'nr-inodes': 5,
+          'options-uid': 65534, 'options-gid': 0, 'options-mode': 0o700, 'root-known': False,}),
         ('/dev/hugepages', {'page-size': 2 << 20, 'uid': 0, 'gid': 0, 'mode': 0o755,
-                            'flags': 'rw,relatime', 'managed': False}),
+                            'flags': 'rw,relatime', 'managed': False,
+                            'options-uid': 0, 'options-gid': 0, 'options-mode': 0o755, 'root-known': False,}),
         ('/mnt/huge pages', {'page-size': 2 << 20, 'uid': 0, 'gid': 100, 'mode': 0o1770,
                              'flags': 'rw,nosuid,nodev,relatime', 'managed': False,
-                             'nr-inodes': 0}),
+                             'nr-inodes': 0, 'options-uid': 0, 'options-gid': 100, 'options-mode': 0o1770, 'root-known': False,}),
     ]
     assert e['Mounts'] == [f'{base}/pagesize-2MB', '/dev/hugepages', '/mnt/huge pages']
     assert g['Mounts'] == [f'{base}/user/nobody/pagesize-1GB']

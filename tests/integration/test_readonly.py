@@ -17,7 +17,9 @@ MOUNTS = [Mount('var/lib/hugetlbfs/pagesize-2MB', mode=0o770, size=4 << 20),
           Mount('/dev/hugepages', page_size_kb=1048576, min_size=1 << 30, nr_inodes=9)]
 # the attribute types of Manager.Mounts, to send a value back
 MOUNT_ATTRIBUTES = {'page-size': 't', 'uid': 'u', 'gid': 'u', 'mode': 'u', 'flags': 's',
-                    'managed': 'b', 'size': 't', 'min-size': 't', 'nr-inodes': 't'}
+                    'managed': 'b', 'size': 't', 'min-size': 't', 'nr-inodes': 't',
+                    'options-uid': 'u', 'options-gid': 'u', 'options-mode': 'u',
+                    'root-known': 'b'}
 OBJECTS = [(MANAGER_PATH, MANAGER_IFACE), (page_size_path(2048), PAGE_SIZE_IFACE),
            (page_size_path(1048576), PAGE_SIZE_IFACE)]
 PROPERTIES = [(path, iface, name, sig)

@@ -101,6 +101,39 @@ def _keep_logs(system):
         sys.stderr.write("could not keep the system test logs in %s: %s\n" % (dest, e))
 
 
+def _hide_host_mount_base(stack, tmp):
+    """When the host has /var/lib/hugetlbfs (hugeadm's, or an earlier
+    run's), puts a fresh root-owned tmpfs over /var/lib in this private mount
+    namespace, holding everything else of /var/lib (bound, or the same
+    links) but not hugetlbfs: the mount tests start as on a host without
+    it, and never see or change the host's."""
+    base = Path("/var/lib/hugetlbfs")
+    if not os.path.lexists(base):
+        return
+    parent = base.parent
+    shadow = tmp / "var-lib"
+    shadow.mkdir()
+    st = os.stat(parent)
+    run(["mount", "-t", "tmpfs", "-o", "mode=%o,uid=%d,gid=%d" % (st.st_mode & 0o7777, st.st_uid,
+                                                                   st.st_gid),
+         "hpd-var-lib", str(shadow)])
+    for entry in os.scandir(parent):
+        if entry.name == base.name:
+            continue
+        target = shadow / entry.name
+        if entry.is_symlink():
+            os.symlink(os.readlink(entry.path), target)
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            target.mkdir()
+        else:
+            target.touch()
+        run(["mount", "--rbind", entry.path, str(target)])
+    run(["mount", "--move", str(shadow), str(parent)])
+    stack.callback(run, ["umount", "--lazy", "--recursive", str(parent)])
+    assert not os.path.lexists(base)
+
+
 # The last line of defence when the session teardown cannot run normally.
 _emergency = {"snapshot": None, "system": None}
 
@@ -172,6 +205,7 @@ def system():
 
         # polkit's directories, inside this namespace only
         run(["mount", "--make-rprivate", "/"])
+        _hide_host_mount_base(stack, tmp)
         actions = tmp / "polkit-actions"
         rules = tmp / "polkit-rules"
         stock_rules = tmp / "polkit-stock-rules"

@@ -144,7 +144,9 @@ def check_mount(system, path, kb, uid, gid, mode, size=None, min_size=None, nr_i
     assert stat.S_ISDIR(st.st_mode)
     assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (uid, gid, mode), path
 
+    # the root as it is and the options agree on a mount the service made
     attrs = {"page-size": kb * 1024, "uid": uid, "gid": gid, "mode": mode,
+             "options-uid": uid, "options-gid": gid, "options-mode": mode, "root-known": True,
              "flags": ",".join(m["flags"]), "managed": path.startswith(str(MOUNT_BASE) + "/")}
     if size is not None:
         attrs["size"] = size
@@ -236,13 +238,17 @@ def test_create_mounts_each_scope(system, area, test_group, scope, owner_as):
         check_service_dirs(area, path)
     assert len(area.new_mounts()) == len(SIZES)
 
-    # and away again: the mount and its directory go, the rest stays
-    for path in paths:
+    # and away again: the mount and its directory go, the directories above
+    # with the last mount in them; the base stays
+    for i, path in enumerate(paths):
         assert ok(unmount(system, ALLOWED_USER, path)) == []
         assert mounts_at(path) == []
         assert not os.path.lexists(path)
         assert path not in manager_mounts(system)
-        assert os.path.isdir(os.path.dirname(path))
+        parent = os.path.dirname(path)
+        assert os.path.isdir(parent) == (i + 1 < len(paths) or parent == str(MOUNT_BASE)), parent
+    assert os.path.isdir(MOUNT_BASE)
+    assert not os.path.lexists(MOUNT_BASE / scope)
     assert area.new_mounts() == []
     for kb in SIZES:
         assert system.get(page_size_path(kb), PAGE_SIZE_IFACE, "Mounts") == \
@@ -332,9 +338,22 @@ def test_identical_request_returns_the_mounts(system, area):
     assert len(area.new_mounts()) == len(paths)
 
 
-@pytest.mark.parametrize("change", [{"mode": ("u", 0o1770)}, {"max_inodes": ("t", 9)},
+def test_other_mode_is_set_not_remounted(system, area):
+    """The same page size and limits with another mode: the mounts are taken
+    over, their roots chmodded, nothing mounted again."""
+    paths = ok(create_mounts(system, ALLOWED_USER, "global", max_inodes=("t", 8)))[0]
+    mounts_before = sorted(m["id"] for m in area.new_mounts())
+    assert ok(create_mounts(system, ALLOWED_USER, "global", max_inodes=("t", 8),
+                            mode=("u", 0o1770)))[0] == paths
+    assert sorted(m["id"] for m in area.new_mounts()) == mounts_before
+    for p in paths:
+        assert stat.S_IMODE(os.lstat(p).st_mode) == 0o1770
+        assert manager_mounts(system)[p]["mode"] == 0o1770
+
+
+@pytest.mark.parametrize("change", [{"max_inodes": ("t", 9)},
                                     {"max_size": ("t", 2 << 30)}, {}],
-                         ids=["mode", "max-inodes", "max-size", "no-limit"])
+                         ids=["max-inodes", "max-size", "no-limit"])
 def test_different_request_is_refused_not_stacked(system, area, change):
     paths = ok(create_mounts(system, ALLOWED_USER, "global", max_inodes=("t", 8)))[0]
     mounts_before = sorted(m["id"] for m in area.new_mounts())
@@ -628,6 +647,8 @@ def test_mounts_follow_mounts_made_by_others(system, area):
         run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M,mode=0711,size=4M", "none", str(here)])
         listed = dict(manager.wait_for(lambda mounts: any(p == str(here) for p, _ in mounts)))
         assert listed[str(here)] == {"page-size": MIB2, "uid": 0, "gid": 0, "mode": 0o711,
+                                     "options-uid": 0, "options-gid": 0, "options-mode": 0o711,
+                                     "root-known": True,
                                      "flags": ",".join(mounts_at(here)[0]["flags"]),
                                      "managed": False, "size": 4 << 20}
         pool.wait_for(lambda paths: str(here) in paths)
