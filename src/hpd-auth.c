@@ -101,6 +101,11 @@ struct _HpdAuth
   GHashTable *checks_by_caller;    /* unique name -> GPtrArray of its Checks (not owned) */
   GDBusConnection *connection;     /* where callers' departures are watched */
   guint name_lost_id;
+  /* Kept once obtained: libpolkit's authority is a singleton that is
+   * finalized with its last reference, while its proxy, still held by a
+   * call in flight, can deliver polkitd's Changed signal (sent when an
+   * agent goes away) to it: a crash. */
+  PolkitAuthority *authority;
 };
 
 G_DEFINE_TYPE (HpdAuth, hpd_auth, G_TYPE_OBJECT)
@@ -113,6 +118,7 @@ hpd_auth_finalize (GObject *object)
   if (self->name_lost_id != 0)
     g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
   g_clear_object (&self->connection);
+  g_clear_object (&self->authority);
   g_hash_table_unref (self->checks_by_caller);
   g_hash_table_unref (self->pending_by_caller);
   hpd_slots_free (self->slots);
@@ -416,6 +422,8 @@ got_authority (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
 
+  if (check->counted->authority == NULL)
+    check->counted->authority = g_object_ref (authority);
   if (check->interactive)
     flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
 
