@@ -3,20 +3,27 @@
 #include "hp-error.h"
 #include "hp-names.h"
 #include "hpd-auth.h"
+#include "hpd-slots.h"
 
 /* Non-interactive checks should be quick; a person typing a password may
  * take a while. Past these the call is denied. */
 #define CHECK_TIMEOUT_S 25
 #define INTERACTIVE_CHECK_TIMEOUT_S 300
 
-/* Checks waiting for polkitd (or for the caller's credentials) at once.
- * Each one is a call from us awaiting its reply, and a system bus lets a
- * connection have only 128 of those (max_replies_per_connection): past
- * that the bus itself would fail our checks, and the callers would be
- * told they are not authorized. So refuse earlier, with Busy, and bound
- * the memory a flood of calls can pin. One caller (one connection) may
- * hold a quarter of them, so that a single client cannot take them all. */
+/* Checks waiting for polkitd, counted per uid (hpd-slots.h). Each one is
+ * a call from us awaiting its reply, and a system bus lets a connection
+ * have only 128 of those (max_replies_per_connection): past that the bus
+ * itself would fail our checks, and the callers would be told they are not
+ * authorized. So refuse earlier, with Busy, and bound the memory a flood of
+ * calls can pin. One user may hold a quarter of them, so that a user whose
+ * polkit agent never answers cannot keep others waiting; root keeps a
+ * reserve that no other user can take. */
 #define MAX_PENDING_CHECKS 64
+#define MAX_PENDING_CHECKS_PER_UID 16
+#define ROOT_RESERVED_CHECKS 8
+/* The uid is known only once the bus has told us: until then, calls are
+ * counted per connection, so that one connection cannot have us ask the
+ * bus about it without bound. */
 #define MAX_PENDING_CHECKS_PER_CALLER 16
 
 static const struct {
@@ -68,8 +75,16 @@ hpd_caller_free (HpdCaller *caller)
 struct _HpdAuth
 {
   GObject parent_instance;
-  guint pending;
-  GHashTable *pending_by_caller;   /* unique name -> count */
+  HpdSlots *slots;                 /* checks waiting, per uid */
+  GHashTable *pending_by_caller;   /* unique name -> count, until the uid is known */
+  GHashTable *checks_by_caller;    /* unique name -> GPtrArray of its Checks (not owned) */
+  GDBusConnection *connection;     /* where callers' departures are watched */
+  guint name_lost_id;
+  /* Kept once obtained: libpolkit's authority is a singleton that is
+   * finalized with its last reference, while its proxy, still held by a
+   * call in flight, can deliver polkitd's Changed signal (sent when an
+   * agent goes away) to it: a crash. */
+  PolkitAuthority *authority;
 };
 
 G_DEFINE_TYPE (HpdAuth, hpd_auth, G_TYPE_OBJECT)
@@ -79,7 +94,13 @@ hpd_auth_finalize (GObject *object)
 {
   HpdAuth *self = HPD_AUTH (object);
 
+  if (self->name_lost_id != 0)
+    g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
+  g_clear_object (&self->connection);
+  g_clear_object (&self->authority);
+  g_hash_table_unref (self->checks_by_caller);
   g_hash_table_unref (self->pending_by_caller);
+  hpd_slots_free (self->slots);
   G_OBJECT_CLASS (hpd_auth_parent_class)->finalize (object);
 }
 
@@ -92,7 +113,11 @@ hpd_auth_class_init (HpdAuthClass *klass)
 static void
 hpd_auth_init (HpdAuth *self)
 {
+  self->slots = hpd_slots_new ("changes waiting for authorization", MAX_PENDING_CHECKS,
+                               MAX_PENDING_CHECKS_PER_UID, ROOT_RESERVED_CHECKS);
   self->pending_by_caller = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->checks_by_caller = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                  (GDestroyNotify) g_ptr_array_unref);
 }
 
 static guint
@@ -106,7 +131,6 @@ count_pending (HpdAuth *self, const char *caller, int delta)
 {
   guint n = pending_of (self, caller) + (guint) delta;
 
-  self->pending = self->pending + (guint) delta;
   if (n == 0)
     g_hash_table_remove (self->pending_by_caller, caller);
   else
@@ -124,11 +148,26 @@ typedef struct {
   PolkitDetails *details;
   const char *action;
   gboolean interactive;
-  gboolean polkit_unavailable;
+  gboolean caller_left;
   GCancellable *cancellable;
   guint timeout_id;
+  HpdCaller *caller;  /* once the bus has told us who it is */
   HpdAuth *counted;   /* owned; set while the check counts as pending */
+  gboolean has_slot;  /* one of @uid's slots is taken */
+  guint32 uid;
 } Check;
+
+static void
+forget_check (HpdAuth *self, Check *check)
+{
+  const char *sender = g_dbus_method_invocation_get_sender (check->invocation);
+  GPtrArray *checks = g_hash_table_lookup (self->checks_by_caller, sender);
+
+  if (checks == NULL || !g_ptr_array_remove_fast (checks, check))
+    return;
+  if (checks->len == 0)
+    g_hash_table_remove (self->checks_by_caller, sender);
+}
 
 static void
 check_free (Check *check)
@@ -136,10 +175,14 @@ check_free (Check *check)
   /* GTask drops its source object before the task data: hold our own ref */
   if (check->counted != NULL)
     {
+      forget_check (check->counted, check);
+      if (check->has_slot)
+        hpd_slots_give (check->counted->slots, check->uid);
       count_pending (check->counted, g_dbus_method_invocation_get_sender (check->invocation), -1);
       g_clear_object (&check->counted);
     }
   g_clear_handle_id (&check->timeout_id, g_source_remove);
+  g_clear_pointer (&check->caller, hpd_caller_free);
   g_clear_object (&check->invocation);
   g_clear_object (&check->details);
   g_clear_object (&check->cancellable);
@@ -154,6 +197,59 @@ check_timed_out (gpointer user_data)
   check->timeout_id = 0;
   g_cancellable_cancel (check->cancellable);
   return G_SOURCE_REMOVE;
+}
+
+/* A caller that left the bus can get no answer: its checks end now rather
+ * than hold their slots until polkit (or an agent that never answers)
+ * replies or the timeout comes. */
+static void
+name_lost (GDBusConnection *connection, const char *sender_name, const char *object_path,
+           const char *interface_name, const char *signal_name, GVariant *parameters,
+           gpointer user_data)
+{
+  HpdAuth *self = user_data;
+  const char *name, *old_owner, *new_owner;
+  GPtrArray *checks;
+  g_autoptr(GPtrArray) cancellables = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
+    return;
+  g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
+  if (name[0] != ':' || new_owner[0] != '\0' ||
+      (checks = g_hash_table_lookup (self->checks_by_caller, name)) == NULL)
+    return;
+  /* cancelling may end a check, and so change the list, at once */
+  for (guint i = 0; i < checks->len; i++)
+    {
+      Check *check = g_ptr_array_index (checks, i);
+
+      check->caller_left = TRUE;
+      g_ptr_array_add (cancellables, g_object_ref (check->cancellable));
+    }
+  g_debug ("%s left the bus: dropping its %u authorization checks", name, cancellables->len);
+  for (guint i = 0; i < cancellables->len; i++)
+    g_cancellable_cancel (g_ptr_array_index (cancellables, i));
+}
+
+/* Calls come on the service's current connection; after a reconnect
+ * (hpd-daemon.c) departures are watched on the new one. */
+static void
+watch_departures (HpdAuth *self, GDBusConnection *connection)
+{
+  if (self->connection == connection)
+    return;
+  if (self->connection != NULL)
+    {
+      g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
+      g_clear_object (&self->connection);
+    }
+  self->connection = g_object_ref (connection);
+  self->name_lost_id = g_dbus_connection_signal_subscribe (connection, "org.freedesktop.DBus",
+                                                           "org.freedesktop.DBus",
+                                                           "NameOwnerChanged",
+                                                           "/org/freedesktop/DBus", NULL,
+                                                           G_DBUS_SIGNAL_FLAGS_NONE,
+                                                           name_lost, self, NULL);
 }
 
 /* Every refusal is logged with who asked for what, so that an admin sees
@@ -196,24 +292,37 @@ denial_identified (GObject *source, GAsyncResult *result, gpointer user_data)
   g_free (denial);
 }
 
-/* Refuses, once the log line says who was refused. */
-static void
-deny (GTask *task, const char *message)
-{
-  Check *check = g_task_get_task_data (task);
-  Denial *denial = g_new0 (Denial, 1);
-
-  denial->task = task;
-  denial->message = g_strdup (message);
-  hpd_caller_lookup (check->invocation, denial_identified, denial);
-}
-
 /* Refuses @caller, already identified. */
 static void
 deny_caller (GTask *task, const HpdCaller *caller, const char *message)
 {
   log_denial (g_task_get_task_data (task), caller, message);
   return_denial (task, message);
+}
+
+/* Refuses, once the log line says who was refused. */
+static void
+deny (GTask *task, const char *message)
+{
+  Check *check = g_task_get_task_data (task);
+  Denial *denial;
+
+  if (check->caller != NULL)
+    {
+      deny_caller (task, check->caller, message);
+      return;
+    }
+  denial = g_new0 (Denial, 1);
+  denial->task = task;
+  denial->message = g_strdup (message);
+  hpd_caller_lookup (check->invocation, denial_identified, denial);
+}
+
+static void
+busy (GTask *task, GError *error)
+{
+  g_task_return_error (task, error);
+  g_object_unref (task);
 }
 
 static void
@@ -260,39 +369,13 @@ hpd_caller_lookup_finish (GAsyncResult *result, GError **error)
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* The caller's uid and pid, for the log and for the root fallback. A
- * caller that has left the bus by now gets nothing: its change is not
- * applied. */
 static void
-got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
+authorized (GTask *task)
 {
-  GTask *task = user_data;
   Check *check = g_task_get_task_data (task);
-  g_autoptr(HpdCaller) caller = hpd_caller_lookup_finish (result, NULL);
 
-  if (caller == NULL)
-    {
-      log_denial (check, NULL, "Could not identify the caller");
-      return_denial (task, "Could not identify the caller");
-      return;
-    }
-  if (check->polkit_unavailable && caller->uid != 0)
-    {
-      deny_caller (task, caller, "Authorization is unavailable (polkit is not running); "
-                                 "only root may make changes");
-      return;
-    }
-
-  g_task_return_pointer (task, g_steal_pointer (&caller), (GDestroyNotify) hpd_caller_free);
+  g_task_return_pointer (task, g_steal_pointer (&check->caller), (GDestroyNotify) hpd_caller_free);
   g_object_unref (task);
-}
-
-static void
-lookup_credentials (GTask *task)
-{
-  Check *check = g_task_get_task_data (task);
-
-  hpd_caller_lookup (check->invocation, got_caller, task);
 }
 
 static gboolean
@@ -301,6 +384,18 @@ polkit_has_owner (PolkitAuthority *authority)
   g_autofree char *owner = polkit_authority_get_owner (authority);
 
   return owner != NULL;
+}
+
+/* polkitd is not on the bus: only root may go on. */
+static void
+polkit_unavailable (GTask *task)
+{
+  Check *check = g_task_get_task_data (task);
+
+  if (check->caller->uid != 0)
+    deny (task, "Authorization is unavailable (polkit is not running); only root may make changes");
+  else
+    authorized (task);
 }
 
 static void
@@ -316,16 +411,15 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
-          deny (task, "Authorization timed out");
+          deny (task, check->caller_left ? "The caller left the bus" : "Authorization timed out");
           return;
         }
-      /* polkitd is not on the bus: only root may go on. Any other error,
-       * such as a caller that left before polkitd looked it up, denies. */
+      /* Any other error, such as a caller that left before polkitd looked
+       * it up, denies. */
       if (error->domain != POLKIT_ERROR && !polkit_has_owner (POLKIT_AUTHORITY (source)))
         {
           g_debug ("polkit unavailable: %s", error->message);
-          check->polkit_unavailable = TRUE;
-          lookup_credentials (task);
+          polkit_unavailable (task);
           return;
         }
       g_debug ("Checking %s failed: %s", check->action, error->message);
@@ -347,7 +441,7 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
       return;
     }
 
-  lookup_credentials (task);
+  authorized (task);
 }
 
 static void
@@ -363,12 +457,18 @@ got_authority (GObject *source, GAsyncResult *result, gpointer user_data)
   authority = polkit_authority_get_finish (result, &error);
   if (authority == NULL)
     {
+      if (check->caller_left || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          deny (task, check->caller_left ? "The caller left the bus" : "Authorization timed out");
+          return;
+        }
       g_debug ("polkit unavailable: %s", error->message);
-      check->polkit_unavailable = TRUE;
-      lookup_credentials (task);
+      polkit_unavailable (task);
       return;
     }
 
+  if (check->counted->authority == NULL)
+    check->counted->authority = g_object_ref (authority);
   if (check->interactive)
     flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
 
@@ -378,6 +478,46 @@ got_authority (GObject *source, GAsyncResult *result, gpointer user_data)
                                         checked_authorization, task);
 }
 
+/* The uid first: the slots are counted per uid. */
+static void
+got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Check *check = g_task_get_task_data (task);
+  HpdAuth *self = check->counted;
+  const char *sender = g_dbus_method_invocation_get_sender (check->invocation);
+  GPtrArray *checks;
+  GError *error = NULL;
+
+  check->caller = hpd_caller_lookup_finish (result, NULL);
+  if (check->caller == NULL)
+    {
+      log_denial (check, NULL, "Could not identify the caller");
+      return_denial (task, "Could not identify the caller");
+      return;
+    }
+  if (!hpd_slots_take (self->slots, check->caller->uid, &error))
+    {
+      busy (task, error);
+      return;
+    }
+  check->has_slot = TRUE;
+  check->uid = check->caller->uid;
+
+  checks = g_hash_table_lookup (self->checks_by_caller, sender);
+  if (checks == NULL)
+    {
+      checks = g_ptr_array_new ();
+      g_hash_table_insert (self->checks_by_caller, g_strdup (sender), checks);
+    }
+  g_ptr_array_add (checks, check);
+
+  check->timeout_id = g_timeout_add_seconds (check->interactive ? INTERACTIVE_CHECK_TIMEOUT_S
+                                                                : CHECK_TIMEOUT_S,
+                                             check_timed_out, check);
+  polkit_authority_get_async (check->cancellable, got_authority, task);
+}
+
 void
 hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
                       PolkitDetails *details, GCancellable *cancellable,
@@ -385,6 +525,7 @@ hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   GDBusMessage *message = g_dbus_method_invocation_get_message (invocation);
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
   Check *check = g_new0 (Check, 1);
 
   g_task_set_source_tag (task, hpd_auth_check_async);
@@ -406,9 +547,7 @@ hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
       return;
     }
 
-  if (self->pending >= MAX_PENDING_CHECKS ||
-      pending_of (self, g_dbus_method_invocation_get_sender (invocation)) >=
-      MAX_PENDING_CHECKS_PER_CALLER)
+  if (pending_of (self, sender) >= MAX_PENDING_CHECKS_PER_CALLER)
     {
       g_task_return_new_error (task, HP_ERROR, HP_ERROR_BUSY,
                                "Too many changes are waiting for authorization; try again later");
@@ -416,12 +555,12 @@ hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
       return;
     }
   check->counted = g_object_ref (self);
-  count_pending (self, g_dbus_method_invocation_get_sender (invocation), +1);
+  count_pending (self, sender, +1);
 
-  check->timeout_id = g_timeout_add_seconds (check->interactive ? INTERACTIVE_CHECK_TIMEOUT_S
-                                                                : CHECK_TIMEOUT_S,
-                                             check_timed_out, check);
-  polkit_authority_get_async (check->cancellable, got_authority, task);
+  /* before the first question to the bus about a caller, so that its
+   * departure cannot come unseen between the answer and the check */
+  watch_departures (self, g_dbus_method_invocation_get_connection (invocation));
+  hpd_caller_lookup (invocation, got_caller, task);
 }
 
 HpdCaller *

@@ -36,7 +36,9 @@ G_DECLARE_FINAL_TYPE (HpdAuth, hpd_auth, HPD, AUTH, GObject)
 HpdAuth *hpd_auth_new (void);
 
 /* Authorizes @invocation's method for its sender. @details (may be NULL) is
- * shown to polkit rules (for example page-size and pages). */
+ * shown to polkit rules (for example page-size and pages). Busy when the
+ * sender's uid has its share of the checks waiting (hpd-slots.h); denied
+ * at once when the sender leaves the bus while its check waits. */
 void hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
                            PolkitDetails *details, GCancellable *cancellable,
                            GAsyncReadyCallback callback, gpointer user_data);

@@ -19,8 +19,18 @@
 #include "hpd-requested.h"
 #include "hpd-watchers.h"
 
-/* Changes waiting for the kernel beyond this are refused with Busy. */
+/* Changes waiting for the kernel beyond this are refused with Busy; one
+ * user may have a quarter of them waiting, and root has a reserve
+ * (hpd-slots.h). */
 #define MAX_PENDING_CHANGES 64
+#define MAX_PENDING_CHANGES_PER_UID 16
+#define ROOT_RESERVED_CHANGES 8
+/* Scans of every process's maps (GetUsage, RemoveOrphan) at once: each
+ * holds a thread of GLib's pool for up to 20 s. One per user, two for
+ * all users but root, and one more for root. */
+#define MAX_RUNNING_SCANS 3
+#define MAX_RUNNING_SCANS_PER_UID 1
+#define ROOT_RESERVED_SCANS 1
 
 /* A reconnect after an undecodable message is logged at most this often;
  * the next message counts the ones in between. */
@@ -37,6 +47,7 @@ struct _HpdDaemon
   HpdConfigCache *config;
   HpdAuth *auth;
   HpdQueue *queue;
+  HpdSlots *scans;
   GPtrArray *pools;           /* HpdPool, ascending size */
   GArray *nodes;              /* guint */
 
@@ -81,6 +92,7 @@ hpd_daemon_finalize (GObject *object)
 
   g_free (self->mount_ns_detail);
   g_free (self->bus_address);
+  hpd_slots_free (self->scans);
   G_OBJECT_CLASS (hpd_daemon_parent_class)->finalize (object);
 }
 
@@ -159,7 +171,10 @@ hpd_daemon_new (const char *kernel_root, GError **error)
   self->config = hpd_config_cache_new (hpd_kernel_get_root (self->kernel),
                                        HPD_CONFIG_SETTLE_US);
   self->auth = hpd_auth_new ();
-  self->queue = hpd_queue_new (MAX_PENDING_CHANGES);
+  self->queue = hpd_queue_new (MAX_PENDING_CHANGES, MAX_PENDING_CHANGES_PER_UID,
+                               ROOT_RESERVED_CHANGES);
+  self->scans = hpd_slots_new ("scans of the processes' mappings running", MAX_RUNNING_SCANS,
+                               MAX_RUNNING_SCANS_PER_UID, ROOT_RESERVED_SCANS);
   self->nodes = hpd_nodes_probe (self->kernel);
   self->pools = hpd_pools_probe (self->kernel, self->nodes, error);
   if (self->pools == NULL)
@@ -607,6 +622,12 @@ HpdQueue *
 hpd_daemon_get_queue (HpdDaemon *self)
 {
   return self->queue;
+}
+
+HpdSlots *
+hpd_daemon_get_scans (HpdDaemon *self)
+{
+  return self->scans;
 }
 
 HpdIdle *

@@ -13,6 +13,7 @@
 #include "hpd-namespace.h"
 #include "hpd-pool.h"
 #include "hpd-queue.h"
+#include "hpd-slots.h"
 
 G_BEGIN_DECLS
 
@@ -79,6 +80,8 @@ HpdKernel *hpd_daemon_get_kernel (HpdDaemon *self);
 const HpdConfig *hpd_daemon_get_config (HpdDaemon *self, guint64 *generation);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
 HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
+/* Scans of every process's maps running, per uid. */
+HpdSlots *hpd_daemon_get_scans (HpdDaemon *self);
 HpdIdle *hpd_daemon_get_idle (HpdDaemon *self);
 GPtrArray *hpd_daemon_get_pools (HpdDaemon *self);
 GArray *hpd_daemon_get_nodes (HpdDaemon *self);

@@ -70,6 +70,7 @@ job_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(Job) job = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(GTask) task = NULL;
+  guint32 caller_uid;
 
   job->caller = hpd_auth_check_finish (HPD_AUTH (source), result, &error);
   if (job->caller == NULL)
@@ -79,12 +80,13 @@ job_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (job->authorized != NULL)
     job->authorized (job->data, job->caller);
+  caller_uid = job->caller->uid;
 
   /* From here on job_finished owns the job and sends the reply. */
   task = g_task_new (job->daemon, NULL, job_finished, job);
   g_task_set_task_data (task, g_steal_pointer (&job), NULL);
   if (!hpd_queue_push (hpd_daemon_get_queue (HPD_DAEMON (g_task_get_source_object (task))),
-                       task, job_work, &error))
+                       caller_uid, task, job_work, &error))
     g_task_return_error (task, g_steal_pointer (&error));
 }
 

@@ -34,7 +34,6 @@ struct _HpdManager
   HpdKernelStamp config_stamp;
   guint64 config_generation;
 
-  guint usage_scans; /* GetUsage scans running */
 };
 
 static void hpd_manager_iface_init (HpDBusManagerIface *iface);
@@ -323,9 +322,7 @@ handle_explain (HpDBusManager *object, GDBusMethodInvocation *invocation, GVaria
 static gboolean
 handle_get_usage (HpDBusManager *object, GDBusMethodInvocation *invocation, GVariant *options)
 {
-  HpdManager *self = HPD_MANAGER (object);
-
-  hpd_usage_calls_get_usage (self->daemon, G_OBJECT (self), &self->usage_scans, invocation, options);
+  hpd_usage_calls_get_usage (HPD_MANAGER (object)->daemon, invocation, options);
   return TRUE;
 }
 

@@ -2,14 +2,14 @@
 
 #include "hp-error.h"
 #include "hpd-queue.h"
+#include "hpd-slots.h"
 
 struct _HpdQueue
 {
   GObject parent_instance;
   GThreadPool *pool;
   GCancellable *cancellable;
-  guint max_pending;
-  gint pending; /* atomic */
+  HpdSlots *slots;  /* jobs waiting or running, per uid */
 };
 
 G_DEFINE_TYPE (HpdQueue, hpd_queue, G_TYPE_OBJECT)
@@ -17,6 +17,7 @@ G_DEFINE_TYPE (HpdQueue, hpd_queue, G_TYPE_OBJECT)
 typedef struct {
   GTask *task;
   GTaskThreadFunc func;
+  guint32 uid;
 } Job;
 
 static void
@@ -36,8 +37,8 @@ run_job (gpointer data, gpointer user_data)
                cancellable ? cancellable : self->cancellable);
 
   g_object_unref (job->task);
+  hpd_slots_give (self->slots, job->uid);
   g_free (job);
-  g_atomic_int_add (&self->pending, -1);
 }
 
 void
@@ -61,6 +62,7 @@ hpd_queue_dispose (GObject *object)
 
   hpd_queue_shutdown (self);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->slots, hpd_slots_free);
   G_OBJECT_CLASS (hpd_queue_parent_class)->dispose (object);
 }
 
@@ -77,18 +79,19 @@ hpd_queue_init (HpdQueue *self)
 }
 
 HpdQueue *
-hpd_queue_new (guint max_pending)
+hpd_queue_new (guint max_pending, guint max_per_uid, guint root_reserve)
 {
   HpdQueue *self = g_object_new (HPD_TYPE_QUEUE, NULL);
 
-  self->max_pending = max_pending;
+  self->slots = hpd_slots_new ("changes waiting", max_pending, max_per_uid, root_reserve);
   /* One exclusive thread: jobs never run concurrently. */
   self->pool = g_thread_pool_new (run_job, self, 1, TRUE, NULL);
   return self;
 }
 
 gboolean
-hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func, GError **error)
+hpd_queue_push (HpdQueue *self, guint32 uid, GTask *task, GTaskThreadFunc func,
+                GError **error)
 {
   Job *job;
 
@@ -97,21 +100,16 @@ hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func, GError **erro
       g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED, "The service is shutting down");
       return FALSE;
     }
-  if ((guint) g_atomic_int_get (&self->pending) >= self->max_pending)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_BUSY,
-                   "Too many changes are waiting (%u); try again later",
-                   self->max_pending);
-      return FALSE;
-    }
+  if (!hpd_slots_take (self->slots, uid, error))
+    return FALSE;
 
   job = g_new0 (Job, 1);
   job->task = g_object_ref (task);
   job->func = func;
-  g_atomic_int_inc (&self->pending);
+  job->uid = uid;
   if (!g_thread_pool_push (self->pool, job, error))
     {
-      g_atomic_int_add (&self->pending, -1);
+      hpd_slots_give (self->slots, uid);
       g_object_unref (job->task);
       g_free (job);
       return FALSE;

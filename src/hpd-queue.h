@@ -10,12 +10,15 @@ G_BEGIN_DECLS
 #define HPD_TYPE_QUEUE (hpd_queue_get_type ())
 G_DECLARE_FINAL_TYPE (HpdQueue, hpd_queue, HPD, QUEUE, GObject)
 
-HpdQueue *hpd_queue_new (guint max_pending);
+/* At most @max_pending jobs wait or run, @max_per_uid of them for one
+ * non-root uid, and the last @root_reserve only for root (hpd-slots.h). */
+HpdQueue *hpd_queue_new (guint max_pending, guint max_per_uid, guint root_reserve);
 
 /* Runs @func(task, source, task_data, cancellable) in the queue's worker
  * thread after every job pushed before it; the task completes in its own
- * main context as usual. Fails with Busy when @max_pending jobs wait. */
-gboolean hpd_queue_push (HpdQueue *self, GTask *task, GTaskThreadFunc func,
+ * main context as usual. Fails with Busy when the bounds for @uid (the
+ * caller's) are reached. */
+gboolean hpd_queue_push (HpdQueue *self, guint32 uid, GTask *task, GTaskThreadFunc func,
                          GError **error);
 
 /* Cancels the running job and every waiting one (at shutdown). */

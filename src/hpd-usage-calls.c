@@ -6,52 +6,84 @@
 #include "hpd-usage-calls.h"
 #include "hpd-usage.h"
 
-/* Scans at once: each holds a thread of GLib's pool and reads every
- * process's maps; more callers wait for a reply of Busy. */
-#define MAX_RUNNING_SCANS 2
 /* A scan stops here and says so ("truncated": "time"): callers' default
  * D-Bus timeout is 25 s. */
 #define SCAN_SECONDS 20
 
+/* Worker thread: reads the processes' maps, returns the reply body. */
+typedef GVariant *(*ScanWork) (gpointer data, GCancellable *cancellable, GError **error);
+/* Main thread, after the work and before the reply: logs. */
+typedef void (*ScanDone) (gpointer data, const HpdCaller *caller, GVariant *reply,
+                          const GError *error);
+
+/* Both methods' scans: authorized first, then one of the caller's scan
+ * slots (hpd_daemon_get_scans), then the work in a thread of GLib's pool,
+ * never on the main loop. */
 typedef struct {
   HpdDaemon *daemon;
-  GObject *owner;
-  guint *running;
-  gboolean counted;     /* among the running scans */
   GDBusMethodInvocation *invocation;
-  HpdUsageScan *scan;
-} UsageCall;
+  HpdCaller *caller;
+  gboolean has_slot;
+  ScanWork work;
+  ScanDone done;
+  gpointer data;
+  GDestroyNotify free_data;
+} ScanCall;
 
 static void
-usage_call_free (UsageCall *call)
+scan_call_free (ScanCall *call)
 {
-  if (call->counted)
-    (*call->running)--;
+  if (call->has_slot)
+    hpd_slots_give (hpd_daemon_get_scans (call->daemon), call->caller->uid);
+  if (call->free_data != NULL)
+    call->free_data (call->data);
   hpd_idle_release (hpd_daemon_get_idle (call->daemon));
+  g_clear_pointer (&call->caller, hpd_caller_free);
   g_clear_object (&call->invocation);
-  g_clear_pointer (&call->scan, hpd_usage_scan_free);
-  g_clear_object (&call->owner);
   g_clear_object (&call->daemon);
   g_free (call);
 }
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (UsageCall, usage_call_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ScanCall, scan_call_free)
+
+static ScanCall *
+scan_call_new (HpdDaemon *daemon, GDBusMethodInvocation *invocation, ScanWork work,
+               ScanDone done, gpointer data, GDestroyNotify free_data)
+{
+  ScanCall *call = g_new0 (ScanCall, 1);
+
+  call->daemon = g_object_ref (daemon);
+  call->invocation = g_object_ref (invocation);
+  call->work = work;
+  call->done = done;
+  call->data = data;
+  call->free_data = free_data;
+  /* no idle exit from authorization to the reply */
+  hpd_idle_hold (hpd_daemon_get_idle (daemon));
+  return call;
+}
 
 static void
 scan_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
-  const HpdUsageScan *scan = task_data;
+  ScanCall *call = task_data;
+  GError *error = NULL;
+  GVariant *reply = call->work (call->data, cancellable, &error);
 
-  g_task_return_pointer (task, g_variant_ref_sink (hpd_usage_scan_run (scan, cancellable)),
-                         (GDestroyNotify) g_variant_unref);
+  if (reply == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_variant_ref_sink (reply), (GDestroyNotify) g_variant_unref);
 }
 
 static void
 scan_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  g_autoptr(UsageCall) call = user_data;
+  g_autoptr(ScanCall) call = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = g_task_propagate_pointer (G_TASK (result), &error);
 
+  if (call->done != NULL)
+    call->done (call->data, call->caller, reply, error);
   if (reply == NULL)
     hpd_job_return_error (call->invocation, error);
   else
@@ -59,130 +91,144 @@ scan_done (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 /* Counted from here, not from the call: a caller typing a password must
- * not hold a scan's place (hpd-auth bounds the checks waiting). */
+ * not hold a scan's place (hpd-auth bounds the checks waiting). Takes
+ * @call. */
 static void
-start_scan (UsageCall *call, gboolean restricted, guint32 uid)
+start_scan (ScanCall *call, HpdCaller *caller)
 {
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
 
-  if (*call->running >= MAX_RUNNING_SCANS)
+  call->caller = caller;
+  if (!hpd_slots_take (hpd_daemon_get_scans (call->daemon), caller->uid, &error))
     {
-      g_dbus_method_invocation_return_error (call->invocation, HP_ERROR, HP_ERROR_BUSY,
-                                             "%u usage scans are running; try again later",
-                                             MAX_RUNNING_SCANS);
-      usage_call_free (call);
+      hpd_job_return_error (call->invocation, error);
+      scan_call_free (call);
       return;
     }
-  (*call->running)++;
-  call->counted = TRUE;
-
-  call->scan->restricted = restricted;
-  call->scan->caller_uid = uid;
-  call->scan->deadline = g_get_monotonic_time () + SCAN_SECONDS * G_USEC_PER_SEC;
+  call->has_slot = TRUE;
   task = g_task_new (NULL, NULL, scan_done, call);
-  g_task_set_task_data (task, call->scan, NULL);
+  g_task_set_task_data (task, call, NULL);
   g_task_run_in_thread (task, scan_thread);
+}
+
+/* --- GetUsage --------------------------------------------------------------- */
+
+static GVariant *
+usage_work (gpointer data, GCancellable *cancellable, GError **error)
+{
+  return hpd_usage_scan_run (data, cancellable);
+}
+
+static void
+usage_start (ScanCall *call, HpdCaller *caller, gboolean restricted)
+{
+  HpdUsageScan *scan = call->data;
+
+  scan->restricted = restricted;
+  scan->caller_uid = caller->uid;
+  scan->deadline = g_get_monotonic_time () + SCAN_SECONDS * G_USEC_PER_SEC;
+  start_scan (call, caller);
 }
 
 static void
 got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  UsageCall *call = user_data;
-  g_autoptr(HpdCaller) caller = hpd_caller_lookup_finish (result, NULL);
+  ScanCall *call = user_data;
+  HpdCaller *caller = hpd_caller_lookup_finish (result, NULL);
 
   if (caller == NULL)
     {
       g_dbus_method_invocation_return_error_literal (call->invocation, HP_ERROR, HP_ERROR_FAILED,
                                                      "Could not identify the caller");
-      usage_call_free (call);
+      scan_call_free (call);
       return;
     }
-  start_scan (call, TRUE, caller->uid);
+  usage_start (call, caller, TRUE);
 }
 
 /* Not authorized is not an error here: the caller sees what it owns. */
 static void
-authorized (GObject *source, GAsyncResult *result, gpointer user_data)
+usage_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  UsageCall *call = user_data;
+  ScanCall *call = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(HpdCaller) caller = hpd_auth_check_finish (HPD_AUTH (source), result, &error);
+  HpdCaller *caller = hpd_auth_check_finish (HPD_AUTH (source), result, &error);
 
   if (caller != NULL)
-    start_scan (call, FALSE, caller->uid);
+    usage_start (call, caller, FALSE);
   else if (g_error_matches (error, HP_ERROR, HP_ERROR_NOT_AUTHORIZED))
     hpd_caller_lookup (call->invocation, got_caller, call);
   else
     {
       hpd_job_return_error (call->invocation, error);
-      usage_call_free (call);
+      scan_call_free (call);
     }
 }
 
 void
-hpd_usage_calls_get_usage (HpdDaemon *daemon, GObject *owner, guint *running,
-                           GDBusMethodInvocation *invocation, GVariant *options)
+hpd_usage_calls_get_usage (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                           GVariant *options)
 {
   g_autoptr(GError) error = NULL;
   GPtrArray *pools = hpd_daemon_get_pools (daemon);
-  UsageCall *call;
+  HpdUsageScan *scan;
+  ScanCall *call;
 
   if (!hpd_options_parse (options, NULL, 0, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
     }
-  call = g_new0 (UsageCall, 1);
-  call->daemon = g_object_ref (daemon);
-  call->owner = g_object_ref (owner);
-  call->running = running;
-  call->invocation = g_object_ref (invocation);
-  call->scan = g_new0 (HpdUsageScan, 1);
-  call->scan->kernel = g_object_ref (hpd_daemon_get_kernel (daemon));
-  call->scan->default_page_size = hpd_daemon_get_default_page_size (daemon);
-  call->scan->page_sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  scan = g_new0 (HpdUsageScan, 1);
+  scan->kernel = g_object_ref (hpd_daemon_get_kernel (daemon));
+  scan->default_page_size = hpd_daemon_get_default_page_size (daemon);
+  scan->page_sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (guint i = 0; i < pools->len; i++)
-    g_array_append_val (call->scan->page_sizes, ((HpdPool *) g_ptr_array_index (pools, i))->size);
-  /* no idle exit while a scan runs */
-  hpd_idle_hold (hpd_daemon_get_idle (daemon));
-  hpd_auth_check_async (hpd_daemon_get_auth (daemon), invocation, NULL, NULL, authorized, call);
+    g_array_append_val (scan->page_sizes, ((HpdPool *) g_ptr_array_index (pools, i))->size);
+  call = scan_call_new (daemon, invocation, usage_work, NULL, scan,
+                        (GDestroyNotify) hpd_usage_scan_free);
+  hpd_auth_check_async (hpd_daemon_get_auth (daemon), invocation, NULL, NULL, usage_authorized,
+                        call);
 }
 
 /* --- RemoveOrphan ----------------------------------------------------------- */
 
 typedef struct {
-  HpdDaemon *daemon;
+  HpdKernel *kernel;
+  guint64 default_page_size;
   char *path;
+  gboolean dry_run;
   gboolean ignore_unreadable;
-  HpdOrphan *checked;
 } OrphanCall;
 
 static void
 orphan_call_free (OrphanCall *call)
 {
-  g_clear_object (&call->daemon);
+  g_clear_object (&call->kernel);
   g_free (call->path);
-  g_clear_pointer (&call->checked, hpd_orphan_free);
   g_free (call);
 }
 
 static GVariant *
-remove_work (gpointer data, GCancellable *cancellable, GError **error)
+orphan_work (gpointer data, GCancellable *cancellable, GError **error)
 {
   OrphanCall *call = data;
+  g_autoptr(HpdOrphan) orphan = hpd_orphan_resolve (call->kernel, call->default_page_size,
+                                                    call->path, call->ignore_unreadable, error);
 
-  if (!hpd_orphan_remove (hpd_daemon_get_kernel (call->daemon),
-                          hpd_daemon_get_default_page_size (call->daemon),
-                          call->path, call->ignore_unreadable, call->checked, error))
+  if (orphan == NULL || (!call->dry_run && !hpd_orphan_remove (orphan, call->path, error)))
     return NULL;
   return g_variant_new ("()");
 }
 
 static void
-remove_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+orphan_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
 {
   OrphanCall *call = data;
 
+  if (call->dry_run)
+    return;
   if (reply != NULL)
     g_message ("uid %u (pid %u) removed the orphan file %s", caller->uid, caller->pid, call->path);
   else
@@ -190,19 +236,39 @@ remove_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
                error->message);
 }
 
+static void
+orphan_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ScanCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  HpdCaller *caller = hpd_auth_check_finish (HPD_AUTH (source), result, &error);
+
+  if (caller == NULL)
+    {
+      hpd_job_return_error (call->invocation, error);
+      scan_call_free (call);
+      return;
+    }
+  start_scan (call, caller);
+}
+
+/* Authorized before anything about the path is looked at, dry run or not:
+ * the answer to a caller without the right is the same whether the file
+ * exists or not, and nobody can make the service read every process's
+ * maps without it. */
 void
 hpd_usage_calls_remove_orphan (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                                const char *path, GVariant *options)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(PolkitDetails) details = NULL;
-  g_autofree char *owner = NULL;
   gboolean dry_run = FALSE, ignore_unreadable = FALSE;
   const HpdOption known[] = {
     { "dry-run", "b", &dry_run },
     { "ignore-unreadable", "b", &ignore_unreadable },
   };
-  OrphanCall *call;
+  OrphanCall *orphan;
+  ScanCall *call;
 
   if (!hpd_options_parse (options, known, G_N_ELEMENTS (known), &error))
     {
@@ -210,29 +276,21 @@ hpd_usage_calls_remove_orphan (HpdDaemon *daemon, GDBusMethodInvocation *invocat
       return;
     }
 
-  call = g_new0 (OrphanCall, 1);
-  call->daemon = g_object_ref (daemon);
-  call->path = g_strdup (path);
-  call->ignore_unreadable = ignore_unreadable;
-  call->checked = hpd_orphan_resolve (hpd_daemon_get_kernel (daemon),
-                                      hpd_daemon_get_default_page_size (daemon), path,
-                                      ignore_unreadable, &error);
-  if (call->checked == NULL || dry_run)
-    {
-      if (call->checked == NULL)
-        hpd_job_return_error (invocation, error);
-      else
-        g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
-      orphan_call_free (call);
-      return;
-    }
+  orphan = g_new0 (OrphanCall, 1);
+  orphan->kernel = g_object_ref (hpd_daemon_get_kernel (daemon));
+  orphan->default_page_size = hpd_daemon_get_default_page_size (daemon);
+  orphan->path = g_strdup (path);
+  orphan->dry_run = dry_run;
+  orphan->ignore_unreadable = ignore_unreadable;
+  call = scan_call_new (daemon, invocation, orphan_work, orphan_done, orphan,
+                        (GDestroyNotify) orphan_call_free);
 
   details = polkit_details_new ();
-  owner = g_strdup_printf ("%u", call->checked->uid);
   polkit_details_insert (details, "path", path);
-  polkit_details_insert (details, "owner-uid", owner);
   if (ignore_unreadable)
     polkit_details_insert (details, "ignore-unreadable", "true");
-  hpd_job_run (daemon, invocation, details, remove_work, remove_done, call,
-               (GDestroyNotify) orphan_call_free);
+  if (dry_run)
+    polkit_details_insert (details, "dry-run", "true");
+  hpd_auth_check_async (hpd_daemon_get_auth (daemon), invocation, details, NULL,
+                        orphan_authorized, call);
 }

@@ -9,10 +9,10 @@
 
 G_BEGIN_DECLS
 
-/* @running counts the scans under way; it lives in @owner, which is kept
- * alive until the scan has replied. */
-void hpd_usage_calls_get_usage (HpdDaemon *daemon, GObject *owner, guint *running,
-                                GDBusMethodInvocation *invocation, GVariant *options);
+/* Both authorize first, then scan in a thread under the caller's scan
+ * slots (hpd_daemon_get_scans). */
+void hpd_usage_calls_get_usage (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+                                GVariant *options);
 
 void hpd_usage_calls_remove_orphan (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                                     const char *path, GVariant *options);

@@ -1351,18 +1351,6 @@ hpd_orphan_free (HpdOrphan *orphan)
   g_free (orphan);
 }
 
-static char *
-pid_list (GArray *pids, guint most)
-{
-  GString *list = g_string_new (NULL);
-
-  for (guint i = 0; i < pids->len && i < most; i++)
-    g_string_append_printf (list, "%s%u", i ? ", " : "", g_array_index (pids, guint32, i));
-  if (pids->len > most)
-    g_string_append_printf (list, " and %u more", pids->len - most);
-  return g_string_free (list, FALSE);
-}
-
 /* The pids whose maps show (@dev, @ino) into @pids, and those whose maps
  * could not be read (not gone, unreadable) into @unreadable. */
 static gboolean
@@ -1515,51 +1503,31 @@ hpd_orphan_resolve (HpdKernel *kernel, guint64 default_page_size, const char *pa
     }
   orphan->dev = dev_key_of (file.st_dev);
   orphan->ino = file.st_ino;
-  orphan->uid = file.st_uid;
 
   if (!mapping_pids (kernel, orphan->dev, orphan->ino, pids, unreadable, error))
     return NULL;
   if (pids->len > 0)
     {
-      g_autofree char *list = pid_list (pids, 10);
-
-      g_set_error (error, HP_ERROR, HP_ERROR_BUSY, "%s is mapped by process%s %s; not an orphan",
-                   path, pids->len > 1 ? "es" : "", list);
+      g_set_error (error, HP_ERROR, HP_ERROR_BUSY,
+                   "%s is mapped by %u process%s; not an orphan (GetUsage shows which)",
+                   path, pids->len, pids->len > 1 ? "es" : "");
       return NULL;
     }
   if (unreadable->len > 0 && !ignore_unreadable)
     {
-      g_autofree char *list = pid_list (unreadable, 10);
-
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
-                   "Cannot tell whether %s is mapped: the mappings of process%s %s cannot be "
+                   "Cannot tell whether %s is mapped: the mappings of %u process%s cannot be "
                    "read (option ignore-unreadable removes it anyway)",
-                   path, unreadable->len > 1 ? "es" : "", list);
+                   path, unreadable->len, unreadable->len > 1 ? "es" : "");
       return NULL;
     }
   return g_steal_pointer (&orphan);
 }
 
 gboolean
-hpd_orphan_remove (HpdKernel *kernel, guint64 default_page_size, const char *path,
-                   gboolean ignore_unreadable, const HpdOrphan *checked, GError **error)
+hpd_orphan_remove (const HpdOrphan *orphan, const char *path, GError **error)
 {
-  /* Again, right before unlinking: the file may have been replaced or
-   * mapped since the call was checked and authorized. What remains is a
-   * process mapping it between this check and unlinkat; unlinking does
-   * not take the pages from such a mapping, only the name. */
-  g_autoptr(HpdOrphan) now = hpd_orphan_resolve (kernel, default_page_size, path,
-                                                      ignore_unreadable, error);
-
-  if (now == NULL)
-    return FALSE;
-  if (now->dev != checked->dev || now->ino != checked->ino)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
-                   "%s was replaced by another file since it was checked; nothing removed", path);
-      return FALSE;
-    }
-  if (unlinkat (now->parent_fd, now->leaf, 0) < 0)
+  if (unlinkat (orphan->parent_fd, orphan->leaf, 0) < 0)
     {
       int saved_errno = errno;
 

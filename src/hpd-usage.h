@@ -34,7 +34,6 @@ typedef struct {
   char *leaf;
   guint64 dev;
   guint64 ino;
-  guint32 uid;
 } HpdOrphan;
 
 void hpd_orphan_free (HpdOrphan *orphan);
@@ -44,15 +43,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdOrphan, hpd_orphan_free)
  * NotMounted) that no process maps (Busy). Every component is opened
  * without following links from the mount's root, on the mount's
  * superblock. A process whose maps cannot be read (a process of a
- * sandbox's init) might map it: Failed, unless @ignore_unreadable. */
+ * sandbox's init) might map it: Failed, unless @ignore_unreadable. The
+ * errors count the processes; they name none (callers may not see other
+ * users' processes). Reads every process's maps: never on the main loop. */
 HpdOrphan *hpd_orphan_resolve (HpdKernel *kernel, guint64 default_page_size,
                                const char *path, gboolean ignore_unreadable,
                                GError **error);
 
-/* Resolves @path again, checks that it is still the file @checked was and
- * still unmapped, and unlinks it through its directory. */
-gboolean hpd_orphan_remove (HpdKernel *kernel, guint64 default_page_size,
-                            const char *path, gboolean ignore_unreadable,
-                            const HpdOrphan *checked, GError **error);
+/* Unlinks the file @orphan resolved (just now: the mappings were read
+ * right before) through its directory. What remains is a process mapping
+ * it between the check and unlinkat; unlinking does not take the pages
+ * from such a mapping, only the name. */
+gboolean hpd_orphan_remove (const HpdOrphan *orphan, const char *path, GError **error);
 
 G_END_DECLS
