@@ -66,6 +66,17 @@ typedef struct {
   HpdConfigValue mode;      /* NUMBER, permission and sticky bits only */
 } HpdConfigMount;
 
+/* One value set again by a later line, the main file's or a drop-in's:
+ * "pool 2MB minimum", "mount system max-size", "thp enabled" as the file
+ * spells the value. */
+typedef struct {
+  char *key;
+  char *value;              /* the line that wins */
+  HpdConfigOrigin origin;
+  char *overridden;         /* the one before it */
+  HpdConfigOrigin overridden_origin;
+} HpdConfigOverride;
+
 typedef struct {
   GTree *pools;             /* guint64 * page size -> HpdConfigPool *, DEFAULT first */
   GTree *mounts;            /* "system", "user alice", ... -> HpdConfigMount * */
@@ -82,6 +93,8 @@ typedef struct {
    * running kernel's sizes when used */
   HpdConfigValue boot_default_page_size;
   GPtrArray *errors;        /* "FILE:LINE: text", NULL-terminated */
+  GPtrArray *overrides;     /* HpdConfigOverride *, in the order read */
+  GHashTable *assigned;     /* key -> HpdConfigOverride * of the last line that set it */
   GPtrArray *files;         /* the names origins point to */
 } HpdConfig;
 
