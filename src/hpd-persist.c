@@ -44,7 +44,8 @@ write_atomically (const char *path, const char *text, GError **error)
   return TRUE;
 }
 
-/* Saved, but nothing may read it at boot: the log says so (clients show
+/* Saved, but nothing may read it at boot: the log says so, as a notice
+ * (the machine's state, not the service's fault; clients warn from
  * ApplyAtBoot). */
 static void
 warn_unless_applied_at_boot (const char *root, const char *path)
@@ -53,7 +54,7 @@ warn_unless_applied_at_boot (const char *root, const char *path)
 
   hpd_boot_hook_read (root, &hook);
   if (!hook.enabled)
-    g_warning ("Saved in %s, but %s (fix: %s)", path, hook.message, hook.fix);
+    g_message ("Saved in %s, but %s (fix: %s)", path, hook.message, hook.fix);
 }
 
 gboolean
