@@ -54,6 +54,7 @@ def test_apply_at_boot_missing_hook(service, fake_kernel, conn):
     assert 'not installed' in hook['message']
 
 
+@pytest.mark.valgrind
 def test_persist_warns_when_nothing_applies_at_boot(service, fake_kernel, polkit, ctl):
     polkit.allow(hpdtest.ACTION_POOLS)
     fake_kernel.write_boot_hook('systemd-disabled')
@@ -83,6 +84,7 @@ def test_explain_names_the_boot_path_of_the_machine(service, fake_kernel, conn):
 
 # ---- overrides ----
 
+@pytest.mark.valgrind
 def test_dropin_overrides_main_file(service, fake_kernel, conn, ctl):
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\nmaximum = 10\n')
     fake_kernel.write(DROPIN, '[pool 2MB]\nminimum = 8\n')
@@ -144,6 +146,7 @@ def test_mount_page_size_the_kernel_lacks(service, fake_kernel, conn, ctl):
     assert ctl('config', '--check').returncode == 1
 
 
+@pytest.mark.valgrind
 def test_thp_values_that_are_no_keywords(service, fake_kernel, conn, ctl):
     fake_kernel.write(CONF, '[thp]\nenabled = sometimes\ndefrag = lots\nshmem_enabled = never\n')
     conf = fake_kernel.path(CONF)
@@ -171,6 +174,7 @@ def test_unknown_group_is_an_error_with_its_line(service, fake_kernel, conn, ctl
 
 # ---- drift ----
 
+@pytest.mark.valgrind
 def test_percentage_of_an_empty_pool_is_drift(service, fake_kernel, conn, ctl):
     fake_kernel.write(CONF, '[mount system]\npage-size = 2MB\nmax-size = 50%\n')
     drift = props(conn)['Drift']
