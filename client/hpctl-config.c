@@ -57,10 +57,10 @@ print_json (GVariant *state, GVariant *drift, const char *const *errors, GVarian
   if (overrides != NULL)
     hpctl_json_add_records (builder, "overrides", overrides,
                             (const char *[]) { "key", "value", "origin", "overridden",
-                                               "overridden-origin", NULL });
+                                               "overridden_origin", NULL });
   if (hook != NULL)
     {
-      json_builder_set_member_name (builder, "apply-at-boot");
+      json_builder_set_member_name (builder, "apply_at_boot");
       json_builder_add_value (builder, json_gvariant_serialize (hook));
     }
   hpctl_json_print (builder);

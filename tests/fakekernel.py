@@ -395,7 +395,8 @@ class FakeKernel:
             if state == 'enabled':
                 wants = self.path('etc/systemd/system/multi-user.target.wants')
                 os.makedirs(wants)
-                os.symlink('/lib/systemd/system/hugepages.target',
+                # relative, as the tree is not /: the link resolves inside it
+                os.symlink('../../../../lib/systemd/system/hugepages.target',
                            os.path.join(wants, 'hugepages.target'))
         else:
             script = self.path('etc/init.d/hugepagesd-apply')
