@@ -170,7 +170,9 @@ record (Parser *p, const char *key, const char *text)
   now->value = shown (text);
   now->origin.file = p->file;
   now->origin.line = p->line;
-  if (last != NULL)
+  if (last != NULL && p->config->overrides->len >= HPD_CONFIG_MAX_OVERRIDES)
+    p->config->overrides_not_listed++;
+  else if (last != NULL)
     {
       HpdConfigOverride *o = g_new0 (HpdConfigOverride, 1);
 

@@ -479,7 +479,8 @@ check_configuration (Explain *e)
 
       add (e, "info", "config-overrides", "hugepagesctl config",
            "%u configured value(s) are set again by a later line; the first: "
-           "%s = %s (%s:%u) overrides %s (%s:%u)", config->overrides->len, o->key,
+           "%s = %s (%s:%u) overrides %s (%s:%u)",
+           config->overrides->len + config->overrides_not_listed, o->key,
            o->value, o->origin.file, o->origin.line, o->overridden,
            o->overridden_origin.file, o->overridden_origin.line);
     }

@@ -660,6 +660,26 @@ test_overrides (void)
 }
 
 static void
+test_overrides_bounded (void)
+{
+  g_autoptr(HpdConfig) config = hpd_config_new ();
+  g_autoptr(GString) text = g_string_new ("[pool 2MB]\n");
+
+  for (guint i = 0; i < HPD_CONFIG_MAX_OVERRIDES + 6; i++)
+    g_string_append_printf (text, "minimum = %u\n", i);
+  hpd_config_parse_text ("t.conf", text->str, -1, config);
+  g_assert_cmpuint (config->overrides->len, ==, HPD_CONFIG_MAX_OVERRIDES);
+  g_assert_cmpuint (config->overrides_not_listed, ==, 5);
+  {
+    guint64 size = 2 << 20;
+    const HpdConfigPool *pool = g_tree_lookup (config->pools, &size);
+
+    g_assert_nonnull (pool);
+    g_assert_cmpuint (pool->minimum.value, ==, HPD_CONFIG_MAX_OVERRIDES + 5);
+  }
+}
+
+static void
 test_boot (void)
 {
   g_autoptr(HpdConfig) config = parse ("[boot]\n"
@@ -1011,6 +1031,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/thp", test_thp);
   g_test_add_func ("/config/boot", test_boot);
   g_test_add_func ("/config/overrides", test_overrides);
+  g_test_add_func ("/config/overrides/bounded", test_overrides_bounded);
   g_test_add_func ("/config/round-trip", test_round_trip);
   g_test_add_func ("/config/round-trip/edges", test_round_trip_edges);
   g_test_add_func ("/config/doc-example", test_doc_example);
