@@ -19,10 +19,29 @@ drift_by_key (GVariant *drift)
   return table;
 }
 
-/* The three properties as they are: settings in the service's order, drift
- * by key, errors as lines. */
+gboolean
+hpctl_warn_apply_at_boot (HpctlContext *ctx)
+{
+  GVariant *hook = ctx->manager ? hp_dbus_manager_get_apply_at_boot (ctx->manager) : NULL;
+  gboolean enabled = TRUE;
+  const char *message = NULL, *fix = NULL;
+
+  /* an older service without the property: nothing to say */
+  if (hook == NULL || !g_variant_lookup (hook, "enabled", "b", &enabled) || enabled)
+    return FALSE;
+  g_variant_lookup (hook, "message", "&s", &message);
+  g_variant_lookup (hook, "fix", "&s", &fix);
+  g_printerr ("%s: warning: %s\n", g_get_prgname (), message ? message : "");
+  if (fix != NULL && *fix != '\0')
+    g_printerr ("%s: to fix it: %s\n", g_get_prgname (), fix);
+  return TRUE;
+}
+
+/* The properties as they are: settings in the service's order, drift
+ * by key, errors as lines, overrides, and whether they apply at boot. */
 static void
-print_json (GVariant *state, GVariant *drift, const char *const *errors)
+print_json (GVariant *state, GVariant *drift, const char *const *errors, GVariant *overrides,
+            GVariant *hook)
 {
   g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
 
@@ -35,7 +54,49 @@ print_json (GVariant *state, GVariant *drift, const char *const *errors)
   for (gsize i = 0; errors[i] != NULL; i++)
     json_builder_add_string_value (builder, errors[i]);
   json_builder_end_array (builder);
+  if (overrides != NULL)
+    hpctl_json_add_records (builder, "overrides", overrides,
+                            (const char *[]) { "key", "value", "origin", "overridden",
+                                               "overridden_origin", NULL });
+  if (hook != NULL)
+    {
+      json_builder_set_member_name (builder, "apply_at_boot");
+      json_builder_add_value (builder, json_gvariant_serialize (hook));
+    }
   hpctl_json_print (builder);
+}
+
+/* Under a setting: each value it replaced. A mount's keys are its own
+ * ("mount system max-size"), shown under "mount system". */
+static void
+print_overridden (GVariant *overrides, const char *key)
+{
+  GVariantIter iter;
+  const char *k, *value, *origin, *old, *old_origin;
+  gsize len = strlen (key);
+
+  if (overrides == NULL)
+    return;
+  g_variant_iter_init (&iter, overrides);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &k, &value, &origin, &old, &old_origin))
+    if (strncmp (k, key, len) == 0 && (k[len] == '\0' ||
+                                       (g_str_has_prefix (key, "mount ") && k[len] == ' ')))
+      g_print ("  overrides %s%s%s at %s (%s here)\n", k[len] ? k + len + 1 : "",
+               k[len] ? " = " : "", old, old_origin, origin);
+}
+
+static void
+warn_overrides (GVariant *overrides)
+{
+  GVariantIter iter;
+  const char *k, *value, *origin, *old, *old_origin;
+
+  if (overrides == NULL)
+    return;
+  g_variant_iter_init (&iter, overrides);
+  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &k, &value, &origin, &old, &old_origin))
+    g_printerr ("%s: warning: %s: %s = %s overrides %s from %s\n", g_get_prgname (),
+                origin, k, value, old, old_origin);
 }
 
 int
@@ -49,7 +110,7 @@ hpctl_config (HpctlContext *ctx, GStrv args)
     { NULL }
   };
   g_autoptr(GOptionContext) options = g_option_context_new ("config");
-  GVariant *state, *drift;
+  GVariant *state, *drift, *overrides;
   g_autoptr(GHashTable) drifted = NULL;
   const char *const *errors;
   const char *key, *value, *origin;
@@ -71,6 +132,8 @@ hpctl_config (HpctlContext *ctx, GStrv args)
   state = hp_dbus_manager_get_configured_state (ctx->manager);
   drift = hp_dbus_manager_get_drift (ctx->manager);
   errors = hp_dbus_manager_get_configuration_errors (ctx->manager);
+  /* NULL from a service older than the property */
+  overrides = hp_dbus_manager_get_configuration_overrides (ctx->manager);
   if (state == NULL || drift == NULL || errors == NULL)
     {
       g_printerr ("%s: the service does not report its configuration\n", g_get_prgname ());
@@ -79,7 +142,8 @@ hpctl_config (HpctlContext *ctx, GStrv args)
   drifted = drift_by_key (drift);
 
   if (json)
-    print_json (state, drift, errors);
+    print_json (state, drift, errors, overrides,
+                hp_dbus_manager_get_apply_at_boot (ctx->manager));
 
   g_variant_iter_init (&iter, state);
   while (!json && g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
@@ -94,11 +158,16 @@ hpctl_config (HpctlContext *ctx, GStrv args)
       const char *message = g_hash_table_lookup (drifted, key);
 
       g_print ("%-*s  %s\n", width, setting, origin);
+      print_overridden (overrides, key);
       if (message != NULL)
         g_print ("  ! %s\n", message);
     }
   for (gsize i = 0; !json && errors[i] != NULL; i++)
     g_print ("error: %s\n", errors[i]);
+  if (check)
+    warn_overrides (overrides);
+  if (g_variant_n_children (state) > 0)
+    hpctl_warn_apply_at_boot (ctx);
 
   if (check && errors[0] != NULL)
     return HPCTL_EXIT_ERROR;

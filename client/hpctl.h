@@ -177,6 +177,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpctlProgress, hpctl_progress_stop)
 /* The commands. */
 int hpctl_status (HpctlContext *ctx, GStrv args);
 int hpctl_config (HpctlContext *ctx, GStrv args);
+/* When ApplyAtBoot says nothing applies the configuration at boot: a
+ * warning on stderr with the command that fixes it. Returns whether it
+ * warned. Needs hpctl_connect (). */
+gboolean hpctl_warn_apply_at_boot (HpctlContext *ctx);
 int hpctl_page_sizes (HpctlContext *ctx, GStrv args);
 int hpctl_pools (HpctlContext *ctx, GStrv args);
 int hpctl_set_min (HpctlContext *ctx, GStrv args);

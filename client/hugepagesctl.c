@@ -306,6 +306,16 @@ find_command (const char *name)
   return NULL;
 }
 
+/* --persist before any "--" */
+static gboolean
+asks_persist (char *const *args)
+{
+  for (guint i = 1; args[i] != NULL && !g_str_equal (args[i], "--"); i++)
+    if (g_str_equal (args[i], "--persist"))
+      return TRUE;
+  return FALSE;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -326,6 +336,7 @@ main (int argc, char **argv)
   g_auto(GStrv) command_args = NULL;
   const HpctlCommand *command;
   int status;
+  gboolean persist;
   HpctlCompatMode compat;
 
   setlocale (LC_ALL, "");
@@ -390,8 +401,12 @@ main (int argc, char **argv)
     }
 
   command_args = g_strdupv (args + 1);
+  persist = asks_persist (command_args);
   status = command->run (&ctx, command_args);
   if (status != HPCTL_EXIT_OK)
     hpctl_explain_refusal (&ctx);
+  /* saved, but perhaps for a boot that will not read it */
+  if (persist && (status == HPCTL_EXIT_OK || status == HPCTL_EXIT_SHORTFALL))
+    hpctl_warn_apply_at_boot (&ctx);
   return status;
 }

@@ -32,6 +32,7 @@ typedef struct {
   SectionKind section;
   HpdConfigPool *pool;
   HpdConfigMount *mount;
+  char *section_key;        /* "pool 2MB", "mount user alice", "thp" */
 } Parser;
 
 static const char *const scope_names[] = { "system", "user", "group", "global" };
@@ -79,6 +80,15 @@ string_free (HpdConfigString *s)
   g_free (s);
 }
 
+static void
+override_free (HpdConfigOverride *o)
+{
+  g_free (o->key);
+  g_free (o->value);
+  g_free (o->overridden);
+  g_free (o);
+}
+
 HpdConfig *
 hpd_config_new (void)
 {
@@ -91,6 +101,9 @@ hpd_config_new (void)
   /* NULL-terminated: the bus property takes it as it is */
   config->errors = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   config->files = g_ptr_array_new_with_free_func (g_free);
+  config->overrides = g_ptr_array_new_with_free_func ((GDestroyNotify) override_free);
+  config->assigned = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                            (GDestroyNotify) override_free);
   return config;
 }
 
@@ -105,6 +118,8 @@ hpd_config_free (HpdConfig *config)
   g_free (config->shm_group.value);
   g_ptr_array_unref (config->errors);
   g_ptr_array_unref (config->files);
+  g_ptr_array_unref (config->overrides);
+  g_hash_table_unref (config->assigned);
   g_free (config);
 }
 
@@ -142,9 +157,40 @@ add_error (Parser *p, const char *format, ...)
   g_ptr_array_add (p->config->errors, g_strdup_printf ("%s:%u: %s", p->file, p->line, text));
 }
 
+/* Every line that sets @key (@text as written) is remembered; one that
+ * sets it again, in the same file or a later one, is an override. */
 static void
-set_value (Parser *p, HpdConfigValue *target, HpdConfigKind kind, guint64 value)
+record (Parser *p, const char *key, const char *text)
 {
+  g_autofree char *full = g_strdup_printf ("%s %s", p->section_key, key);
+  HpdConfigOverride *last = g_hash_table_lookup (p->config->assigned, full);
+  HpdConfigOverride *now = g_new0 (HpdConfigOverride, 1);
+
+  now->key = g_steal_pointer (&full);
+  now->value = shown (text);
+  now->origin.file = p->file;
+  now->origin.line = p->line;
+  if (last != NULL && p->config->overrides->len >= HPD_CONFIG_MAX_OVERRIDES)
+    p->config->overrides_not_listed++;
+  else if (last != NULL)
+    {
+      HpdConfigOverride *o = g_new0 (HpdConfigOverride, 1);
+
+      o->key = g_strdup (now->key);
+      o->value = g_strdup (now->value);
+      o->origin = now->origin;
+      o->overridden = g_strdup (last->value);
+      o->overridden_origin = last->origin;
+      g_ptr_array_add (p->config->overrides, o);
+    }
+  g_hash_table_replace (p->config->assigned, now->key, now);
+}
+
+static void
+set_value (Parser *p, const char *key, const char *text, HpdConfigValue *target,
+           HpdConfigKind kind, guint64 value)
+{
+  record (p, key, text);
   target->kind = kind;
   target->value = value;
   target->origin.file = p->file;
@@ -152,8 +198,9 @@ set_value (Parser *p, HpdConfigValue *target, HpdConfigKind kind, guint64 value)
 }
 
 static void
-set_string (Parser *p, HpdConfigString *target, char *value)
+set_string (Parser *p, const char *key, const char *text, HpdConfigString *target, char *value)
 {
+  record (p, key, text);
   g_free (target->value);
   target->value = value;
   target->origin.file = p->file;
@@ -394,12 +441,21 @@ parse_header (Parser *p, const char *line)
         }
       p->pool = pool;
       p->section = SECTION_POOL;
+      g_free (p->section_key);
+      if (size != 0)
+        {
+          g_autofree char *name = hp_size_name (size);
+          p->section_key = g_strdup_printf ("pool %s", name);
+        }
+      else
+        p->section_key = g_strdup ("pool DEFAULT");
     }
   else if (g_str_equal (words[0], "mount"))
     {
       HpdMountScope scope;
       g_autofree char *owner = NULL;
       g_autofree char *key = NULL;
+      g_autofree char *section_key = NULL;
       HpdConfigMount *mount;
       gboolean has_owner;
 
@@ -429,6 +485,7 @@ parse_header (Parser *p, const char *line)
         }
       key = owner ? g_strdup_printf ("%s %s", scope_names[scope], owner)
                   : g_strdup (scope_names[scope]);
+      section_key = g_strdup_printf ("mount %s", key);
       mount = g_tree_lookup (p->config->mounts, key);
       if (mount == NULL)
         {
@@ -441,6 +498,8 @@ parse_header (Parser *p, const char *line)
         }
       p->mount = mount;
       p->section = SECTION_MOUNT;
+      g_free (p->section_key);
+      p->section_key = g_steal_pointer (&section_key);
     }
   else if (g_str_equal (words[0], "tunables") || g_str_equal (words[0], "thp") ||
            g_str_equal (words[0], "boot"))
@@ -450,6 +509,8 @@ parse_header (Parser *p, const char *line)
           add_error (p, "[%s] takes no argument", words[0]);
           return;
         }
+      g_free (p->section_key);
+      p->section_key = g_strdup (words[0]);
       p->section = g_str_equal (words[0], "thp") ? SECTION_THP
                    : g_str_equal (words[0], "boot") ? SECTION_BOOT : SECTION_TUNABLES;
     }
@@ -532,7 +593,7 @@ parse_pool_key (Parser *p, const char *key, const char *value)
           g_tree_insert (p->pool->nodes, GUINT_TO_POINTER ((guint) node), target);
         }
     }
-  set_value (p, target, kind, v);
+  set_value (p, key, value, target, kind, v);
 }
 
 static void
@@ -581,7 +642,7 @@ parse_mount_key (Parser *p, const char *key, const char *value)
   if (!ok)
     bad_value (p, key, value, error);
   else
-    set_value (p, target, kind, v);
+    set_value (p, key, value, target, kind, v);
 }
 
 static void
@@ -597,9 +658,9 @@ parse_tunables_key (Parser *p, const char *key, const char *value)
       HpdConfigValue *target = is_shmmax ? &c->shmmax : &c->min_free_kbytes;
 
       if (g_str_equal (value, "recommended"))
-        set_value (p, target, HPD_CONFIG_RECOMMENDED, 0);
+        set_value (p, key, value, target, HPD_CONFIG_RECOMMENDED, 0);
       else if (is_shmmax ? hp_parse_size (value, &v, &error) : hp_parse_u64 (value, &v, &error))
-        set_value (p, target, is_shmmax ? HPD_CONFIG_BYTES : HPD_CONFIG_NUMBER, v);
+        set_value (p, key, value, target, is_shmmax ? HPD_CONFIG_BYTES : HPD_CONFIG_NUMBER, v);
       else
         bad_value (p, key, value, error);
     }
@@ -609,14 +670,14 @@ parse_tunables_key (Parser *p, const char *key, const char *value)
       char *group = parse_owner (value, G_MAXINT32, &error);
 
       if (group != NULL)
-        set_string (p, &c->shm_group, group);
+        set_string (p, key, value, &c->shm_group, group);
       else
         bad_value (p, key, value, error);
     }
   else if (g_str_equal (key, "zone-movable"))
     {
       if (g_str_equal (value, "yes") || g_str_equal (value, "no"))
-        set_value (p, &c->zone_movable, HPD_CONFIG_NUMBER, value[0] == 'y');
+        set_value (p, key, value, &c->zone_movable, HPD_CONFIG_NUMBER, value[0] == 'y');
       else
         {
           g_set_error_literal (&error, HP_ERROR, HP_ERROR_INVALID_ARGS, "use yes or no");
@@ -652,7 +713,7 @@ parse_thp_key (Parser *p, const char *key, const char *value)
       target = g_new0 (HpdConfigString, 1);
       g_tree_insert (p->config->thp, g_strdup (key), target);
     }
-  set_string (p, target, g_strdup (value));
+  set_string (p, key, value, target, g_strdup (value));
 }
 
 static void
@@ -666,7 +727,7 @@ parse_boot_key (Parser *p, const char *key, const char *value)
   else if (!parse_page_size (value, &size, &error))
     bad_value (p, key, value, error);
   else
-    set_value (p, &p->config->boot_default_page_size, HPD_CONFIG_BYTES, size);
+    set_value (p, key, value, &p->config->boot_default_page_size, HPD_CONFIG_BYTES, size);
 }
 
 /* ---- lines ---- */
@@ -775,6 +836,7 @@ hpd_config_parse_text (const char *name, const char *text, gssize length,
       start = nl ? nl + 1 : end;
     }
 
+  g_free (p.section_key);
   if (p.n_errors > HPD_CONFIG_MAX_ERRORS_PER_FILE)
     g_ptr_array_add (config->errors,
                      g_strdup_printf ("%s: %u more errors not shown", file,

@@ -18,6 +18,9 @@ G_BEGIN_DECLS
 #define HPD_CONFIG_MAX_FILE (16u << 20)
 /* More errors than this in one file are summed up in one last message. */
 #define HPD_CONFIG_MAX_ERRORS_PER_FILE 1000
+/* Overrides listed at most; more are only counted (a file of a million
+ * lines that set one key again and again stays small on the bus). */
+#define HPD_CONFIG_MAX_OVERRIDES 1000
 /* nodeN keys take N below this (the kernel's largest MAX_NUMNODES). */
 #define HPD_CONFIG_MAX_NODES 1024
 
@@ -66,6 +69,17 @@ typedef struct {
   HpdConfigValue mode;      /* NUMBER, permission and sticky bits only */
 } HpdConfigMount;
 
+/* One value set again by a later line, the main file's or a drop-in's:
+ * "pool 2MB minimum", "mount system max-size", "thp enabled" as the file
+ * spells the value. */
+typedef struct {
+  char *key;
+  char *value;              /* the line that wins */
+  HpdConfigOrigin origin;
+  char *overridden;         /* the one before it */
+  HpdConfigOrigin overridden_origin;
+} HpdConfigOverride;
+
 typedef struct {
   GTree *pools;             /* guint64 * page size -> HpdConfigPool *, DEFAULT first */
   GTree *mounts;            /* "system", "user alice", ... -> HpdConfigMount * */
@@ -82,6 +96,9 @@ typedef struct {
    * running kernel's sizes when used */
   HpdConfigValue boot_default_page_size;
   GPtrArray *errors;        /* "FILE:LINE: text", NULL-terminated */
+  GPtrArray *overrides;     /* HpdConfigOverride *, in the order read */
+  guint overrides_not_listed; /* beyond HPD_CONFIG_MAX_OVERRIDES */
+  GHashTable *assigned;     /* key -> HpdConfigOverride * of the last line that set it */
   GPtrArray *files;         /* the names origins point to */
 } HpdConfig;
 

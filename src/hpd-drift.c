@@ -22,7 +22,57 @@ typedef struct {
   const HpdConfig *config;
   HpdTunables tunables;
   GPtrArray *claims;       /* HpdClaim: on top of the configured minimum */
+  GPtrArray *errors;       /* lines this kernel cannot follow; NULL: not wanted */
 } Walk;
+
+static void
+config_error (Walk *w, const HpdConfigOrigin *origin, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+config_error (Walk *w, const HpdConfigOrigin *origin, const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  if (w->errors == NULL)
+    return;
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_ptr_array_add (w->errors, g_strdup_printf ("%s:%u: %s", origin->file, origin->line, message));
+}
+
+/* "2MB, 1GB": the sizes this kernel has, for messages */
+static char *
+kernel_sizes (Walk *w)
+{
+  GPtrArray *pools = hpd_daemon_get_pools (w->daemon);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const HpdPool *pool = g_ptr_array_index (pools, i);
+      g_string_append_printf (out, "%s%s", i ? ", " : "", pool->name);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* A page size in [boot] or a mount section that this kernel lacks is
+ * refused where it is used: an error of the line, not drift. */
+static gboolean
+check_page_size (Walk *w, const char *key, const HpdConfigValue *v)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *sizes = NULL;
+
+  if (v->kind == HPD_CONFIG_UNSET || hpd_apply_find_pool (w->daemon, v->value) != NULL)
+    return TRUE;
+  name = hp_size_name (v->value);
+  sizes = kernel_sizes (w);
+  config_error (w, &v->origin, "%s = %s: this kernel has no %s huge pages (it has %s)",
+                key, name, name, sizes);
+  return FALSE;
+}
 
 static void
 list (Walk *w, const char *key, const char *value, const HpdConfigOrigin *origin)
@@ -252,7 +302,14 @@ thp_setting (gpointer key, gpointer value, gpointer data)
   guint32 number;
 
   list (w, k, s->value, &s->origin);
-  if (choice != NULL)
+  if (choice != NULL && !g_strv_contains ((const char *const *) choice->choices, s->value))
+    {
+      g_autofree char *known = g_strjoinv (", ", choice->choices);
+
+      config_error (w, &s->origin, "'%s' is not a value of THP %s (it takes %s)",
+                    s->value, name, known);
+    }
+  else if (choice != NULL)
     {
       if (g_strcmp0 (choice->current, s->value) != 0)
         drifted (w, k, s->value, choice->current ? choice->current : "",
@@ -311,7 +368,7 @@ mount_section (gpointer key, gpointer value, gpointer data)
   const char *root = hpd_kernel_get_root (w->kernel);
 
   list (w, k, v, &m->origin);
-  if (!w->want_drift)
+  if (!check_page_size (w, "page-size", &m->page_size) || !w->want_drift)
     return FALSE;
 
   options = hpd_apply_mount_options (m);
@@ -334,9 +391,14 @@ mount_section (gpointer key, gpointer value, gpointer data)
 
       if (m->page_size.kind != HPD_CONFIG_UNSET && m->page_size.value != pool->size)
         continue;
-      spec = hpd_mount_request_spec_now (request, w->kernel, pool, NULL);
+      g_clear_error (&error);
+      spec = hpd_mount_request_spec_now (request, w->kernel, pool, &error);
       if (spec == NULL)
-        continue;
+        {
+          /* a percentage of an empty pool is no size at all */
+          drifted (w, k, v, "", "No %s mount: %s", pool->name, error->message);
+          continue;
+        }
       path = hpd_mount_spec_path (spec, root);
       existing = hpd_mounts_find (mounts, path);
       if (existing == NULL)
@@ -361,6 +423,7 @@ walk (Walk *w, const HpdConfig *config)
   g_tree_foreach (config->pools, pool_section, w);
   g_clear_pointer (&w->claims, g_ptr_array_unref);
   g_tree_foreach (config->mounts, mount_section, w);
+  check_page_size (w, "default-page-size", &config->boot_default_page_size);
   /* reading the tunables is a dozen files: not for every property read
    * of a configuration without them */
   if (config->shmmax.kind || config->shm_group.value || config->min_free_kbytes.kind ||
@@ -374,9 +437,18 @@ walk (Walk *w, const HpdConfig *config)
 }
 
 void
-hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GVariant **state, GVariant **drift)
+hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GVariant **state, GVariant **drift,
+                    GPtrArray **errors)
 {
   Walk w = { daemon, hpd_daemon_get_kernel (daemon), };
+
+  if (errors != NULL)
+    {
+      /* the file format's errors first, then this kernel's, NULL-terminated */
+      w.errors = g_ptr_array_new_null_terminated (config->errors->len, g_free, TRUE);
+      for (guint i = 0; i < config->errors->len; i++)
+        g_ptr_array_add (w.errors, g_strdup (g_ptr_array_index (config->errors, i)));
+    }
 
   w.want_drift = drift != NULL;
   g_variant_builder_init (&w.state, G_VARIANT_TYPE ("a(sss)"));
@@ -387,4 +459,6 @@ hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GVariant **state
     *drift = g_variant_builder_end (&w.drift);
   else
     g_variant_builder_clear (&w.drift);
+  if (errors != NULL)
+    *errors = w.errors;
 }

@@ -12,8 +12,11 @@ G_BEGIN_DECLS
 typedef struct _HpdDaemon HpdDaemon;
 
 /* @state: a(sss) (key, value, "FILE:LINE"); @drift (may be NULL): a(ssss)
- * (key, configured, actual, message). Both floating. */
+ * (key, configured, actual, message). Both floating. @errors (may be NULL):
+ * the configuration's errors and then the lines this kernel cannot follow
+ * (a page size it lacks, a THP value that is none of the file's keywords),
+ * "FILE:LINE: message", a NULL-terminated array of strings. */
 void hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config,
-                         GVariant **state, GVariant **drift);
+                         GVariant **state, GVariant **drift, GPtrArray **errors);
 
 G_END_DECLS

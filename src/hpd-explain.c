@@ -12,6 +12,7 @@
 #include "hpd-claim-calls.h"
 #include "hpd-config.h"
 #include "hpd-daemon.h"
+#include "hpd-boot-hook.h"
 #include "hpd-drift.h"
 #include "hpd-explain.h"
 #include "hpd-hugetlbfs.h"
@@ -530,28 +531,57 @@ check_mount_namespace (Explain *e)
          "--allow-private-mount-namespace allows: its mounts are seen only there (%s)", detail);
 }
 
-/* The configuration applied at boot: bad lines, and where the kernel no
- * longer matches it (someone wrote sysfs, a pool fell short). */
+/* The command that applies the configuration again on this machine. */
+static const char *
+reapply_command (const HpdBootHook *hook)
+{
+  if (g_str_equal (hook->mechanism, "systemd"))
+    return "systemctl restart " HPD_APPLY_UNIT;
+  if (g_str_equal (hook->mechanism, "sysvinit"))
+    return "/" HPD_APPLY_INIT_SCRIPT " start";
+  return LIBEXECDIR "/hugepagesd --apply";
+}
+
+/* The configuration applied at boot: bad lines, values set twice, whether
+ * anything applies it at boot, and where the kernel no longer matches it
+ * (someone wrote sysfs, a pool fell short). */
 static void
 check_configuration (Explain *e)
 {
   const HpdConfig *config = hpd_daemon_get_config (e->daemon, NULL);
+  g_auto(HpdBootHook) hook = { 0, };
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GVariant) drift = NULL;
+  g_autoptr(GPtrArray) errors = NULL;
   GVariantIter iter;
   const char *key, *configured, *actual, *message;
 
-  if (config->errors->len > 0)
-    add (e, "warning", "config-errors", "hugepagesctl config",
-         "The configuration has %u bad line(s), which are skipped; the first: %s",
-         config->errors->len, (const char *) g_ptr_array_index (config->errors, 0));
-
-  hpd_drift_describe (e->daemon, config, &state, &drift);
+  hpd_boot_hook_read (hpd_kernel_get_root (e->kernel), &hook);
+  hpd_drift_describe (e->daemon, config, &state, &drift, &errors);
   g_variant_ref_sink (state);
   g_variant_ref_sink (drift);
+
+  if (errors->len > 0)
+    add (e, "warning", "config-errors", "hugepagesctl config --check",
+         "The configuration has %u bad line(s), which are skipped; the first: %s",
+         errors->len, (const char *) g_ptr_array_index (errors, 0));
+  if (config->overrides->len > 0)
+    {
+      const HpdConfigOverride *o = g_ptr_array_index (config->overrides, 0);
+
+      add (e, "info", "config-overrides", "hugepagesctl config",
+           "%u configured value(s) are set again by a later line; the first: "
+           "%s = %s (%s:%u) overrides %s (%s:%u)",
+           config->overrides->len + config->overrides_not_listed, o->key,
+           o->value, o->origin.file, o->origin.line, o->overridden,
+           o->overridden_origin.file, o->overridden_origin.line);
+    }
+  if (!hook.enabled && g_variant_n_children (state) > 0)
+    add (e, "warning", "apply-at-boot", hook.fix, "%s", hook.message);
+
   g_variant_iter_init (&iter, drift);
   while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
-    add (e, "warning", "config-drift", "systemctl restart hugepagesd-apply.service",
+    add (e, "warning", "config-drift", reapply_command (&hook),
          "%s differs from the configuration (%s = %s): %s", key, key, configured, message);
 }
 

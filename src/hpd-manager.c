@@ -7,6 +7,7 @@
 #include "hpd-claim-calls.h"
 #include "hpd-config.h"
 #include "hpd-daemon.h"
+#include "hpd-boot-hook.h"
 #include "hpd-drift.h"
 #include "hpd-fresh.h"
 #include "hpd-manager.h"
@@ -103,6 +104,24 @@ hpd_manager_refresh_tunables (HpdManager *self)
   hp_dbus_manager_set_khugepaged_alloc_sleep_millisecs (iface, t.khugepaged_alloc_sleep_ms);
 }
 
+static GVariant *
+overrides_to_variant (const HpdConfig *config)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sssss)"));
+  for (guint i = 0; i < config->overrides->len; i++)
+    {
+      const HpdConfigOverride *o = g_ptr_array_index (config->overrides, i);
+      g_autofree char *origin = g_strdup_printf ("%s:%u", o->origin.file, o->origin.line);
+      g_autofree char *overridden = g_strdup_printf ("%s:%u", o->overridden_origin.file,
+                                                     o->overridden_origin.line);
+
+      g_variant_builder_add (&b, "(sssss)", o->key, o->value, origin, o->overridden, overridden);
+    }
+  return g_variant_builder_end (&b);
+}
+
 /* An administrator edits the files while the service runs: the
  * configuration is checked on every refresh (hpd-config-cache.h), and the
  * properties made from it and the kernel are made again when either
@@ -115,15 +134,23 @@ refresh_configuration (HpdManager *self)
   guint64 generation;
   const HpdConfig *config = hpd_daemon_get_config (self->daemon, &generation);
   g_auto(HpdBootState) boot = { 0, };
+  g_auto(HpdBootHook) hook = { 0, };
+  g_autoptr(GPtrArray) errors = NULL;
   GVariant *state, *drift;
+
+  /* the unit links are no file the kernel stamp or the configuration
+   * cache covers: a few directory reads on every refresh */
+  hpd_boot_hook_read (hpd_kernel_get_root (kernel), &hook);
+  hp_dbus_manager_set_apply_at_boot (iface, hpd_boot_hook_to_variant (&hook));
 
   if (generation == self->config_generation &&
       hpd_kernel_stamp_is_current (kernel, &self->config_stamp))
     return;
   hpd_kernel_observe_begin (kernel);
 
-  hp_dbus_manager_set_configuration_errors (iface, (const char *const *) config->errors->pdata);
-  hpd_drift_describe (self->daemon, config, &state, &drift);
+  hpd_drift_describe (self->daemon, config, &state, &drift, &errors);
+  hp_dbus_manager_set_configuration_errors (iface, (const char *const *) errors->pdata);
+  hp_dbus_manager_set_configuration_overrides (iface, overrides_to_variant (config));
   hp_dbus_manager_set_configured_state (iface, state);
   hp_dbus_manager_set_drift (iface, drift);
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hpd-boot-hook.h"
 #include "hpd-persist.h"
 
 static const char header[] =
@@ -41,6 +42,19 @@ write_atomically (const char *path, const char *text, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+/* Saved, but nothing may read it at boot: the log says so, as a notice
+ * (the machine's state, not the service's fault; clients warn from
+ * ApplyAtBoot). */
+static void
+warn_unless_applied_at_boot (const char *root, const char *path)
+{
+  g_auto(HpdBootHook) hook = { 0, };
+
+  hpd_boot_hook_read (root, &hook);
+  if (!hook.enabled)
+    g_message ("Saved in %s, but %s (fix: %s)", path, hook.message, hook.fix);
 }
 
 gboolean
@@ -90,6 +104,7 @@ hpd_persist (const char *root, HpdPersistEdit edit, gpointer data, GError **erro
                    "shows which setting wins at boot", path);
       return FALSE;
     }
+  warn_unless_applied_at_boot (root, path);
   return TRUE;
 }
 

@@ -86,6 +86,7 @@ import argparse
 import ctypes
 import os
 import select
+import shutil
 import struct
 import sys
 import threading
@@ -305,12 +306,13 @@ class FakeKernel:
     memoryless: online nodes without huge page directories.
     sizes: huge page sizes in kB.
     pools: {size_kb: Pool}; sizes not given get an empty Pool.
+    boot_hook: what applies the configuration at boot (write_boot_hook).
     """
 
     def __init__(self, root, nodes=1, sizes=(2048, 1048576), default_size=None,
                  mem_total_kb=DEFAULT_MEM_TOTAL_KB, max_order=10, pools=None,
                  memoryless=(), demote=True, tunables=Tunables(), mounts=None, cmdline=None,
-                 mount_ns=(HOST_MOUNT_NS, HOST_MOUNT_NS)):
+                 mount_ns=(HOST_MOUNT_NS, HOST_MOUNT_NS), boot_hook='systemd-enabled'):
         self.root = os.path.abspath(str(root))
         if os.path.realpath(self.root) == '/':
             raise ValueError('refusing to write a fake kernel tree over /')
@@ -333,6 +335,7 @@ class FakeKernel:
             self.write_cmdline(cmdline)
         if mount_ns is not None:
             self.write_mount_namespaces(*mount_ns)
+        self.write_boot_hook(boot_hook)
 
     # --- facts the service should derive from the tree -------------------
 
@@ -365,6 +368,45 @@ class FakeKernel:
                     split(pool.surplus, n))}
 
     # --- writing the tree ---------------------------------------------------
+
+    BOOT_HOOK_PATHS = ('run/systemd/system', 'lib/systemd/system', 'etc/systemd/system',
+                       'etc/init.d', 'etc/rcS.d')
+
+    def write_boot_hook(self, kind):
+        """What applies the configuration at boot, as the service looks for it:
+        'systemd-enabled' (systemd is PID 1, hugepages.target enabled as the
+        package does), 'systemd-disabled' (units installed, not enabled),
+        'systemd-missing' (no apply unit), 'sysvinit-enabled' (no systemd;
+        the init script and its rcS.d link), 'sysvinit-disabled' (the script
+        without links), None (neither systemd nor the script)."""
+        for rel in self.BOOT_HOOK_PATHS:
+            shutil.rmtree(self.path(rel), ignore_errors=True)
+        if kind is None:
+            return
+        init, state = kind.split('-')
+        if init == 'systemd':
+            os.makedirs(self.path('run/systemd/system'))
+            units = self.path('lib/systemd/system')
+            os.makedirs(units)
+            if state != 'missing':
+                for unit in ('hugepagesd-apply.service', 'hugepages.target'):
+                    with open(os.path.join(units, unit), 'w') as f:
+                        f.write('[Unit]\n')
+            if state == 'enabled':
+                wants = self.path('etc/systemd/system/multi-user.target.wants')
+                os.makedirs(wants)
+                # relative, as the tree is not /: the link resolves inside it
+                os.symlink('../../../../lib/systemd/system/hugepages.target',
+                           os.path.join(wants, 'hugepages.target'))
+        else:
+            script = self.path('etc/init.d/hugepagesd-apply')
+            os.makedirs(os.path.dirname(script))
+            with open(script, 'w') as f:
+                f.write('#!/bin/sh\n')
+            os.chmod(script, 0o755)
+            if state == 'enabled':
+                os.makedirs(self.path('etc/rcS.d'))
+                os.symlink('../init.d/hugepagesd-apply', self.path('etc/rcS.d/S02hugepagesd-apply'))
 
     def path(self, rel: str) -> str:
         rel = rel.lstrip('/')

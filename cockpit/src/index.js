@@ -716,8 +716,19 @@ function renderConfig() {
             table("Persisted configuration", ["Setting", "Configured", "Kernel now", "Difference", "Set in"], configured,
                   { id: "hp-config-table", empty: "Nothing is configured in /etc/hugepagesd" }),
         ];
+        const hook = m.ApplyAtBoot || {};
+        const hookValue = key => (hook[key] ? hook[key].v : undefined);
+        if (hookValue("enabled") === false)
+            parts.push(alert("warning", "Not applied at boot",
+                             h("span", {}, hookValue("message"), ". Fix: ", h("code", {}, hookValue("fix"))),
+                             { id: "hp-apply-at-boot" }));
         for (const error of m.ConfigurationErrors || [])
             parts.push(alert("danger", "Configuration error", error));
+        for (const [key, value, origin, overridden, overriddenOrigin] of m.ConfigurationOverrides || [])
+            parts.push(alert("info", "Overridden",
+                             h("span", { "data-override": key },
+                               `${key} = ${value} (`, h("code", {}, origin), `) overrides ${overridden} (`,
+                               h("code", {}, overriddenOrigin), ")")));
         parts.push(h("dl", { class: "hp-boot" },
                      h("dt", {}, "Boot parameters from the configuration"), h("dd", {}, h("code", {}, m.BootParameters || "none")),
                      h("dt", {}, "Running kernel was booted with"), h("dd", {}, h("code", {}, m.KernelCommandLine || "none")),

@@ -300,6 +300,20 @@ const scenarios = {
         result.usageTables = await page.locator("#hp-usage table").count();
         await shot(page, "config");
     },
+
+    /* nothing silent in the configuration: not applied at boot, a value
+     * overridden by a drop-in, a THP value that is no keyword */
+    async configTruth(page) {
+        await open(page);
+        const hook = page.locator("#hp-apply-at-boot");
+        await hook.waitFor({ timeout: TIMEOUT });
+        result.hook = (await hook.textContent()).trim();
+        const override = page.locator('#hp-card-config [data-override="pool 2MB minimum"]');
+        await override.waitFor({ timeout: TIMEOUT });
+        result.override = (await override.textContent()).trim();
+        result.errors = await page.locator("#hp-card-config .pf-m-danger").allTextContents();
+        await shot(page, "config-truth");
+    },
 };
 
 async function main() {

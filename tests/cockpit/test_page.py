@@ -94,6 +94,16 @@ def test_configuration_drift_tunables_and_usage(service, fake_kernel, polkit, br
     assert seen['usageTables'] >= 3
 
 
+@pytest.mark.fake_kernel(boot_hook='systemd-disabled')
+def test_configuration_card_says_what_is_silent_elsewhere(service, fake_kernel, polkit, browser):
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\n[thp]\nenabled = sometimes\n')
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf.d/50-site.conf', '[pool 2MB]\nminimum = 8\n')
+    seen = browser('configTruth')
+    assert 'systemctl enable hugepagesd-apply.service hugepages.target' in seen['hook']
+    assert f'overrides 4 ({fake_kernel.path(CONF)}:2)' in seen['override']
+    assert any(f'{fake_kernel.path(CONF)}:4: ' in e and 'sometimes' in e for e in seen['errors'])
+
+
 def in_private_mount_namespace():
     """Whether this process has a mount namespace of its own, as
     `unshare -m ... python3` gives it (PID 1's namespace may be unreadable

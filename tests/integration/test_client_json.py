@@ -272,7 +272,9 @@ def test_tunables_json_without_settings(service, ctl, fake_kernel):
 
 def test_config_json(service, ctl, fake_kernel):
     assert document(ctl('config', '--json')) == {
-        'format_version': FORMAT_VERSION, 'settings': [], 'drift': [], 'errors': []}
+        'format_version': FORMAT_VERSION, 'settings': [], 'drift': [], 'errors': [],
+        'overrides': [],
+        'apply_at_boot': {'enabled': True, 'mechanism': 'systemd', 'message': '', 'fix': ''}}
     conf = 'etc/hugepagesd/hugepagesd.conf'
     fake_kernel.write(conf, '[pool 2MB]\nminimum = 4\n[tunables]\nzone-movable = maybe\n')
     doc = document(ctl('config', '--json'))

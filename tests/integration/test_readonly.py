@@ -25,6 +25,7 @@ OBJECTS = [(MANAGER_PATH, MANAGER_IFACE), (page_size_path(2048), PAGE_SIZE_IFACE
 PROPERTIES = [(path, iface, name, sig)
               for path, iface in OBJECTS
               for name, (sig, _access) in sorted(hpdtest.xml_properties(iface).items())]
+APPLY_AT_BOOT = {'enabled': 'b', 'mechanism': 's', 'message': 's', 'fix': 's'}
 REFUSALS = {hpdtest.DBUS_INVALID_ARGS, hpdtest.DBUS_PROPERTY_READ_ONLY, hpdtest.DBUS_ACCESS_DENIED,
             hpdtest.ERR_NOT_AUTHORIZED}
 
@@ -51,6 +52,10 @@ def different_value(sig, current):
         return [tuple(e) for e in current] + [('pool 4MB minimum', '1', 'x:1')]
     if sig == 'a(ssss)':   # Drift
         return [tuple(e) for e in current] + [('pool 4MB minimum', '1', '0', 'm')]
+    if sig == 'a(sssss)':  # ConfigurationOverrides
+        return [tuple(e) for e in current] + [('pool 4MB minimum', '1', 'x:2', '0', 'x:1')]
+    if sig == 'a{sv}':     # ApplyAtBoot
+        return {**current, 'enabled': not current['enabled']}
     if sig == 'a(sttu)':   # Claims
         return [tuple(c) for c in current] + [('intruder', 2 << 20, 1, 0xFFFFFFFF)]
     if sig == 'a(sa{sv})':
@@ -64,18 +69,21 @@ def variant(sig, value):
     if sig == 'a(sa{sv})':
         value = [(path, {k: GLib.Variant(MOUNT_ATTRIBUTES[k], v) for k, v in attrs.items()})
                  for path, attrs in value]
+    if sig == 'a{sv}':
+        value = {k: GLib.Variant(APPLY_AT_BOOT[k], v) for k, v in value.items()}
     return GLib.Variant(sig, value)
 
 
 def with_configuration(fk):
-    """A configuration with a bad line, so that ConfigurationErrors,
-    ConfiguredState and Drift all have values to send back, and a claim a
-    package shipped, for Claims."""
+    """A configuration with a bad line and a value set twice, so that
+    ConfigurationErrors, ConfigurationOverrides, ConfiguredState and Drift
+    all have values to send back, and a claim a package shipped, for
+    Claims."""
     import os
     path = fk.path('etc/hugepagesd/hugepagesd.conf')
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'w') as f:
-        f.write('[pool 2MB]\nminimum = 99\nbad line\n')
+        f.write('[pool 2MB]\nminimum = 98\nminimum = 99\nbad line\n')
     fk.write('usr/lib/hugepagesd/claims.d/postgresql.conf', '[2MB]\npages = 2\n')
 
 
@@ -102,7 +110,7 @@ def test_set_refused_for_root(service, conn, fake_kernel, polkit, path, iface, n
     with_configuration(fake_kernel)
     before = state(conn, fake_kernel)
     current = hpdtest.get(conn, path, iface, name)
-    if sig in ('as', 'a(sa{sv})', 'a(sss)', 'a(ssss)', 'a(sttu)'):
+    if sig in ('as', 'a(sa{sv})', 'a(sss)', 'a(ssss)', 'a(sssss)', 'a(sttu)'):
         assert current, f'{name} is empty: the test would not send a value back'
     for value in (variant(sig, different_value(sig, current)), variant(sig, current),
                   GLib.Variant('s', 'wrong type')):

@@ -626,6 +626,60 @@ test_thp (void)
 }
 
 static void
+test_overrides (void)
+{
+  g_autoptr(HpdConfig) config = hpd_config_new ();
+  const HpdConfigOverride *o;
+
+  hpd_config_parse_text ("main.conf", "[pool 2MB]\nminimum = 4\nmaximum = 8\n"
+                         "[mount user alice]\nmode = 0700\n[thp]\nenabled = never\n", -1, config);
+  hpd_config_parse_text ("50-a.conf", "[pool 2M]\nminimum = 6\n[mount user alice]\nmode = 0770\n"
+                         "[thp]\nenabled = madvise\n"
+                         /* a bad value overrides nothing */
+                         "[pool 2MB]\nmaximum = many\n", -1, config);
+  hpd_config_parse_text ("90-b.conf", "[pool 2MB]\nminimum = 2G\n", -1, config);
+
+  g_assert_cmpuint (config->overrides->len, ==, 4);
+  o = g_ptr_array_index (config->overrides, 0);
+  g_assert_cmpstr (o->key, ==, "pool 2MB minimum");
+  g_assert_cmpstr (o->value, ==, "6");
+  assert_origin (o->origin, "50-a.conf", 2);
+  g_assert_cmpstr (o->overridden, ==, "4");
+  assert_origin (o->overridden_origin, "main.conf", 2);
+  o = g_ptr_array_index (config->overrides, 1);
+  g_assert_cmpstr (o->key, ==, "mount user alice mode");
+  g_assert_cmpstr (o->overridden, ==, "0700");
+  o = g_ptr_array_index (config->overrides, 2);
+  g_assert_cmpstr (o->key, ==, "thp enabled");
+  o = g_ptr_array_index (config->overrides, 3);
+  g_assert_cmpstr (o->key, ==, "pool 2MB minimum");
+  g_assert_cmpstr (o->value, ==, "2G");
+  g_assert_cmpstr (o->overridden, ==, "6");
+  assert_origin (o->overridden_origin, "50-a.conf", 2);
+  g_assert_cmpuint (config->errors->len, ==, 1);
+}
+
+static void
+test_overrides_bounded (void)
+{
+  g_autoptr(HpdConfig) config = hpd_config_new ();
+  g_autoptr(GString) text = g_string_new ("[pool 2MB]\n");
+
+  for (guint i = 0; i < HPD_CONFIG_MAX_OVERRIDES + 6; i++)
+    g_string_append_printf (text, "minimum = %u\n", i);
+  hpd_config_parse_text ("t.conf", text->str, -1, config);
+  g_assert_cmpuint (config->overrides->len, ==, HPD_CONFIG_MAX_OVERRIDES);
+  g_assert_cmpuint (config->overrides_not_listed, ==, 5);
+  {
+    guint64 size = 2 << 20;
+    const HpdConfigPool *pool = g_tree_lookup (config->pools, &size);
+
+    g_assert_nonnull (pool);
+    g_assert_cmpuint (pool->minimum.value, ==, HPD_CONFIG_MAX_OVERRIDES + 5);
+  }
+}
+
+static void
 test_boot (void)
 {
   g_autoptr(HpdConfig) config = parse ("[boot]\n"
@@ -976,6 +1030,8 @@ main (int argc, char **argv)
   g_test_add_func ("/config/tunables", test_tunables);
   g_test_add_func ("/config/thp", test_thp);
   g_test_add_func ("/config/boot", test_boot);
+  g_test_add_func ("/config/overrides", test_overrides);
+  g_test_add_func ("/config/overrides/bounded", test_overrides_bounded);
   g_test_add_func ("/config/round-trip", test_round_trip);
   g_test_add_func ("/config/round-trip/edges", test_round_trip_edges);
   g_test_add_func ("/config/doc-example", test_doc_example);

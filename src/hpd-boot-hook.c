@@ -1,0 +1,197 @@
+#include "config.h"
+
+#include <fnmatch.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "hpd-boot-hook.h"
+
+/* systemd's unit search path, without the generator directories: a unit
+ * only a generator makes is no installed one. */
+static const char *const unit_dirs[] = {
+  "etc/systemd/system", "run/systemd/system", "usr/local/lib/systemd/system",
+  "usr/lib/systemd/system", "lib/systemd/system", NULL
+};
+
+static gboolean
+is_masked (const char *path)
+{
+  g_autofree char *target = g_file_read_link (path, NULL);
+
+  return target != NULL && g_str_equal (target, "/dev/null");
+}
+
+/* The first file systemd takes for @unit: NULL if none, "" if masked. */
+static char *
+find_unit (const char *root, const char *unit)
+{
+  for (guint i = 0; unit_dirs[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (root, unit_dirs[i], unit, NULL);
+      struct stat st;
+
+      if (lstat (path, &st) < 0)
+        continue;
+      if (is_masked (path))
+        return g_strdup ("");
+      return g_steal_pointer (&path);
+    }
+  return NULL;
+}
+
+/* Enabled as systemctl enable does it: a link in some *.wants directory of
+ * the unit directories (the package's WantedBy=, or a vendor preset). */
+static gboolean
+is_wanted (const char *root, const char *unit)
+{
+  for (guint i = 0; unit_dirs[i] != NULL; i++)
+    {
+      g_autofree char *dir_path = g_build_filename (root, unit_dirs[i], NULL);
+      g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *link = NULL;
+
+          if (!g_str_has_suffix (name, ".wants"))
+            continue;
+          link = g_build_filename (dir_path, name, unit, NULL);
+          if (g_file_test (link, G_FILE_TEST_EXISTS) || g_file_test (link, G_FILE_TEST_IS_SYMLINK))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+read_systemd (const char *root, HpdBootHook *hook)
+{
+  g_autofree char *unit = find_unit (root, HPD_APPLY_UNIT);
+  g_autofree char *target = find_unit (root, HPD_APPLY_TARGET);
+
+  hook->mechanism = "systemd";
+  if (unit == NULL)
+    {
+      hook->message = g_strdup (HPD_APPLY_UNIT " is not installed: nothing applies "
+                                "the configuration at boot");
+      hook->fix = g_strdup ("reinstall hugepagesd (apt-get install --reinstall hugepagesd, "
+                            "or meson install)");
+    }
+  else if (*unit == '\0')
+    {
+      hook->message = g_strdup (HPD_APPLY_UNIT " is masked: nothing applies the "
+                                "configuration at boot");
+      hook->fix = g_strdup ("systemctl unmask " HPD_APPLY_UNIT " && systemctl enable "
+                            HPD_APPLY_UNIT " " HPD_APPLY_TARGET);
+    }
+  /* hugepages.target wants the apply unit by itself (Wants=), so either
+   * being enabled is enough */
+  else if (is_wanted (root, HPD_APPLY_UNIT) ||
+           (target != NULL && *target != '\0' && is_wanted (root, HPD_APPLY_TARGET)))
+    hook->enabled = TRUE;
+  else
+    {
+      hook->message = g_strdup (HPD_APPLY_UNIT " is not enabled: nothing applies the "
+                                "configuration at boot");
+      hook->fix = g_strdup ("systemctl enable " HPD_APPLY_UNIT " " HPD_APPLY_TARGET);
+    }
+}
+
+/* update-rc.d (sysv-rc) and insserv make S links in /etc/rc?.d; OpenRC's
+ * rc-update links into /etc/runlevels/RUNLEVEL/. */
+static gboolean
+init_script_is_linked (const char *root)
+{
+  static const char *const patterns[][2] = {
+    { "etc", "rc[S2345].d" }, { "etc/runlevels", "*" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (patterns); i++)
+    {
+      g_autofree char *base = g_build_filename (root, patterns[i][0], NULL);
+      g_autoptr(GDir) dir = g_dir_open (base, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *sub = NULL;
+          g_autoptr(GDir) links = NULL;
+          const char *link;
+
+          if (fnmatch (patterns[i][1], name, 0) != 0)
+            continue;
+          sub = g_build_filename (base, name, NULL);
+          links = g_dir_open (sub, 0, NULL);
+          while (links != NULL && (link = g_dir_read_name (links)) != NULL)
+            if (fnmatch (i == 0 ? "S[0-9][0-9]hugepagesd-apply" : "hugepagesd-apply",
+                         link, 0) == 0)
+              return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+read_sysvinit (const char *root, HpdBootHook *hook)
+{
+  g_autofree char *script = g_build_filename (root, HPD_APPLY_INIT_SCRIPT, NULL);
+
+  if (!g_file_test (script, G_FILE_TEST_IS_REGULAR) ||
+      access (script, X_OK) < 0)
+    {
+      hook->mechanism = "none";
+      hook->message = g_strdup ("this machine does not boot with systemd and "
+                                "/" HPD_APPLY_INIT_SCRIPT " is not installed: nothing "
+                                "applies the configuration at boot");
+      hook->fix = g_strdup ("install /" HPD_APPLY_INIT_SCRIPT " from the hugepagesd "
+                            "sources (data/init.d), or run " LIBEXECDIR "/hugepagesd --apply "
+                            "from a boot script");
+      return;
+    }
+  hook->mechanism = "sysvinit";
+  if (init_script_is_linked (root))
+    hook->enabled = TRUE;
+  else
+    {
+      hook->message = g_strdup ("/" HPD_APPLY_INIT_SCRIPT " is not enabled: nothing applies "
+                                "the configuration at boot");
+      hook->fix = g_strdup ("update-rc.d hugepagesd-apply defaults");
+    }
+}
+
+void
+hpd_boot_hook_read (const char *root, HpdBootHook *hook)
+{
+  g_autofree char *booted = g_build_filename (root, "run/systemd/system", NULL);
+
+  memset (hook, 0, sizeof *hook);
+  if (g_file_test (booted, G_FILE_TEST_IS_DIR))
+    read_systemd (root, hook);
+  else
+    read_sysvinit (root, hook);
+}
+
+void
+hpd_boot_hook_clear (HpdBootHook *hook)
+{
+  g_clear_pointer (&hook->message, g_free);
+  g_clear_pointer (&hook->fix, g_free);
+}
+
+GVariant *
+hpd_boot_hook_to_variant (const HpdBootHook *hook)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&b, "{sv}", "enabled", g_variant_new_boolean (hook->enabled));
+  g_variant_builder_add (&b, "{sv}", "mechanism", g_variant_new_string (hook->mechanism));
+  g_variant_builder_add (&b, "{sv}", "message",
+                         g_variant_new_string (hook->message ? hook->message : ""));
+  g_variant_builder_add (&b, "{sv}", "fix", g_variant_new_string (hook->fix ? hook->fix : ""));
+  return g_variant_builder_end (&b);
+}
