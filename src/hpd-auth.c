@@ -143,6 +143,14 @@ hpd_auth_new (void)
   return g_object_new (HPD_TYPE_AUTH, NULL);
 }
 
+void
+hpd_auth_forget_authority (HpdAuth *self)
+{
+  /* a closed connection delivers no more signals to it, so the crash the
+   * reference guards against cannot happen once it goes */
+  g_clear_object (&self->authority);
+}
+
 typedef struct {
   GDBusMethodInvocation *invocation;
   PolkitDetails *details;

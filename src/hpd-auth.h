@@ -35,6 +35,11 @@ G_DECLARE_FINAL_TYPE (HpdAuth, hpd_auth, HPD, AUTH, GObject)
 
 HpdAuth *hpd_auth_new (void);
 
+/* The bus connection polkit's library talks over has closed: let go of
+ * the authority bound to it, so that the next check gets one on a new
+ * connection. */
+void hpd_auth_forget_authority (HpdAuth *self);
+
 /* Authorizes @invocation's method for its sender. @details (may be NULL) is
  * shown to polkit rules (for example page-size and pages). Busy when the
  * sender's uid has its share of the checks waiting (hpd-slots.h); denied

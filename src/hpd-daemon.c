@@ -459,6 +459,7 @@ shared_bus_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
 
   g_clear_signal_handler (&self->shared_closed_id, self->shared_bus);
   g_clear_object (&self->shared_bus);
+  hpd_auth_forget_authority (self->auth);
   get_shared_bus (self);
 }
 
