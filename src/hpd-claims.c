@@ -314,6 +314,32 @@ hpd_claims_sum (GPtrArray *claims, guint64 page_size, guint32 node)
   return sum;
 }
 
+gboolean
+hpd_claims_check_room (GPtrArray *claims, const char *consumer, guint64 page_size,
+                       guint32 node, GError **error)
+{
+  guint held = 0;
+
+  if (hpd_claims_find (claims, consumer, page_size, node) != NULL)
+    return TRUE;
+  for (guint i = 0; i < claims->len; i++)
+    if (g_str_equal (((HpdClaim *) g_ptr_array_index (claims, i))->consumer, consumer))
+      held++;
+  if (held == 0 && hpd_claims_count_consumers (claims) >= HPD_CLAIMS_MAX_CONSUMERS)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+                   "There are already %u consumers with claims", HPD_CLAIMS_MAX_CONSUMERS);
+      return FALSE;
+    }
+  if (held >= HPD_CLAIMS_MAX_PER_CONSUMER)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+                   "A consumer may hold at most %u claims", HPD_CLAIMS_MAX_PER_CONSUMER);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 guint
 hpd_claims_count_consumers (GPtrArray *claims)
 {

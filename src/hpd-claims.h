@@ -73,6 +73,14 @@ guint64 hpd_claims_sum (GPtrArray *claims, guint64 page_size, guint32 node);
 /* The number of consumers with at least one claim. */
 guint hpd_claims_count_consumers (GPtrArray *claims);
 
+/* Whether @consumer may make a claim on (@page_size, @node) besides
+ * @claims: one it holds may always change; a new one needs room under
+ * HPD_CLAIMS_MAX_CONSUMERS and HPD_CLAIMS_MAX_PER_CONSUMER. LimitExceeded
+ * otherwise. Checked when the call arrives and again by the worker against
+ * the claims then in force, so that concurrent calls cannot all pass. */
+gboolean hpd_claims_check_room (GPtrArray *claims, const char *consumer, guint64 page_size,
+                                guint32 node, GError **error);
+
 /* Records @claim, runtime or persisted. Persisting it also drops a runtime
  * claim of the same (size, node), which would hide it. Failed with the
  * reason when a file cannot be written. */
