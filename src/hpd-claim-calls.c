@@ -142,7 +142,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
   HpdKernel *kernel = hpd_daemon_get_kernel (op->daemon);
   const char *root = hpd_kernel_get_root (kernel);
   const HpdPool *pool = op->pool;
-  g_autoptr(GPtrArray) claims = hpd_claims_load (root);
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (op->daemon);
   const HpdClaim *existing = hpd_claims_find (claims, op->consumer, pool->size, op->node);
   g_auto(HpdPoolCounters) now = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
@@ -330,7 +330,7 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
       return NULL;
     }
 
-  claims = hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)));
+  claims = hpd_daemon_get_claims (daemon);
   existing = hpd_claims_find (claims, consumer, pool->size, opts->node);
   if (release && existing == NULL)
     {
@@ -462,7 +462,7 @@ hpd_claim_calls_get (HpdDaemon *daemon, GDBusMethodInvocation *invocation, GVari
       hpd_job_return_error (invocation, error);
       return;
     }
-  claims = hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)));
+  claims = hpd_daemon_get_claims (daemon);
   g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < claims->len; i++)
     {

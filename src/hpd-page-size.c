@@ -147,7 +147,7 @@ static guint64
 claimed_pages (HpdPageSize *self)
 {
   g_autoptr(GPtrArray) claims =
-    hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (self->daemon)));
+    hpd_daemon_get_claims (self->daemon);
 
   return hpd_claims_sum (claims, self->pool->size, HPD_CLAIM_ALL_NODES);
 }
