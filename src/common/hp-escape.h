@@ -16,8 +16,9 @@ G_BEGIN_DECLS
 /* @text (@length bytes, or up to the NUL with -1) as valid UTF-8 without
  * any control, format, line or paragraph separator character: each of
  * those becomes \uXXXX (\UXXXXXXXX above the BMP), each byte that is not
- * part of valid UTF-8 (and a NUL within @length) \xNN, and a backslash \\, so that nothing in the
- * result can pass for an escape the function made. */
+ * part of valid UTF-8 (and a NUL within @length) \xNN, and a backslash
+ * \\, so that nothing in the result can pass for an escape the function
+ * made. */
 char *hp_escape_log_text (const char *text, gssize length);
 
 G_END_DECLS
