@@ -557,7 +557,7 @@ hpd_apply_configuration (HpdDaemon *daemon, GString *report)
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
   g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
   g_auto(HpdTunables) t = { 0, };
-  g_autoptr(GPtrArray) claims = hpd_claims_load (hpd_kernel_get_root (kernel));
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (daemon);
   Apply a = { daemon, kernel, report, TRUE, claims };
   ThpWalk w = { &a, &t };
 

@@ -142,7 +142,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
   HpdKernel *kernel = hpd_daemon_get_kernel (op->daemon);
   const char *root = hpd_kernel_get_root (kernel);
   const HpdPool *pool = op->pool;
-  g_autoptr(GPtrArray) claims = hpd_claims_load (root);
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (op->daemon);
   const HpdClaim *existing = hpd_claims_find (claims, op->consumer, pool->size, op->node);
   g_auto(HpdPoolCounters) now = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
@@ -155,6 +155,11 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
                    "%s holds no claim on %s", op->consumer, place);
       return NULL;
     }
+  /* the limits again, against the claims and pools as they are now:
+   * calls validated together on arrival must not all get through */
+  if (!op->release &&
+      !hpd_claims_check_room (claims, op->consumer, pool->size, op->node, error))
+    return NULL;
   op->old_pages = existing != NULL ? existing->pages : 0;
   if (!hpd_pool_read (kernel, pool, &now, error))
     return NULL;
@@ -165,6 +170,9 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
                                                                                 HPD_CLAIM_ALL_NODES),
                                                                 op->old_pages),
                                                 op->pages));
+  if (!op->release && op->pages > op->old_pages &&
+      !hpd_daemon_check_pool_memory (op->daemon, pool, pool_target, error))
+    return NULL;
   current = hpd_pool_counters_minimum (&now);
 
   if (op->node == HPD_CLAIM_ALL_NODES)
@@ -322,7 +330,7 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
       return NULL;
     }
 
-  claims = hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)));
+  claims = hpd_daemon_get_claims (daemon);
   existing = hpd_claims_find (claims, consumer, pool->size, opts->node);
   if (release && existing == NULL)
     {
@@ -332,23 +340,14 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
     }
   if (!release)
     {
-      gboolean new_consumer = TRUE;
-
       if (pages == 0)
         {
           g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
                                "A claim is at least one page; Release removes a claim");
           return NULL;
         }
-      for (guint i = 0; i < claims->len && new_consumer; i++)
-        new_consumer = !g_str_equal (((HpdClaim *) g_ptr_array_index (claims, i))->consumer,
-                                     consumer);
-      if (new_consumer && hpd_claims_count_consumers (claims) >= HPD_CLAIMS_MAX_CONSUMERS)
-        {
-          g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
-                       "There are already %u consumers with claims", HPD_CLAIMS_MAX_CONSUMERS);
-          return NULL;
-        }
+      if (!hpd_claims_check_room (claims, consumer, pool->size, opts->node, error))
+        return NULL;
       /* as resolve_base () will: without claims yet, or a known base,
        * the pool as it is now stands for it */
       if (hpd_claims_sum (claims, pool->size, HPD_CLAIM_ALL_NODES) == 0 ||
@@ -463,7 +462,7 @@ hpd_claim_calls_get (HpdDaemon *daemon, GDBusMethodInvocation *invocation, GVari
       hpd_job_return_error (invocation, error);
       return;
     }
-  claims = hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)));
+  claims = hpd_daemon_get_claims (daemon);
   g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < claims->len; i++)
     {

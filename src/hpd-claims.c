@@ -8,6 +8,7 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-claims.h"
+#include "hpd-config-cache.h"
 
 /* A claim file holds a few lines; anything bigger is not one. */
 #define MAX_FILE_SIZE (64u << 10)
@@ -285,6 +286,86 @@ hpd_claims_load (const char *root)
   return claims;
 }
 
+struct _HpdClaimsCache
+{
+  GMutex lock;            /* the main thread and the worker read claims */
+  char *root;
+  char *dirs[3];          /* hpd_claims_load's directories */
+  HpdStatState seen[3];
+  gboolean trusted;       /* every time in @seen had settled when taken */
+  GPtrArray *claims;      /* NULL until the first call */
+  gint64 settle_us;
+  guint64 loads;
+};
+
+HpdClaimsCache *
+hpd_claims_cache_new (const char *root, gint64 settle_us)
+{
+  HpdClaimsCache *self = g_new0 (HpdClaimsCache, 1);
+
+  g_mutex_init (&self->lock);
+  self->root = g_strdup (root);
+  self->dirs[0] = g_build_filename (root, HPD_CLAIMS_RUNTIME_DIR, NULL);
+  self->dirs[1] = g_build_filename (root, HPD_CLAIMS_ADMIN_DIR, NULL);
+  self->dirs[2] = g_build_filename (root, HPD_CLAIMS_VENDOR_DIR, NULL);
+  self->settle_us = settle_us;
+  return self;
+}
+
+void
+hpd_claims_cache_free (HpdClaimsCache *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->claims, g_ptr_array_unref);
+  for (guint i = 0; i < G_N_ELEMENTS (self->dirs); i++)
+    g_free (self->dirs[i]);
+  g_free (self->root);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}
+
+GPtrArray *
+hpd_claims_cache_get (HpdClaimsCache *self)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+  gboolean unchanged = self->claims != NULL && self->trusted;
+
+  for (guint i = 0; i < G_N_ELEMENTS (self->dirs) && unchanged; i++)
+    {
+      HpdStatState now;
+
+      hpd_stat_state_take (self->dirs[i], &now);
+      unchanged = hpd_stat_state_equal (&self->seen[i], &now);
+    }
+  if (!unchanged)
+    {
+      gint64 now = g_get_real_time ();
+
+      /* the state before the contents: a change while they are read
+       * shows as a difference next time */
+      self->trusted = TRUE;
+      for (guint i = 0; i < G_N_ELEMENTS (self->dirs); i++)
+        {
+          hpd_stat_state_take (self->dirs[i], &self->seen[i]);
+          self->trusted = self->trusted &&
+                          hpd_stat_state_settled (&self->seen[i], now, self->settle_us);
+        }
+      g_clear_pointer (&self->claims, g_ptr_array_unref);
+      self->claims = hpd_claims_load (self->root);
+      self->loads++;
+    }
+  return g_ptr_array_ref (self->claims);
+}
+
+guint64
+hpd_claims_cache_get_loads (HpdClaimsCache *self)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+
+  return self->loads;
+}
+
 const HpdClaim *
 hpd_claims_find (GPtrArray *claims, const char *consumer, guint64 page_size, guint32 node)
 {
@@ -312,6 +393,32 @@ hpd_claims_sum (GPtrArray *claims, guint64 page_size, guint32 node)
       sum = c->pages > G_MAXUINT64 - sum ? G_MAXUINT64 : sum + c->pages;
     }
   return sum;
+}
+
+gboolean
+hpd_claims_check_room (GPtrArray *claims, const char *consumer, guint64 page_size,
+                       guint32 node, GError **error)
+{
+  guint held = 0;
+
+  if (hpd_claims_find (claims, consumer, page_size, node) != NULL)
+    return TRUE;
+  for (guint i = 0; i < claims->len; i++)
+    if (g_str_equal (((HpdClaim *) g_ptr_array_index (claims, i))->consumer, consumer))
+      held++;
+  if (held == 0 && hpd_claims_count_consumers (claims) >= HPD_CLAIMS_MAX_CONSUMERS)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+                   "There are already %u consumers with claims", HPD_CLAIMS_MAX_CONSUMERS);
+      return FALSE;
+    }
+  if (held >= HPD_CLAIMS_MAX_PER_CONSUMER)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_LIMIT_EXCEEDED,
+                   "A consumer may hold at most %u claims", HPD_CLAIMS_MAX_PER_CONSUMER);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 guint

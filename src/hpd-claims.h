@@ -62,6 +62,27 @@ gboolean hpd_claim_consumer_valid (const char *name, GError **error);
  * skipped: a broken file a package shipped must not stop the service. */
 GPtrArray *hpd_claims_load (const char *root);
 
+/* The claims in force, read again only when one of the three directories
+ * changed: a Manager property read, which shows them, must not cost a read
+ * of every claim file (up to HPD_CLAIMS_MAX_CONSUMERS × 2 of them).
+ *
+ * Valid while stat() of the directories gives what it gave when they were
+ * read (hpd-config-cache.h: device, inode, mode, size, modification and
+ * change times), trusted only once those times are @settle_us old. Every
+ * file is replaced by a rename, as the service, package managers and most
+ * editors write, or created or removed, which all change the directory;
+ * an edit in place of an existing file (echo >> file) is not seen until
+ * the next change of its directory. Thread-safe: the worker reads claims
+ * too. The returned array is shared: a reference, never changed. */
+typedef struct _HpdClaimsCache HpdClaimsCache;
+
+HpdClaimsCache *hpd_claims_cache_new (const char *root, gint64 settle_us);
+void hpd_claims_cache_free (HpdClaimsCache *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdClaimsCache, hpd_claims_cache_free)
+GPtrArray *hpd_claims_cache_get (HpdClaimsCache *self);
+/* For tests: how many calls read the files. */
+guint64 hpd_claims_cache_get_loads (HpdClaimsCache *self);
+
 /* The claim of @consumer on (@page_size, @node), NULL if none. */
 const HpdClaim *hpd_claims_find (GPtrArray *claims, const char *consumer,
                                  guint64 page_size, guint32 node);
@@ -72,6 +93,14 @@ guint64 hpd_claims_sum (GPtrArray *claims, guint64 page_size, guint32 node);
 
 /* The number of consumers with at least one claim. */
 guint hpd_claims_count_consumers (GPtrArray *claims);
+
+/* Whether @consumer may make a claim on (@page_size, @node) besides
+ * @claims: one it holds may always change; a new one needs room under
+ * HPD_CLAIMS_MAX_CONSUMERS and HPD_CLAIMS_MAX_PER_CONSUMER. LimitExceeded
+ * otherwise. Checked when the call arrives and again by the worker against
+ * the claims then in force, so that concurrent calls cannot all pass. */
+gboolean hpd_claims_check_room (GPtrArray *claims, const char *consumer, guint64 page_size,
+                                guint32 node, GError **error);
 
 /* Records @claim, runtime or persisted. Persisting it also drops a runtime
  * claim of the same (size, node), which would hide it. Failed with the

@@ -9,13 +9,7 @@
 /* What stat() said about one path. */
 typedef struct {
   char *path;
-  int error;              /* errno of stat(), 0 if it succeeded */
-  dev_t dev;
-  ino_t ino;
-  mode_t mode;
-  off_t size;
-  struct timespec mtime;
-  struct timespec ctime;
+  HpdStatState state;
 } Seen;
 
 struct _HpdConfigCache
@@ -62,27 +56,27 @@ hpd_config_cache_free (HpdConfigCache *self)
   g_free (self);
 }
 
-static void
-look (const char *path, Seen *seen)
+void
+hpd_stat_state_take (const char *path, HpdStatState *state)
 {
   struct stat st;
 
-  memset (seen, 0, sizeof *seen);
+  memset (state, 0, sizeof *state);
   if (stat (path, &st) < 0)
     {
-      seen->error = errno;
+      state->error = errno;
       return;
     }
-  seen->dev = st.st_dev;
-  seen->ino = st.st_ino;
-  seen->mode = st.st_mode;
-  seen->size = st.st_size;
-  seen->mtime = st.st_mtim;
-  seen->ctime = st.st_ctim;
+  state->dev = st.st_dev;
+  state->ino = st.st_ino;
+  state->mode = st.st_mode;
+  state->size = st.st_size;
+  state->mtime = st.st_mtim;
+  state->ctime = st.st_ctim;
 }
 
-static gboolean
-same (const Seen *a, const Seen *b)
+gboolean
+hpd_stat_state_equal (const HpdStatState *a, const HpdStatState *b)
 {
   return a->error == b->error && a->dev == b->dev && a->ino == b->ino &&
          a->mode == b->mode && a->size == b->size &&
@@ -96,12 +90,12 @@ usec (const struct timespec *t)
   return (gint64) t->tv_sec * G_USEC_PER_SEC + t->tv_nsec / 1000;
 }
 
-static gboolean
-settled (const Seen *seen, gint64 taken_at, gint64 settle_us)
+gboolean
+hpd_stat_state_settled (const HpdStatState *state, gint64 taken_at, gint64 settle_us)
 {
-  return seen->error != 0 ||
-         (usec (&seen->mtime) < taken_at - settle_us &&
-          usec (&seen->ctime) < taken_at - settle_us);
+  return state->error != 0 ||
+         (usec (&state->mtime) < taken_at - settle_us &&
+          usec (&state->ctime) < taken_at - settle_us);
 }
 
 static void
@@ -109,9 +103,9 @@ add (HpdConfigCache *self, const char *path, gint64 taken_at)
 {
   Seen seen;
 
-  look (path, &seen);
+  hpd_stat_state_take (path, &seen.state);
   seen.path = g_strdup (path);
-  if (!settled (&seen, taken_at, self->settle_us))
+  if (!hpd_stat_state_settled (&seen.state, taken_at, self->settle_us))
     self->trusted = FALSE;
   g_array_append_val (self->seen, seen);
 }
@@ -155,10 +149,10 @@ unchanged (HpdConfigCache *self)
   for (guint i = 0; i < self->seen->len; i++)
     {
       const Seen *before = &g_array_index (self->seen, Seen, i);
-      Seen now;
+      HpdStatState now;
 
-      look (before->path, &now);
-      if (!same (before, &now))
+      hpd_stat_state_take (before->path, &now);
+      if (!hpd_stat_state_equal (&before->state, &now))
         return FALSE;
     }
   return TRUE;

@@ -6,6 +6,7 @@
 #include "hp-names.h"
 #include "hp-units.h"
 #include "hpd-bus-name.h"
+#include "hpd-claims.h"
 #include "hpd-config-cache.h"
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
@@ -45,6 +46,7 @@ struct _HpdDaemon
 
   HpdKernel *kernel;
   HpdConfigCache *config;
+  HpdClaimsCache *claims;
   HpdAuth *auth;
   HpdQueue *queue;
   HpdSlots *scans;
@@ -130,6 +132,7 @@ hpd_daemon_dispose (GObject *object)
   g_clear_object (&self->auth);
   g_clear_object (&self->kernel);
   g_clear_pointer (&self->config, hpd_config_cache_free);
+  g_clear_pointer (&self->claims, hpd_claims_cache_free);
   g_clear_object (&self->idle);
 
   G_OBJECT_CLASS (hpd_daemon_parent_class)->dispose (object);
@@ -169,6 +172,8 @@ hpd_daemon_new (const char *kernel_root, GError **error)
 
   self->kernel = hpd_kernel_new (kernel_root);
   self->config = hpd_config_cache_new (hpd_kernel_get_root (self->kernel),
+                                       HPD_CONFIG_SETTLE_US);
+  self->claims = hpd_claims_cache_new (hpd_kernel_get_root (self->kernel),
                                        HPD_CONFIG_SETTLE_US);
   self->auth = hpd_auth_new ();
   self->queue = hpd_queue_new (MAX_PENDING_CHANGES, MAX_PENDING_CHANGES_PER_UID,
@@ -611,6 +616,12 @@ const HpdConfig *
 hpd_daemon_get_config (HpdDaemon *self, guint64 *generation)
 {
   return hpd_config_cache_get (self->config, generation);
+}
+
+GPtrArray *
+hpd_daemon_get_claims (HpdDaemon *self)
+{
+  return hpd_claims_cache_get (self->claims);
 }
 
 HpdAuth *

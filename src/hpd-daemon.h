@@ -78,6 +78,9 @@ HpdKernel *hpd_daemon_get_kernel (HpdDaemon *self);
  * @generation (may be NULL) changes when the files were read anew. Main
  * thread only. */
 const HpdConfig *hpd_daemon_get_config (HpdDaemon *self, guint64 *generation);
+/* The claims in force (hpd_claims_cache_get ()): a reference to an array
+ * nobody changes. Any thread. */
+GPtrArray *hpd_daemon_get_claims (HpdDaemon *self);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
 HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
 /* Scans of every process's maps running, per uid. */

@@ -415,7 +415,7 @@ static void
 walk (Walk *w, const HpdConfig *config)
 {
   w->config = config;
-  w->claims = hpd_claims_load (hpd_kernel_get_root (w->kernel));
+  w->claims = hpd_daemon_get_claims (w->daemon);
   /* claim files are no kernel files: what is built from them is made
    * again at every read while there are any */
   if (w->claims->len > 0)

@@ -201,7 +201,7 @@ static void
 check_claims (Explain *e)
 {
   GPtrArray *pools = hpd_daemon_get_pools (e->daemon);
-  g_autoptr(GPtrArray) claims = hpd_claims_load (hpd_kernel_get_root (e->kernel));
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (e->daemon);
 
   for (guint i = 0; i < pools->len; i++)
     {

@@ -180,13 +180,12 @@ refresh_meminfo (HpdManager *self)
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
 }
 
-/* The claim files are few and small, and other programs (a package
- * installing its claim) change them: read on every refresh. */
+/* Other programs (a package installing its claim) change the files: on
+ * every refresh, from the cache, which reads them again when they did. */
 static void
 set_claims (HpdManager *self)
 {
-  g_autoptr(GPtrArray) claims =
-    hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (self->daemon)));
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (self->daemon);
 
   hp_dbus_manager_set_claims (HP_DBUS_MANAGER (self), hpd_claims_to_variant (claims));
 }

@@ -147,7 +147,7 @@ static guint64
 claimed_pages (HpdPageSize *self)
 {
   g_autoptr(GPtrArray) claims =
-    hpd_claims_load (hpd_kernel_get_root (hpd_daemon_get_kernel (self->daemon)));
+    hpd_daemon_get_claims (self->daemon);
 
   return hpd_claims_sum (claims, self->pool->size, HPD_CLAIM_ALL_NODES);
 }
@@ -156,6 +156,33 @@ static guint64
 plus_claims (guint64 pages, guint64 claimed)
 {
   return pages > G_MAXUINT64 - claimed ? G_MAXUINT64 : pages + claimed;
+}
+
+/* Whether @node of the pool at @now may hold @pages: the pool afterwards,
+ * this node's new pages plus the others', within the memory limit. */
+static gboolean
+check_node_memory (HpdPageSize *self, const HpdPoolCounters *now, guint node, guint64 pages,
+                   GError **error)
+{
+  const HpdNodeCounters *n = hpd_pool_counters_node (now, node);
+  guint64 node_minimum, elsewhere;
+
+  if (n == NULL)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "NUMA node %u has no %s pool",
+                   node, self->pool->name);
+      return FALSE;
+    }
+  node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
+  elsewhere = hpd_pool_counters_minimum (now) > node_minimum
+    ? hpd_pool_counters_minimum (now) - node_minimum : 0;
+  if (pages > G_MAXUINT64 - elsewhere)
+    {
+      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
+                   "%" G_GUINT64_FORMAT " pages is too many", pages);
+      return FALSE;
+    }
+  return hpd_daemon_check_pool_memory (self->daemon, self->pool, pages + elsewhere, error);
 }
 
 static const HpdPool *
@@ -325,8 +352,11 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
           claimed = claimed_pages (self);
         }
       /* Plan against the pool as it is now, not as it was when the call
-       * arrived: another change may have run in between. */
-      if (!hpd_pool_read (kernel, pool, &now, error))
+       * arrived: another change may have run in between. The limit too:
+       * calls checked together on arrival must not all get through. */
+      if (!hpd_daemon_check_pool_memory (self->daemon, pool, plus_claims (change->pages, claimed),
+                                         error) ||
+          !hpd_pool_read (kernel, pool, &now, error))
         return NULL;
       target = change->kind == CHANGE_MINIMUM
         ? hpd_pool_target_for_minimum (&now, pool->can_overcommit,
@@ -351,7 +381,9 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
     case CHANGE_NODE:
       change->alloc.progress = progress_from_worker;
       change->alloc.progress_data = change;
-      if (!hpd_pool_apply_node (kernel, pool, change->node, change->pages,
+      if (!hpd_pool_read (kernel, pool, &now, error) ||
+          !check_node_memory (self, &now, change->node, change->pages, error) ||
+          !hpd_pool_apply_node (kernel, pool, change->node, change->pages,
                                 &change->alloc, cancellable, &result, error))
         return NULL;
       break;
@@ -575,7 +607,7 @@ handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *inv
   g_auto(HpdPoolCounters) now = { 0, };
   g_autoptr(GError) error = NULL;
   const HpdNodeCounters *n;
-  guint64 node_minimum, elsewhere;
+  guint64 node_minimum;
   HpdAllocOptions alloc;
   PoolOptions opts;
 
@@ -597,23 +629,13 @@ handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *inv
       return TRUE;
     }
 
-  n = hpd_pool_counters_node (&now, node);
-  g_assert (n != NULL);
-  node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
-  /* the pool's size afterwards: this node's new pages plus the others' */
-  elsewhere = hpd_pool_counters_minimum (&now) > node_minimum
-    ? hpd_pool_counters_minimum (&now) - node_minimum : 0;
-  if (pages > G_MAXUINT64 - elsewhere)
-    {
-      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                             "%" G_GUINT64_FORMAT " pages is too many", pages);
-      return TRUE;
-    }
-  if (!hpd_daemon_check_pool_memory (self->daemon, self->pool, pages + elsewhere, &error))
+  if (!check_node_memory (self, &now, node, pages, &error))
     {
       hpd_job_return_error (invocation, error);
       return TRUE;
     }
+  n = hpd_pool_counters_node (&now, node);
+  node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
 
   if (opts.dry_run || (pages == node_minimum && !opts.persist))
     return_pages (invocation, pages);

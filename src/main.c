@@ -9,6 +9,7 @@
 #include <glib-unix.h>
 
 #include "hp-error.h"
+#include "hp-escape.h"
 #include "hpd-apply.h"
 #include "hpd-daemon.h"
 #include "hpd-memory.h"
@@ -24,6 +25,27 @@ typedef struct {
   gboolean terminating;
   int exit_status;
 } Run;
+
+/* Every log line, the service's own and GLib's, passes here: the message
+ * is escaped (hp-escape.h) whatever its arguments were, so that no caller
+ * or file can forge a line, and then written as GLib would. */
+static GLogWriterOutput
+write_escaped (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
+               gpointer user_data)
+{
+  g_autofree GLogField *copy = g_memdup2 (fields, n_fields * sizeof *fields);
+  g_autofree char *message = NULL;
+
+  for (gsize i = 0; i < n_fields; i++)
+    if (g_str_equal (copy[i].key, "MESSAGE") && copy[i].value != NULL)
+      {
+        message = hp_escape_log_text (copy[i].value, copy[i].length);
+        copy[i].value = message;
+        copy[i].length = -1;
+        break;
+      }
+  return g_log_writer_default (level, copy, n_fields, user_data);
+}
 
 static gboolean
 on_terminate (gpointer user_data)
@@ -136,6 +158,7 @@ main (int argc, char **argv)
 
   hpd_memory_prefer_malloc (argv);
   setlocale (LC_ALL, "");
+  g_log_set_writer_func (write_escaped, NULL, NULL);
 
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context, "Huge page administration service");

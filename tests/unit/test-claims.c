@@ -3,6 +3,8 @@
  * write. */
 #include "config.h"
 
+#include <unistd.h>
+
 #include <glib/gstdio.h>
 
 #include "hp-error.h"
@@ -193,6 +195,46 @@ test_bad_files_and_groups_are_skipped (Fixture *f, gconstpointer data)
   g_assert_cmpuint (none->len, ==, 0);
 }
 
+/* The cache reads the files once while their directories stay the same, and
+ * again after a file was added, replaced or removed. A negative settle time
+ * trusts every state at once; the pauses keep two changes in different
+ * timestamp ticks. */
+static void
+test_cache_follows_the_directories (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdClaimsCache) cache = hpd_claims_cache_new (f->root, -G_USEC_PER_SEC);
+  g_autoptr(GPtrArray) first = hpd_claims_cache_get (cache);
+  g_autoptr(GPtrArray) second = NULL;
+  g_autoptr(GPtrArray) third = NULL;
+  g_autoptr(GPtrArray) fourth = NULL;
+  g_autoptr(GPtrArray) fifth = NULL;
+  g_autofree char *path = NULL;
+
+  g_assert_cmpuint (first->len, ==, 0);
+  second = hpd_claims_cache_get (cache);
+  g_assert_true (second == first);
+  g_assert_cmpuint (hpd_claims_cache_get_loads (cache), ==, 1);
+
+  g_usleep (20000);
+  hpd_test_put (f->root, HPD_CLAIMS_RUNTIME_DIR "/db.conf", "[2MB]\npages = 3\n");
+  third = hpd_claims_cache_get (cache);
+  g_assert_cmpuint (third->len, ==, 1);
+  g_assert_cmpuint (hpd_claims_sum (third, 2u << 20, HPD_CLAIM_ALL_NODES), ==, 3);
+  g_assert_cmpuint (hpd_claims_cache_get_loads (cache), ==, 2);
+
+  g_usleep (20000);
+  hpd_test_put (f->root, HPD_CLAIMS_RUNTIME_DIR "/db.conf", "[2MB]\npages = 5\n");
+  fourth = hpd_claims_cache_get (cache);
+  g_assert_cmpuint (hpd_claims_sum (fourth, 2u << 20, HPD_CLAIM_ALL_NODES), ==, 5);
+
+  g_usleep (20000);
+  path = g_build_filename (f->root, HPD_CLAIMS_RUNTIME_DIR, "db.conf", NULL);
+  g_assert_no_errno (unlink (path));
+  fifth = hpd_claims_cache_get (cache);
+  g_assert_cmpuint (fifth->len, ==, 0);
+  g_assert_cmpuint (hpd_claims_cache_get_loads (cache), ==, 4);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -209,5 +251,7 @@ main (int argc, char **argv)
               test_remove_deletes_empty_files, hpd_test_root_teardown);
   g_test_add ("/claims/bad-files-and-groups-are-skipped", Fixture, NULL, hpd_test_root_setup,
               test_bad_files_and_groups_are_skipped, hpd_test_root_teardown);
+  g_test_add ("/claims/cache-follows-the-directories", Fixture, NULL, hpd_test_root_setup,
+              test_cache_follows_the_directories, hpd_test_root_teardown);
   return g_test_run ();
 }
