@@ -912,7 +912,7 @@ hpd_config_unset_pool_minimum (HpdConfig *config, guint64 page_size)
   HpdConfigPool *pool = g_tree_lookup (config->pools, &page_size);
 
   if (pool != NULL)
-    pool->minimum = (HpdConfigValue) { HPD_CONFIG_UNSET, 0, { NULL, 0 } };
+    memset (&pool->minimum, 0, sizeof pool->minimum);
 }
 
 void
