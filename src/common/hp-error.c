@@ -45,23 +45,13 @@ typedef struct {
 } HpErrorMapping;
 
 static const HpErrorMapping hp_error_mappings[] = {
-  /* what the caller sent or named is wrong */
+  /* what the caller sent is wrong (a kernel file that is a directory or a
+   * link loop is the machine's fault, not the caller's: Failed) */
   { g_io_error_quark, G_IO_ERROR_INVALID_ARGUMENT, HP_ERROR_INVALID_ARGS },
-  { g_io_error_quark, G_IO_ERROR_INVALID_DATA, HP_ERROR_INVALID_ARGS },
   { g_io_error_quark, G_IO_ERROR_INVALID_FILENAME, HP_ERROR_INVALID_ARGS },
   { g_io_error_quark, G_IO_ERROR_FILENAME_TOO_LONG, HP_ERROR_INVALID_ARGS },
-  { g_io_error_quark, G_IO_ERROR_EXISTS, HP_ERROR_INVALID_ARGS },
-  { g_io_error_quark, G_IO_ERROR_IS_DIRECTORY, HP_ERROR_INVALID_ARGS },
-  { g_io_error_quark, G_IO_ERROR_NOT_DIRECTORY, HP_ERROR_INVALID_ARGS },
-  { g_io_error_quark, G_IO_ERROR_NOT_REGULAR_FILE, HP_ERROR_INVALID_ARGS },
-  { g_io_error_quark, G_IO_ERROR_NOT_SYMBOLIC_LINK, HP_ERROR_INVALID_ARGS },
-  { g_io_error_quark, G_IO_ERROR_TOO_MANY_LINKS, HP_ERROR_INVALID_ARGS },
   { g_file_error_quark, G_FILE_ERROR_INVAL, HP_ERROR_INVALID_ARGS },
   { g_file_error_quark, G_FILE_ERROR_NAMETOOLONG, HP_ERROR_INVALID_ARGS },
-  { g_file_error_quark, G_FILE_ERROR_EXIST, HP_ERROR_INVALID_ARGS },
-  { g_file_error_quark, G_FILE_ERROR_ISDIR, HP_ERROR_INVALID_ARGS },
-  { g_file_error_quark, G_FILE_ERROR_NOTDIR, HP_ERROR_INVALID_ARGS },
-  { g_file_error_quark, G_FILE_ERROR_LOOP, HP_ERROR_INVALID_ARGS },
   { g_key_file_error_quark, ANY_CODE, HP_ERROR_INVALID_ARGS },
   { g_markup_error_quark, ANY_CODE, HP_ERROR_INVALID_ARGS },
   { g_variant_parse_error_quark, ANY_CODE, HP_ERROR_INVALID_ARGS },

@@ -17,10 +17,10 @@ typedef struct {
 
 static const Case cases[] = {
   { "io-invalid-argument", g_io_error_quark, G_IO_ERROR_INVALID_ARGUMENT, HP_ERROR_INVALID_ARGS },
-  { "io-invalid-data", g_io_error_quark, G_IO_ERROR_INVALID_DATA, HP_ERROR_INVALID_ARGS },
-  { "io-exists", g_io_error_quark, G_IO_ERROR_EXISTS, HP_ERROR_INVALID_ARGS },
-  { "io-not-directory", g_io_error_quark, G_IO_ERROR_NOT_DIRECTORY, HP_ERROR_INVALID_ARGS },
-  { "io-too-many-links", g_io_error_quark, G_IO_ERROR_TOO_MANY_LINKS, HP_ERROR_INVALID_ARGS },
+  { "io-invalid-data", g_io_error_quark, G_IO_ERROR_INVALID_DATA, HP_ERROR_FAILED },
+  { "io-filename-too-long", g_io_error_quark, G_IO_ERROR_FILENAME_TOO_LONG, HP_ERROR_INVALID_ARGS },
+  { "io-is-directory", g_io_error_quark, G_IO_ERROR_IS_DIRECTORY, HP_ERROR_FAILED },
+  { "io-too-many-links", g_io_error_quark, G_IO_ERROR_TOO_MANY_LINKS, HP_ERROR_FAILED },
   { "io-not-found", g_io_error_quark, G_IO_ERROR_NOT_FOUND, HP_ERROR_NOT_SUPPORTED },
   { "io-permission-denied", g_io_error_quark, G_IO_ERROR_PERMISSION_DENIED, HP_ERROR_NOT_SUPPORTED },
   { "io-read-only", g_io_error_quark, G_IO_ERROR_READ_ONLY, HP_ERROR_NOT_SUPPORTED },
@@ -33,7 +33,7 @@ static const Case cases[] = {
   { "file-acces", g_file_error_quark, G_FILE_ERROR_ACCES, HP_ERROR_NOT_SUPPORTED },
   { "file-rofs", g_file_error_quark, G_FILE_ERROR_ROFS, HP_ERROR_NOT_SUPPORTED },
   { "file-inval", g_file_error_quark, G_FILE_ERROR_INVAL, HP_ERROR_INVALID_ARGS },
-  { "file-loop", g_file_error_quark, G_FILE_ERROR_LOOP, HP_ERROR_INVALID_ARGS },
+  { "file-loop", g_file_error_quark, G_FILE_ERROR_LOOP, HP_ERROR_FAILED },
   { "file-again", g_file_error_quark, G_FILE_ERROR_AGAIN, HP_ERROR_BUSY },
   { "file-mfile", g_file_error_quark, G_FILE_ERROR_MFILE, HP_ERROR_BUSY },
   { "file-nospc", g_file_error_quark, G_FILE_ERROR_NOSPC, HP_ERROR_LIMIT_EXCEEDED },
