@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Shared pieces of bench/run: statistics, the kernel facts read and put back,
 the private bus with the polkitd mock and hugepagesd, and the report.
 

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* fragment: fragments physical memory reproducibly, then holds it.
  *
  *   fragment FILE FILE_MIB ANON_MIB SEED

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The five sections of bench/run. Each takes the run's Context and a
 benchlib.Section to fill with figures, baselines, targets and notes."""
 

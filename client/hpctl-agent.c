@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* A text polkit agent for the length of one command, as systemctl does it:
  * pkttyagent registers for us (its parent) only when no other agent is
  * there (--fallback), and tells us through --notify-fd when it is ready,

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* boot: the huge page parameters of the kernel command line. Without
  * options it shows what the configuration asks for (BootParameters), what
  * the running kernel got (KernelCommandLine) and whether a reboot is

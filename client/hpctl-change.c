@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The commands that change a pool: set-min, set-max, set-node, demote.
  * They share one path: check the arguments' syntax, connect, resolve SIZE
  * and a relative AMOUNT against the pool, call, and report what the

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* claim, release, claims: named claims that let several programs share
  * the pools (Claim, Release, GetClaims); suggest: how many pages the usual
  * consumers need, printed as the claim command to run. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* hugepagesctl config: the configuration the service reads (ConfiguredState),
  * where the kernel differs from it (Drift), and its bad lines. */
 #include "config.h"

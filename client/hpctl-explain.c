@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* explain: what hugepagesd finds worth knowing about the machine's huge
  * page setup, and how to fix what it warns about. Text for people, --json
  * for programs. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* hugeadm and pagesize compatibility. hugeadm's options, with its syntax,
  * are checked all at once and then run in hugeadm's fixed order, each as
  * the hugepagesctl command that does the same through hugepagesd; the

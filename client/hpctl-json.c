@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The pieces every --json output shares: the top-level object with its
  * format version, typed members, GVariants with snake_case keys, a pool. */
 #include "config.h"

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* monitor: one line per change hugepagesd announces (PropertiesChanged,
  * objects added and removed, its own signals), with the time, until
  * Ctrl-C; with --json one JSON object per line. When the service leaves the

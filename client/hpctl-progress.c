@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* A one-line progress bar on stderr for a long allocation (--hard), fed
  * by the service's AllocationProgress signals. Only on a terminal: a log
  * or a pipe gets nothing extra. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* -H [USER@]HOST: the system bus of another machine, reached the way
  * busctl and systemctl reach it: `ssh -xT [USER@]HOST systemd-stdio-bridge`,
  * and D-Bus spoken over the pipes of that ssh. No agent of our own runs

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The tunable commands: shm-max, shm-group, min-free-kbytes, zone-movable
  * and thp. Without an argument each shows the setting; with one it changes
  * it. Changes are authorized like the pool changes (the interactive flag,

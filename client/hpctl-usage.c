@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* usage: who holds the huge pages (GetUsage), as tables for people or
  * JSON for programs; remove-orphan: delete a file nobody maps. */
 #include "config.h"

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* hugepagesctl: shared pieces of the command-line client. Every command is
  * one function taking the context and its own arguments (command name
  * first) and returning the exit status. */

@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// SPDX-FileCopyrightText: 2026 The hugepagesd authors
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
 /* Builds dist/ from src/ with esbuild (npm ci && npm run build), or with
  * --check builds into a temporary directory and fails when dist/ differs,
  * so a committed dist/ never goes stale. cockpit.js is not bundled: the page

@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Generates the D-Bus API reference (reStructuredText) from the interface XML.
 
     dbus-reference.py GDBUS_CODEGEN XML OUTDIR PREFIX

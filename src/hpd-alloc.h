@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The allocation engine behind SetMinimum and SetNodePages: write the
  * target, and with "hard" compact memory and try again while tries make
  * progress, drop clean caches once when they stall (only if asked), and

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* hugepagesd --apply: make the kernel match the configuration once (at
  * boot, from a oneshot unit) and say, line by line, what was asked and
  * what the kernel gave. Everything that can be applied is, even after a

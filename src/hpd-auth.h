@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The one authorization component. Every mutating method asks it; it maps
  * the method to a polkit action with a static table, asks polkit about the
  * caller's bus name (never a PID), asynchronously, with user interaction only

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The boot side of org.hugepages.Manager: what the BootParameters,
  * KernelCommandLine and RebootRequired properties say (also for Explain),
  * and the ConfigureBoot method, which writes BootParameters for the boot

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Kernel command lines as the kernel reads them: split into parameters
  * (lib/cmdline.c), and the hugetlb pages they give (mm/hugetlb.c), quirks
  * included, so that RebootRequired compares meanings, not spellings. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Writing the boot parameters for Debian's GRUB (and its derivatives):
  * grub-mkconfig, run by update-grub, sources every file ending in .cfg in
  * /etc/default/grub.d after /etc/default/grub. hugepagesd owns one

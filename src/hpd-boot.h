@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Huge pages on the kernel command line: the parameters the configuration
  * asks for, the ones the running kernel got, and whether the two differ in
  * meaning. Gigantic pages (1 GiB on x86-64) need contiguous memory that a

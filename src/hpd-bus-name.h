@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Owning the service's well-known name with RequestName and ReleaseName,
  * instead of g_bus_own_name(). Idle exit must give the name back without
  * blocking the main loop and then go on answering the calls the bus routed

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Claim, Release and GetClaims on the Manager, and the targets claims give
  * the pools (see hpd-claims.h for where claims are kept).
  *

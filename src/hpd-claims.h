@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Named claims: what each consumer of huge pages (a database, a VM manager,
  * a storage daemon) declared it needs, so that several of them share the
  * pools instead of each writing nr_hugepages and the last one winning.

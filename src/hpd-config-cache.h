@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The configuration, parsed once and kept while its files stay the same.
  * Properties (ConfiguredState, Drift, ConfigurationErrors, BootParameters)
  * are read far more often than an administrator edits the files, and

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Reading the configuration files: the main file, then the drop-ins of
  * every directory ordered by name, as sysctl.d does. Only the file system
  * part; the text goes to hpd_config_parse_text. */

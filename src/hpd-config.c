@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 #include "config.h"
 
 #include <string.h>
@@ -971,7 +974,7 @@ hpd_config_unset_pool_minimum (HpdConfig *config, guint64 page_size)
   HpdConfigPool *pool = g_tree_lookup (config->pools, &page_size);
 
   if (pool != NULL)
-    pool->minimum = (HpdConfigValue) { HPD_CONFIG_UNSET, 0, { NULL, 0 } };
+    memset (&pool->minimum, 0, sizeof pool->minimum);
 }
 
 void

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The configuration file, hugepagesd.conf, and its drop-ins: parsed into
  * typed values, each remembering the file and line it came from. Parsing
  * never fails as a whole: every bad line is one error message

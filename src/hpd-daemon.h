@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The daemon object: the only long-lived state. It probes the kernel, owns
  * the bus name, exports the Manager and one PageSize object per size, and
  * holds what the handlers share: kernel access, authorization, the queue of

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The configuration as the bus shows it: ConfiguredState (every setting
  * with its origin) and Drift (where the kernel differs, for instance a pool
  * another program resized, or a configured mount that is gone). */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Contents of kernel files kept between reads where that is safe, so that a
  * read of many files (64 nodes × 5 page sizes are nearly a thousand counter
  * files) costs no syscall per file when nothing changed.

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Property values that are fresh whenever they are read. The kernel gives no
  * notification for pool counters and other programs change them, so a
  * skeleton class installs a refresh function that runs before the bus reads

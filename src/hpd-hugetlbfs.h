@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Making and removing hugetlbfs mounts without trusting any path: every
  * directory is opened component by component without following links and
  * checked to be root's and not writable by others, the mount is built with

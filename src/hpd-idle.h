@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Idle exit of a bus-activated service. After a while with no call, no
  * call unanswered and no work held, the service gives its bus name back,
  * answers every call the bus had routed to it before, makes sure those

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The path every change takes after validation: authorize the caller,
  * queue the kernel work behind other changes, run it in the worker thread,
  * then back in the main thread let the owner refresh and log, and reply. */

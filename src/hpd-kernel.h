@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The one place where kernel files are named, read and written. Every path
  * is relative to a root ("/" in production, a fake tree in tests and
  * simulations) chosen once on the command line. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 #include "config.h"
 
 #include <unistd.h>
@@ -317,10 +320,11 @@ explain_got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
     g_dbus_method_invocation_return_error_literal (call->invocation, HP_ERROR, HP_ERROR_FAILED,
                                                    "Could not identify the caller");
   else
-    g_dbus_method_invocation_return_value (call->invocation,
-                                           g_variant_new_tuple ((GVariant *[]) {
-                                             hpd_explain (call->self->daemon, caller->uid,
-                                                          caller->pid) }, 1));
+    {
+      GVariant *findings = hpd_explain (call->self->daemon, caller->uid, caller->pid);
+
+      g_dbus_method_invocation_return_value (call->invocation, g_variant_new_tuple (&findings, 1));
+    }
   g_object_unref (call->self);
   g_object_unref (call->invocation);
   g_free (call);

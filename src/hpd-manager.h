@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* org.hugepages.Manager on /org/hugepages/Manager: machine-wide facts. */
 #pragma once
 

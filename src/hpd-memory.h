@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Giving memory back after a flood. GDBus turns every message into a tree
  * of GVariants before any handler sees it: a 20 MB a{sv} of a million
  * entries took over 500 MB in its reader thread. The handler refuses it at

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The bus methods that make and remove hugetlbfs mounts, shared by the
  * Manager (CreateMounts, Unmount) and the PageSize objects (CreateMount). */
 #pragma once

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* hugetlbfs mounts as /proc/self/mountinfo lists them. Written by hand
  * rather than with libmount or g_unix_mounts_get() because the service
  * reads mountinfo under --kernel-root and needs the superblock options

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* What CreateMount(s), Unmount and the Mounts properties share: reading the
  * hugetlbfs mounts, turning them into bus values, and turning bus arguments
  * into a checked mount specification. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Whether the service's mounts reach the rest of the system. A unit with
  * ProtectSystem=, PrivateTmp=, ReadWritePaths= and many other settings
  * runs the service in a mount namespace of its own: a hugetlbfs mount made

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Checking of the a{sv} options every method takes: known keys only, each
  * with its type, no duplicates, a bounded count. */
 #pragma once

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* org.hugepages.Manager.PageSize: one object per huge page size, with the
  * pool's counters and the methods that resize it. */
 #pragma once

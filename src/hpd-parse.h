@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Parsers for the text the kernel hands us. Pure functions: no I/O, so the
  * unit tests and fuzzers can feed them anything. */
 #pragma once

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The `persist` option of every change: the service keeps the changes it
  * was asked to persist in one drop-in of its own,
  * /etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf, rewritten whole and

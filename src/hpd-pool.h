@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* One huge page pool: what the kernel offers for a page size, its counters,
  * the arithmetic of hugeadm's pool-pages-min/max, and the write sequence
  * that applies a target and reports what the kernel really did. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Kernel changes run one at a time, off the main loop: a slow allocation
  * (compaction, hard retries) must not stop the service from answering reads,
  * and two writers of the same pool must not interleave. */

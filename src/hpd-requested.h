@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The pool sizes callers last asked for, so Explain can tell a pool that
  * fell short. Kept in a small key file under /run rather than in memory:
  * an idle exit or a restart must not forget them, a reboot should. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The calls to the service as they cross the connection: how many came in,
  * which still wait for their reply, when the last one came or was
  * answered, and who made them. A GDBusConnection filter sees them in

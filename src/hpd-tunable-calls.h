@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The bus methods that change tunables: SetShmMax, SetRecommendedShmMax,
  * SetShmGroup, SetMinFreeKbytes, SetRecommendedMinFreeKbytes,
  * SetZoneMovable, SetThp. Each validates against what the kernel offers,

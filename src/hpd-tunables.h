@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The kernel settings around huge pages: SysV shared memory limits and
  * group, min_free_kbytes, zone movable, transparent huge pages. Every file
  * is probed (kernels add and remove them); every write is one write() that

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The D-Bus side of GetUsage and RemoveOrphan: options, authorization
  * (a caller without org.hugepages.manager.inspect-usage gets the view of
  * what it owns, not a refusal), the scan in a worker thread, the reply. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Parsers for the per-process and SysV text GetUsage reads: maps, smaps
  * (and smaps_rollup, which has the same shape), status, /proc/sysvipc/shm
  * and the hugetlb cgroup's events files. Pure functions: no I/O, so unit

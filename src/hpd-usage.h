@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Who holds the huge pages: processes, files in hugetlbfs mounts, SysV
  * segments and hugetlb cgroups, and what none of them accounts for. Also
  * the checks and the removal of an orphan file (RemoveOrphan).

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Who is watching the service's properties. The kernel gives no
  * notification for pool counters, and other programs change them, so the
  * service re-reads its properties periodically, but only while somebody

@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """A fake kernel tree for hugepagesd: the sysfs and procfs files it reads,
 below a root directory that the service is pointed at with --kernel-root.
 

@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Writes a JUnit XML report with one test case, for a tier that is a single
 check rather than a test suite (tests/run-all's analyze and package tiers), so that
 junit-summary.py counts it:

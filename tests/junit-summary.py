@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Adds up JUnit XML reports (meson test, pytest) into one closing line:
 "N passed, N failed[, N skipped]". Exits 1 if anything failed or a report
 is missing, unreadable or empty, so a tier that crashed or ran nothing

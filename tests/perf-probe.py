@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Quick performance probe of hugepagesd on a fake kernel tree, in the
 integration tier's setup (private system-type bus with the real policy,
 polkitd mock, the service with --kernel-root). Not a test: it prints

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The hugepagesd authors
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
 /* A few helpers to build PatternFly markup without a framework. */
 
 /* h("button", { class: "x", onclick: fn }, "text", child, [more]) */

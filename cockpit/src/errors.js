@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The hugepagesd authors
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
 /* Turns a failed cockpit.dbus call into a sentence an administrator can act
  * on. The service's own message says what went wrong with this request; the
  * error name says which kind of problem it is, which is what decides what the

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The hugepagesd authors
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
 /* Explain gives each finding a fix as the hugepagesctl command that makes it;
  * this turns the ones that are a single D-Bus call into that call, so the
  * page can offer a button. Fixes that need a choice (a group name), a reboot

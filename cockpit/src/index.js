@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The hugepagesd authors
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
 /* Cockpit page for hugepagesd. Everything goes through cockpit.dbus to
  * org.hugepages.Manager on the system bus: properties come from the proxies,
  * which cockpit keeps current from PropertiesChanged (the service refreshes

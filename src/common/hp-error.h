@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The org.hugepages.Manager.Error domain, registered with GDBus so that
  * errors cross the bus by name and come back as the same GError code. */
 #pragma once

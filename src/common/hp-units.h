@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Strict parsing and formatting of page sizes and page amounts, shared by
  * the daemon and hugepagesctl. Unlike hugeadm there is no octal, no trailing
  * garbage, no silent truncation and no wrap-around: anything doubtful is an

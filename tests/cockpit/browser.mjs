@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// SPDX-FileCopyrightText: 2026 The hugepagesd authors
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
 /* The browser half of the cockpit tier (see conftest.py): Debian's chromium
  * driven by playwright-core (cockpit/node_modules, no browser download)
  * runs one scenario against the page that cockpit-ws serves, asserting as it

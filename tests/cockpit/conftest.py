@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Fixtures of the cockpit tier: the integration tier's private system bus
 (the project's real policy), python-dbusmock's polkitd and hugepagesd on a
 fake kernel tree, plus cockpit-ws with a local cockpit-bridge session on

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The hugepagesd authors
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
 /* node --test: the Explain fixes the page turns into D-Bus calls
  * (cockpit/src/fixes.js), for the fix texts src/hpd-explain.c writes, and
  * the error texts (cockpit/src/errors.js). */

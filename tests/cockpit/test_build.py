@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The committed bundle (cockpit/dist, what meson installs) is what
 `npm run build` makes from cockpit/src with the pinned tools."""
 

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The Cockpit page in a real browser: cockpit-ws and cockpit-bridge on
 loopback, the private system bus with the real policy, the polkitd mock and
 hugepagesd on a fake kernel tree; chromium runs the scenarios of browser.mjs

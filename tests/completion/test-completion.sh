@@ -1,4 +1,7 @@
 #!/bin/bash
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 # Tests the bash completion of hugepagesctl (data/completion/hugepagesctl):
 # sources it, sets COMP_WORDS, COMP_CWORD, COMP_LINE and COMP_POINT as
 # readline would, calls _hugepagesctl and compares COMPREPLY. The system is

@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Checks the D-Bus API reference and the doc comments it is made from.
 
     check-dbus-docs.py GDBUS_CODEGEN XML REFERENCE.rst...

@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Checks the polkit policy as built (translations merged in by msgfmt).
 
     check-policy.py BUILT.policy SOURCE.policy.in LINGUAS MO_DIR

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The fuzz tier: tests/fuzz/ (run by `tests/run-all --tier fuzz`).
 
 The fuzzers need root (the bus policy as root, fanotify for the fake

@@ -1,4 +1,7 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """An in-house D-Bus fuzzer for hugepagesd (dfuzzer is not packaged for
 Debian 12). Run as root with Debian's interpreter:
 

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The in-house D-Bus fuzzer (dbus_fuzz.py) as tests: once with polkit
 denying everything (nothing of the fake tree may change), once with polkit
 allowing everything (in a private mount namespace), each with a fixed seed.

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """A short run of every libFuzzer harness (tests/fuzz/libfuzzer), for CI.
 
     /usr/bin/python3 -m pytest tests/fuzz/test_libfuzzer.py -v -rs

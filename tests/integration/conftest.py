@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Fixtures of the integration tier: a private system-type dbus-daemon with the
 project's real bus policy, python-dbusmock's polkitd, and hugepagesd running
 on a fake kernel tree. Run as root with Debian's interpreter:

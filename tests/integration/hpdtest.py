@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Helpers for the integration tests: bus names, a tiny GDBus client, typed
 bus errors. Plain functions on a Gio.DBusConnection, so they work for any
 connection a test opens (root, a second client, a client on another bus)."""

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """What the Manager's tunable properties should say, worked out from the
 fake kernel tree's files as they are now (not from the FakeKernel's
 arguments, and not with the service's code), plus small helpers that the

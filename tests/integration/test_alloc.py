@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The allocation engine behind SetMinimum and SetNodePages "hard": on a
 fake kernel whose nodes give only so many pages and find more when they
 are compacted (fakekernel.AllocationModel), check that compaction brings

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesd --apply on fake kernel trees: the configuration (main file and
 drop-ins below the service root) is applied once, every line of the report
 says what was asked and what the kernel gave, and the exit status is

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """polkit: every mutating method asks with the caller's bus name, the right
 action, details and interactive flag; a denial changes nothing; an
 allowance lets the call through; a caller that left is not served."""

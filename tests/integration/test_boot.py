@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Boot parameters on fake kernel trees: BootParameters follows the
 configuration files below the service's root (read afresh, no restart),
 KernelCommandLine is the huge page part of the tree's proc/cmdline, and

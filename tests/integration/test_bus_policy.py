@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The project's real bus policy (data/dbus/org.hugepages.Manager.conf) on a
 real dbus-daemon of type system: only root owns the name; anyone may read
 and call, and polkit inside the service (not the bus) refuses changes."""

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Reads are cheap and the idle service is silent, without reads going
 stale: the service keeps a fake tree's kernel files and the parsed
 configuration between reads (src/hpd-file-cache.h, src/hpd-config-cache.h),

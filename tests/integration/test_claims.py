@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Named claims (Claim, Release, GetClaims, the Claims property): several
 consumers share a pool without overwriting each other. The pool's target is
 the administrator's base (SetMinimum) plus every claim; a claim grows the

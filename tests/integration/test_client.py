@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesctl against hugepagesd on the fake kernel tree: strict argument
 parsing, the output of every command (pools byte for byte as hugeadm
 --pool-list), the exit codes (0 ok, 1 error, 2 usage, 3 shortfall), dry

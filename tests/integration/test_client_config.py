@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesctl --persist on the changing commands and `hugepagesctl config`:
 the option reaches the service (the saved file shows it), and `config`
 lists the configured settings with their origin, marks drift, shows bad

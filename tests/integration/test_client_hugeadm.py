@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugeadm and pagesize compatibility of hugepagesctl (client/hpctl-hugeadm.c)
 against hugepagesd on the fake kernel tree: hugeadm's option syntax (unique
 prefixes, SIZE:AMOUNT), everything checked before anything runs, hugeadm's

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesctl --json against hugepagesd on the fake kernel tree: every
 command that shows something takes --json (a command added later that
 forgets it fails test_every_reading_command_takes_json), each document is

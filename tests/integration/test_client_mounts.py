@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesctl's hugetlbfs commands (mounts, mount-create, unmount) against
 hugepagesd on the fake kernel tree. Nothing here mounts for real: the mount
 table is a fake <root>/proc/self/mountinfo, and every change that would

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesctl -H [USER@]HOST: the service of another machine over
 `ssh -xT HOST systemd-stdio-bridge`, as busctl and systemctl reach one.
 

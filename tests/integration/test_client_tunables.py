@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesctl's tunable commands (shm-max, shm-group, min-free-kbytes,
 zone-movable, thp) and explain, against hugepagesd on the fake kernel tree.
 

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Many changes at once: each gets an answer (success or Busy), changes are
 applied one after the other, and the pool ends at the last applied value."""
 

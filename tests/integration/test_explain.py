@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Explain on crafted fake trees: it needs no authorization, its entries are
 well formed, and each check's id appears exactly when its condition holds.
 

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Idle exit under D-Bus activation (security.md §3.8, case 39 of §4): the
 bus starts hugepagesd for a call; with --idle-timeout it gives the name back
 and exits 0 once idle, and never while a call or a change is pending; calls

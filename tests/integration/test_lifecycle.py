@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Process lifecycle: losing the bus is a failure exit (so systemd restarts
 the service), SIGTERM is a clean exit, --replace takes the name over
 (security.md cases 36 and 37)."""

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Live properties (src/hpd-watchers.h): while a client that called the
 service is on the bus, the service reads the kernel again every
 --refresh-interval (1 s by default) and announces what changed with

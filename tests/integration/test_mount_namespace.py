@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md case 40 on fake trees: a service whose mount namespace is not
 PID 1's (a unit with ProtectSystem=, PrivateTmp=, ...) would make mounts
 nobody else sees. It says so at startup, refuses CreateMounts, CreateMount

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The hugetlbfs mount API on the bus: the Mounts properties, read from the
 fake tree's <root>/proc/self/mountinfo, and CreateMounts, CreateMount and
 Unmount up to the point where they would mount or unmount.

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The `persist` option and the configuration on the bus: every change can
 be saved in the service's own drop-in (etc/hugepagesd/hugepagesd.conf.d/
 90-persisted.conf below the fake root), written whole and atomically, in

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Pool changes: hugeadm's pool-pages-min/max semantics, return values, the
 files written (and only those), gigantic sizes, per-node pools, demotion,
 dry runs, no-ops, shortfalls and the memory limit. The fake tree stores what

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Every property of the Manager and PageSize objects matches the fake kernel
 tree, and is read afresh on every Get / GetAll / GetManagedObjects."""
 

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Properties.Set on every property is refused, for root and for an
 unprivileged caller, and changes nothing (a codegen skeleton's Set would
 bypass polkit). The property list comes from the interface XML and is

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md cases 11 and 12, the names test_mounts.py does not already
 try: an option string smuggled into the owner, a right-to-left override, a
 name of a million characters, and what reaches the log.

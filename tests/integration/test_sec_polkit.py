@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md cases 4, 9 and 35: how polkit's answers are used.
 
 - 4: the method -> action matrix. For each polkit action, everything but

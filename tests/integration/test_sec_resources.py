@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md cases 27, 28, 30 and 33: floods that cost the service memory
 or file descriptors. Every test ends with the service alive, with the same
 pid (the service fixture checks), and its fd count and RSS back near

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The tunables on a fake kernel tree: every property matches the files (and
 follows changes made behind the service's back), with and without each
 optional file; every method writes exactly the files it should, refuses bad

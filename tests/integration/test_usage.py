@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """GetUsage, RemoveOrphan, and the client's usage, remove-orphan and
 monitor commands on a fake tree: hugetlbfs "mounts" are directories of the
 tree, processes are proc/<pid> directories whose maps and smaps name the

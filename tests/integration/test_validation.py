@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Bad input to every method: a typed error, nothing written, polkit never
 asked. polkit ALLOWS everything here, so a request that slipped through
 validation would be applied and show in the snapshot."""

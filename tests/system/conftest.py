@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """System tests: the real service on the real kernel, with a real polkitd.
 
 Run as root inside a private mount namespace:

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """D-Bus client for the system tests, run as an unprivileged user.
 
 conftest.py runs this file's text with

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Shared helpers of the hugepagesd system tests (see conftest.py).
 
 A module of its own, with a name no other tier uses, so that the test files

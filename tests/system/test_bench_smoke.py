@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Smoke test of the benchmarks: `bench/run --quick` runs every section on
 this machine, the report has each section's figures, and the pools are back
 where they were.

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The allocation engine on the real kernel: set-min --hard of at most 16 x
 2 MiB pages (compaction between tries, a bounded time), its progress
 signals, and the pool put back (pools_guard restores it after the test,

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesd --apply on the real kernel: a configuration in
 /etc/hugepagesd (a temporary directory bind-mounted there inside the test's
 mount namespace) is applied, and the pools are found back as configured

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Named claims on the real kernel with the real polkitd: two consumers
 claim 2 MiB pages through `hugepagesctl claim` as an allowed user, the pool
 grows by the sum on top of whatever it held (never assumed empty), one

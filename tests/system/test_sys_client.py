@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugepagesctl as an unprivileged user against the real polkitd.
 
 The client runs without a terminal (stdin is /dev/null), so it must not wait

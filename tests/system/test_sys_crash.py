@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md cases 37 and 38 on the real kernel: a hugepagesd killed
 (SIGKILL) or stopped (SIGTERM) in the middle of a persisted CreateMounts,
 that is between making the directories, mounting, and saving the

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md case 6 against the real polkitd: 1,000 callers, one after the
 other, each sending SetMinimum as the denied user and vanishing 0-5 ms
 later, while their authorization is being checked (about 25 s)."""

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The 1 GiB pool on the real kernel: no overcommit, runtime allocation, demotion."""
 
 import pytest

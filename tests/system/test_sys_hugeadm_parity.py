@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugeadm parity on the real kernel: the same command lines through the real
 hugeadm (libhugetlbfs-bin) and through `hugepagesctl` (its hugeadm
 compatibility, talking to the tier's hugepagesd), comparing what they print

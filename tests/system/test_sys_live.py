@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Live properties on the real kernel (src/hpd-watchers.h): a plain sysfs
 write behind the service's back is announced with PropertiesChanged within
 the refresh interval while a client that called is on the bus; with nobody

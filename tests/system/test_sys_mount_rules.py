@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md case 5 with the real polkitd: a mount for another user.
 
 security.md imagines two actions, "mount owned by the caller" and "mount

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """hugetlbfs mounts on the real kernel, with the real polkitd.
 
 The service runs in this test's private mount namespace, so its mounts show

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md case 40 on the real kernel: a service started in a mount
 namespace of its own (what ProtectSystem=, PrivateTmp= and friends do to a
 unit) finds out at startup and refuses to make mounts nobody else would see.

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Persisted changes on the real kernel with the real polkitd: an allowed
 user saves a pool change with `hugepagesctl --persist`, the pool is reset
 behind the service's back (as by a reboot), Drift shows it, `hugepagesd

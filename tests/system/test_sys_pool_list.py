@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """`hugepagesctl pools` prints what `hugeadm --pool-list` prints, byte for byte."""
 
 import subprocess

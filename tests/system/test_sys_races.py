@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md cases 15 and 32 on the real kernel.
 
 - 15: the mount point is swapped for a symbolic link while the service

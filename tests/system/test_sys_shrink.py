@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """security.md case 22: shrinking a pool while its pages are in use."""
 
 from hpdsys import KB_2M, counters, pool_dir, stable_counters, write_counter

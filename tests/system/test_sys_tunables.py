@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The tunables on the real kernel, through the service as the allowed
 user: each one is changed, read back from its file and from the property,
 then put back exactly as it was (the guard below restores every file after

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """GetUsage and RemoveOrphan on the real kernel: a helper process running as
 an unprivileged user maps a file of a hugetlbfs mount made in this test's
 namespace, or attaches a SHM_HUGETLB segment; the service must name the

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* What the unit tests share: fixture files and small trees of files in a
  * temporary directory. */
 #pragma once

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The allocation engine: its decisions (retry, drop caches, next node,
  * stop), the order of the node fallback, the progress rate limit, and
  * which files it writes on a small static tree where every pool falls

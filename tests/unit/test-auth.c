@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Every method of the interface XML must be in the authorization table:
  * a method added without a polkit action would otherwise be denied only by
  * luck, or allowed by mistake. Read-only methods are listed here on

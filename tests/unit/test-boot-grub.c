@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The Debian GRUB backend on temporary trees: what counts as Debian's GRUB,
  * the drop-in's exact text, writing only that file (atomically, not twice,
  * not through links), removing it, and running update-grub with a time

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The boot parameters: what a configuration asks for (gigantic pools only,
  * plain and node form, DEFAULT, bytes, default-page-size, what cannot be
  * used), the huge page subset of a command line (blanks, quotes, "--",

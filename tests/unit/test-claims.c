@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The claim files: consumer names, the three layers (runtime over
  * persisted, etc/ masking usr/lib/), sums, and what storing and removing
  * write. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The configuration kept between reads: read again after any change of
  * the files or directories (an edit to the same size with the old
  * modification time, a rename over, a drop-in added or removed, a

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* hugepagesd.conf and its drop-ins: ordering and masking, later values
  * winning, one exact "FILE:LINE: text" per bad line with the rest applied,
  * strict values, the canonical form parsing back to the same settings, and

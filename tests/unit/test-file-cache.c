@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Kernel files kept between reads: a fake tree's files are read again
  * after any change (in place, same size, old timestamps, renamed over, a
  * directory on the way replaced), sysfs and procfs files every time, and a

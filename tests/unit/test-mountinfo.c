@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* mountinfo parsing for hugetlbfs: kernel formats old and new, escapes,
  * and lines that must not be believed. */
 #include "config.h"

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Parsers of kernel text, fed with files from a real 6.18 kernel and with
  * what a broken or hostile tree could hold. */
 #include "config.h"

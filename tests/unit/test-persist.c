@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The service's own drop-in: edits merge into what the file holds, the
  * file is rewritten in canonical form, an override by a later drop-in is an
  * error after writing, and crash leftovers are removed. */

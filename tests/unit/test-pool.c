@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Pool arithmetic (hugeadm's min/max semantics, what a shrink could not
  * free) and the write sequence against a small tree in a temp dir. */
 #include "config.h"

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The tunables: THP choice files, zoneinfo, pagetypeinfo and buddyinfo
  * parsers fed with files from a real 6.18 kernel and hand-made odd ones,
  * the min_free_kbytes and shmall formulas, and hpd_tunables_read on a

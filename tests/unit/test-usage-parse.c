@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The parsers behind GetUsage: maps and smaps (and smaps_rollup), the
  * status uids, SysV mapping names, /proc/sysvipc/shm and the hugetlb
  * cgroup files; real 6.18 layouts and input that must be refused. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* /proc/buddyinfo, /proc/zoneinfo and /proc/pagetypeinfo
  * (src/hpd-parse.c): the free memory Explain reports and the zones and
  * pageblock min_free_kbytes' advice counts. */

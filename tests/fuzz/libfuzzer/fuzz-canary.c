@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Not a parser: planted bugs behind fixed inputs, so that
  * tests/fuzz/test_libfuzzer.py can show that the harnesses are built with
  * AddressSanitizer, UndefinedBehaviorSanitizer (which stops at the first

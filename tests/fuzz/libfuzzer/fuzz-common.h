@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* What the libFuzzer harnesses share. Each harness feeds one family of
  * parsers arbitrary bytes and checks what is cheap to check: round trips
  * through the service's own formatting, bounds, and that text which goes

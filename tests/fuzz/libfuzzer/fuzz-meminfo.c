@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Numbers the kernel hands us (src/hpd-parse.c): /proc/meminfo, sysfs
  * counters, node lists (node/online), hugepages-NkB directory names and
  * demote_size. Checked against a restatement of each format and through

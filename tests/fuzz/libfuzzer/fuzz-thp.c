@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Transparent huge page choice files such as "always [madvise] never\n"
  * (hpd_parse_thp_choice in src/hpd-parse.c): the current value and the
  * allowed ones become bus properties and the values SetThp accepts. */

@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Sizes, amounts and plain numbers (src/common/hp-units.c): what
  * hugepagesctl, the bus methods and the configuration file take from
  * users. Checked against a restatement of the format, and through the
