@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* hugepagesctl metrics: every figure the service publishes, in the
  * Prometheus text format, for node_exporter's textfile collector. The
  * service itself opens no socket: a timer (or cron) runs this command and

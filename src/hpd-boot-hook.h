@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Whether anything applies the configuration at the next boot: the
  * systemd units where systemd is the init (/run/systemd/system exists, as
  * sd_booted() decides), else the init script. Read from the files under

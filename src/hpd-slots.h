@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* The one bound for every resource the service shares among callers
  * (authorization checks waiting, changes queued, scans running): a count
  * per uid and a global count, with a reserve that only root may use.

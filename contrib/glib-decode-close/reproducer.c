@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* GDBus cannot decode a valid message it serialized itself, and closes the
  * connection that received it.
  *

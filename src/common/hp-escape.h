@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Text from callers and from files, made safe for one line of a log.
  *
  * Every local account can put text into the service's log: a consumer name

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Fixtures of the fleet tier: the Ansible collection and the metrics on the
 integration tier's setup (private system bus with the real policy, polkitd
 mock, hugepagesd on a fake kernel), whose fixtures are shared, not copied.

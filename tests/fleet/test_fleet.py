@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """The fleet tier: the Ansible collection hugepages.manager run by Debian's
 ansible-playbook against hugepagesd on the fake kernel, on this machine
 (connection local) and on a second "host" reached over the loopback sshd of

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Messages that lead somewhere (issue 18, point 7) against hugepagesd on the
 fake kernel tree: a refused change names the ways that need no polkit agent,
 the nearest command for a mistyped one, a trailing slash where a PATH is

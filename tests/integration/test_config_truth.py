@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Nothing silent in the configuration (issue 18, points 3 and 4): whether
 anything applies it at boot (ApplyAtBoot, `config`, `--persist`, Explain),
 values that a later line sets again (ConfigurationOverrides, `config`,

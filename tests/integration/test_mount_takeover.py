@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Mounts hugeadm made, as the service sees and takes them over, on the fake
 kernel tree: the owner and mode of each mount's root as they are (hugeadm
 sets them with chown and chmod after mounting, so the mount options do not

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """No unbounded cost per call (tests/SECURITY.md, "Cost of one call"): a
 Manager property read costs the same with 1,024 consumers as with one, as
 counted by the kernel (read syscalls of every thread of the service,

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """A message GDBus cannot decode does not take the service away (issue 17
 point 1, tests/SECURITY.md "Undecodable messages").
 

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Limits under concurrency (tests/SECURITY.md, "Limits under concurrent
 calls"): many SetMinimum, SetNodePages and Claim calls sent at once, while
 the worker is slowed down so that all of them are checked on arrival before

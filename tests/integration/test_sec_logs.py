@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Logs cannot be forged (tests/SECURITY.md, "Log injection"): names and
 contents of files the service reads, and text callers send, reach the log
 escaped. A line separator, a bidirectional control or a byte that is not

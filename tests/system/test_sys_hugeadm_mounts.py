@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Taking over what the real hugeadm (libhugetlbfs-bin) mounted, on the real
 kernel with the real polkitd.
 

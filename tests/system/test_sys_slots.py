@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """Shared slots per user, against the real polkitd (issue 17, point 2).
 
 The denied user registers a polkit authentication agent for its own

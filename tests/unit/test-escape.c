@@ -1,3 +1,6 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
 /* Log text escaping: nothing a caller sends can start or reorder a line. */
 #include "config.h"
 

@@ -1,3 +1,6 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
 """An aggregate callback for the fleet tier: every task result of a run
 (diff included, which the stdout callbacks leave out below -vvv), in order,
 written as a JSON list to $HPD_RESULTS when the playbook ends."""
