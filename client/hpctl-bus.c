@@ -251,8 +251,8 @@ hpctl_get_page_size (HpctlContext *ctx, guint64 size, GError **error)
 static gint
 compare_size (gconstpointer a, gconstpointer b)
 {
-  guint64 x = hp_dbus_manager_page_size_get_size (*(HpDBusManagerPageSize * const *) a);
-  guint64 y = hp_dbus_manager_page_size_get_size (*(HpDBusManagerPageSize * const *) b);
+  guint64 x = hp_dbus_manager_page_size_get_size (*(HpDBusManagerPageSize *const *) a);
+  guint64 y = hp_dbus_manager_page_size_get_size (*(HpDBusManagerPageSize *const *) b);
 
   return x < y ? -1 : x > y;
 }

@@ -767,8 +767,8 @@ explain_shm_group (guint32 gid)
       return;
     }
 
-  if (uid != 0 && pw->pw_gid != gid && !g_strv_contains ((const char * const *) members,
-                                                          pw->pw_name))
+  if (uid != 0 && pw->pw_gid != gid && !g_strv_contains ((const char *const *) members,
+                                                         pw->pw_name))
     g_printerr ("%s: warning: User %s (uid: %u) is not a member of the hugetlb_shm_group %s "
                 "(gid: %u)!\n", g_get_prgname (), pw->pw_name, (guint) uid, group_name, gid);
   else
@@ -1040,7 +1040,11 @@ run_request (HpctlContext *ctx, const Request *r)
   GPtrArray *thp;
 
 #define STEP(expression) \
-  G_STMT_START { if (!note_status ((expression), &overall)) return overall; } G_STMT_END
+  G_STMT_START {                                          \
+    if (!note_status ((expression), &overall)) {          \
+        return overall;                                     \
+      }                                                     \
+  } G_STMT_END
 
   if (r->list_mounts)
     STEP (list_all_mounts (ctx));

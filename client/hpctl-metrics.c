@@ -383,8 +383,8 @@ machine_families (GString *out, HpctlContext *ctx)
 }
 
 #define POOL_GETTER(field) \
-  static guint64 get_##field (HpDBusManagerPageSize *p) \
-  { return hp_dbus_manager_page_size_get_##field (p); }
+  static guint64 get_ ## field (HpDBusManagerPageSize *p) \
+  { return hp_dbus_manager_page_size_get_ ## field (p); }
 POOL_GETTER (total)
 POOL_GETTER (free)
 POOL_GETTER (reserved)

@@ -413,7 +413,7 @@ hpctl_monitor (HpctlContext *ctx, GStrv args)
                                 "within about that long. With --json, one JSON object per line for\n"
                                 "each event (see README.md).");
   g_option_context_set_description (options, "Exit status: 0 interrupted, 1 error (including a\n"
-                                             "lost connection), 2 usage error.");
+                                    "lost connection), 2 usage error.");
   g_option_context_add_main_entries (options, entries, NULL);
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;

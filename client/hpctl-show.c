@@ -181,7 +181,7 @@ hpctl_page_sizes (HpctlContext *ctx, GStrv args)
       json_builder_begin_array (builder);
       for (guint i = 0; i < page_sizes->len; i++)
         json_builder_add_value (builder, hpctl_json_uint_node (hp_dbus_manager_page_size_get_size (
-                                                 g_ptr_array_index (page_sizes, i))));
+                                                                 g_ptr_array_index (page_sizes, i))));
       json_builder_end_array (builder);
       hpctl_json_print (builder);
       return HPCTL_EXIT_OK;

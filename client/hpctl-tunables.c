@@ -551,7 +551,7 @@ thp_setting_size (const char *name)
 static gint
 compare_thp_settings (gconstpointer a, gconstpointer b)
 {
-  GVariant *x = *(GVariant * const *) a, *y = *(GVariant * const *) b;
+  GVariant *x = *(GVariant *const *) a, *y = *(GVariant *const *) b;
   const char *x_name, *y_name;
   guint64 x_size, y_size;
 

@@ -324,7 +324,7 @@ hpctl_usage (HpctlContext *ctx, GStrv args)
   GVariantBuilder no_options;
 
   g_option_context_set_summary (options, "Show who holds huge pages: processes, files, SysV "
-                                         "segments, cgroups.");
+                                "segments, cgroups.");
   g_option_context_set_description (options, USAGE_HELP);
   g_option_context_add_main_entries (options, entries, NULL);
   if (!hpctl_parse_command (ctx, options, &args))

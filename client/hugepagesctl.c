@@ -17,7 +17,7 @@
 typedef struct {
   const char *name;
   const char *arguments;
-  int (*run) (HpctlContext *ctx, GStrv args);
+  int (*run)(HpctlContext *ctx, GStrv args);
   const char *summary;
 } HpctlCommand;
 
@@ -192,7 +192,7 @@ describe_commands (void)
   g_string_append_c (text, '\n');
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     width = MAX (width, (int) g_utf8_strlen (commands[i].name, -1) + 1 +
-                        (int) g_utf8_strlen (commands[i].arguments, -1));
+                 (int) g_utf8_strlen (commands[i].arguments, -1));
 
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     {
@@ -208,42 +208,42 @@ describe_commands (void)
    * 'recommended' and the JSON keys as they are: they are typed as shown.
    * Keep lines below 80 columns. */
   g_string_append (text, _(
-    "SIZE is a huge page size: 2M, 1G, 2097152 (bytes) or DEFAULT.\n"
-    "AMOUNT is a number of pages (512) or of bytes (1G, 512M) that is a whole\n"
-    "number of pages; a leading + or - changes the current value by that much.\n"
-    "Numbers are decimal; anything else is an error (except mount-create --mode,\n"
-    "which is octal).\n"
-    "The tunable commands (shm-max, shm-group, min-free-kbytes, zone-movable,\n"
-    "thp) show the setting without an argument and change it with one; their\n"
-    "changes take --dry-run. 'recommended' sets the value hugepagesd recommends.\n"
-    "boot --write writes the configured boot parameters for the boot loader\n"
-    "(Debian with GRUB); elsewhere it prints what to add to the kernel command\n"
-    "line.\n"
-    "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
-    "polkit agent is running.\n"));
+                     "SIZE is a huge page size: 2M, 1G, 2097152 (bytes) or DEFAULT.\n"
+                     "AMOUNT is a number of pages (512) or of bytes (1G, 512M) that is a whole\n"
+                     "number of pages; a leading + or - changes the current value by that much.\n"
+                     "Numbers are decimal; anything else is an error (except mount-create --mode,\n"
+                     "which is octal).\n"
+                     "The tunable commands (shm-max, shm-group, min-free-kbytes, zone-movable,\n"
+                     "thp) show the setting without an argument and change it with one; their\n"
+                     "changes take --dry-run. 'recommended' sets the value hugepagesd recommends.\n"
+                     "boot --write writes the configured boot parameters for the boot loader\n"
+                     "(Debian with GRUB); elsewhere it prints what to add to the kernel command\n"
+                     "line.\n"
+                     "Changes ask for authorization, starting pkttyagent on a terminal when no\n"
+                     "polkit agent is running.\n"));
   /* TRANSLATORS: keep -H, [USER@]HOST, the commands in quotes and
    * HUGEPAGESCTL_SSH as they are. */
   g_string_append (text, _(
-    "-H [USER@]HOST runs the command against hugepagesd on HOST, over\n"
-    "'ssh -xT [USER@]HOST systemd-stdio-bridge' as busctl and systemctl do\n"
-    "(HOST needs sshd and systemd-stdio-bridge; HUGEPAGESCTL_SSH replaces 'ssh',\n"
-    "e.g. 'ssh -F FILE'). The remote polkit cannot ask for a password over\n"
-    "ssh: log in as root or as a user its rules allow.\n"));
+                     "-H [USER@]HOST runs the command against hugepagesd on HOST, over\n"
+                     "'ssh -xT [USER@]HOST systemd-stdio-bridge' as busctl and systemctl do\n"
+                     "(HOST needs sshd and systemd-stdio-bridge; HUGEPAGESCTL_SSH replaces 'ssh',\n"
+                     "e.g. 'ssh -F FILE'). The remote polkit cannot ask for a password over\n"
+                     "ssh: log in as root or as a user its rules allow.\n"));
   /* TRANSLATORS: keep --json, format_version and 'JSON output' as they are. */
   g_string_append (text, _(
-    "Every command that shows something takes --json: one JSON object with\n"
-    "format_version, snake_case fields, sizes in bytes and counts in pages\n"
-    "(monitor --json: one object per line per event). README.md, 'JSON output',\n"
-    "describes each command's fields.\n"));
+                     "Every command that shows something takes --json: one JSON object with\n"
+                     "format_version, snake_case fields, sizes in bytes and counts in pages\n"
+                     "(monitor --json: one object per line per event). README.md, 'JSON output',\n"
+                     "describes each command's fields.\n"));
   g_string_append (text, _(
-    "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"
-    "\n"
-    "Exit status:\n"
-    "  0  success\n"
-    "  1  error (including not authorized)\n"
-    "  2  usage error: bad command, option, argument, SIZE or AMOUNT, also\n"
-    "     when the service finds it wrong (no such user, group or node)\n"
-    "  3  the kernel did not give the requested number of pages"));
+                     "Run 'hugepagesctl COMMAND --help' for the options of a command.\n"
+                     "\n"
+                     "Exit status:\n"
+                     "  0  success\n"
+                     "  1  error (including not authorized)\n"
+                     "  2  usage error: bad command, option, argument, SIZE or AMOUNT, also\n"
+                     "     when the service finds it wrong (no such user, group or node)\n"
+                     "  3  the kernel did not give the requested number of pages"));
   return g_string_free (text, FALSE);
 }
 

@@ -31,7 +31,7 @@ copy_nodes (const GArray *nodes)
 static gint
 compare_boot_pools (gconstpointer a, gconstpointer b)
 {
-  const HpdBootPool *x = *(HpdBootPool * const *) a, *y = *(HpdBootPool * const *) b;
+  const HpdBootPool *x = *(HpdBootPool *const *) a, *y = *(HpdBootPool *const *) b;
 
   return x->size < y->size ? -1 : x->size > y->size;
 }

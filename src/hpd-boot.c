@@ -142,7 +142,7 @@ typedef struct {
 
 static void
 add_problem (GPtrArray *problems, const HpdConfigOrigin *origin, const char *format, ...)
-  G_GNUC_PRINTF (3, 4);
+G_GNUC_PRINTF (3, 4);
 
 static void
 add_problem (GPtrArray *problems, const HpdConfigOrigin *origin, const char *format, ...)

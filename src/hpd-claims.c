@@ -62,7 +62,7 @@ bad:
 static int
 compare_claims (gconstpointer a, gconstpointer b)
 {
-  const HpdClaim *x = *(HpdClaim * const *) a, *y = *(HpdClaim * const *) b;
+  const HpdClaim *x = *(HpdClaim *const *) a, *y = *(HpdClaim *const *) b;
   int c = strcmp (x->consumer, y->consumer);
 
   if (c != 0)

@@ -465,7 +465,7 @@ parse_header (Parser *p, const char *line)
       if (n < 2 || n > 3 || !hpd_mount_scope_parse (words[1], &scope, NULL))
         {
           add_error (p, "a mount section is [mount system], [mount global], "
-                        "[mount user NAME] or [mount group NAME]");
+                     "[mount user NAME] or [mount group NAME]");
           return;
         }
       has_owner = scope == HPD_MOUNT_SCOPE_USER || scope == HPD_MOUNT_SCOPE_GROUP;
@@ -829,7 +829,7 @@ hpd_config_parse_text (const char *name, const char *text, gssize length,
   p.file = file;
   p.section = SECTION_NONE;
 
-  for (const char *start = text; start < end; )
+  for (const char *start = text; start < end;)
     {
       const char *nl = memchr (start, '\n', (gsize) (end - start));
       const char *stop = nl ? nl : end;

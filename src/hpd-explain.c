@@ -188,7 +188,7 @@ check_pools (Explain *e, GPtrArray *mounts)
           id = g_strdup_printf ("allocatable-%s", pool->name);
           add (e, fragmented ? "warning" : "info", id,
                fragmented ? "echo 1 > /proc/sys/vm/compact_memory, or grow pools with "
-                            "hugepagesctl set-min --hard, which compacts between tries" : NULL,
+               "hugepagesctl set-min --hard, which compacts between tries" : NULL,
                "About %" G_GUINT64_FORMAT " %s pages could be allocated right now from "
                "contiguous free blocks; the free memory in them (%s) would hold %" G_GUINT64_FORMAT "%s",
                possible, pool->name, free_text, by_memory,

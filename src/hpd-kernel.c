@@ -328,7 +328,7 @@ hpd_kernel_write_text (HpdKernel *self, const char *relative, const char *text,
 static int
 compare_names (gconstpointer a, gconstpointer b)
 {
-  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+  return g_strcmp0 (*(char *const *) a, *(char *const *) b);
 }
 
 GPtrArray *

@@ -47,7 +47,7 @@ read_root_facts (HpdMountInfo *info, const char *root)
              STATX_UID | STATX_GID | STATX_MODE | STATX_MNT_ID, &stx);
   close ((int) fd);
   if (r < 0 || (stx.stx_mask & (STATX_UID | STATX_GID | STATX_MODE)) !=
-               (STATX_UID | STATX_GID | STATX_MODE))
+      (STATX_UID | STATX_GID | STATX_MODE))
     return;
   if (real && (!(stx.stx_mask & STATX_MNT_ID) || stx.stx_mnt_id != info->mount_id))
     return;

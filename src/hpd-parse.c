@@ -249,7 +249,7 @@ hpd_parse_zoneinfo_populated (const char *text)
           g_autofree char *name = zone ? g_strstrip (g_strdup (zone + 4)) : NULL;
 
           counted_zone = name != NULL &&
-            (g_str_equal (name, "DMA") || g_str_equal (name, "DMA32") || g_str_equal (name, "Normal"));
+                         (g_str_equal (name, "DMA") || g_str_equal (name, "DMA32") || g_str_equal (name, "Normal"));
           continue;
         }
       if (!counted_zone)

@@ -158,7 +158,7 @@ probe_can_overcommit (HpdKernel *kernel, const HpdPool *pool)
 static int
 compare_pools (gconstpointer a, gconstpointer b)
 {
-  const HpdPool *x = *(HpdPool * const *) a, *y = *(HpdPool * const *) b;
+  const HpdPool *x = *(HpdPool *const *) a, *y = *(HpdPool *const *) b;
 
   return x->size < y->size ? -1 : x->size > y->size;
 }

@@ -115,8 +115,8 @@ hpd_watchers_resume (HpdWatchers *self, GDBusConnection *connection, HpdTraffic 
   g_hash_table_iter_init (&iter, self->watches);
   while (g_hash_table_iter_next (&iter, &name, NULL))
     g_hash_table_iter_replace (&iter, GUINT_TO_POINTER (
-      g_bus_watch_name_on_connection (connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                      NULL, vanished, self, NULL)));
+                                 g_bus_watch_name_on_connection (connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                                 NULL, vanished, self, NULL)));
 }
 
 guint

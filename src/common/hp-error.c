@@ -40,7 +40,7 @@ hp_error_quark (void)
 #define ANY_CODE (-1)
 
 typedef struct {
-  GQuark (*domain) (void);
+  GQuark (*domain)(void);
   gint code;
   HpError to;
 } HpErrorMapping;

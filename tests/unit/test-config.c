@@ -325,22 +325,22 @@ test_errors (void)
     "t.conf:14: [mount user] needs a name",
     "t.conf:15: [mount system] takes no name",
     "t.conf:16: bad user '-rf': a name has 1 to 32 letters, digits, '_', '-' or '.' "
-      "and does not start with '-' or '.'",
+    "and does not start with '-' or '.'",
     "t.conf:17: a mount section is [mount system], [mount global], [mount user NAME] "
-      "or [mount group NAME]",
+    "or [mount group NAME]",
     "t.conf:18: [tunables] takes no argument",
     "t.conf:19: a section header ends with ']'",
     "t.conf:21: bad value 'huge' for 'shmmax': 'huge' does not start with a decimal number",
     "t.conf:22: bad value 'true' for 'zone-movable': use yes or no",
     "t.conf:23: bad value 'no/such' for 'shm-group': a name has 1 to 32 letters, digits, "
-      "'_', '-' or '.' and does not start with '-' or '.'",
+    "'_', '-' or '.' and does not start with '-' or '.'",
     "t.conf:24: bad value '4294967295' for 'shm-group': id is out of range (at most 2147483647)",
     "t.conf:25: bad value '-1' for 'min-free-kbytes': '-1' is not a decimal number",
     "t.conf:26: unknown key 'swappiness' in [tunables]",
     "t.conf:28: '../../etc/passwd' is not a THP setting name",
     "t.conf:29: bad value 'always madvise' for 'enabled': a THP value is one word or number",
     "t.conf:31: bad value '4755' for 'mode': only permission bits and the sticky bit may be set "
-      "(setuid and setgid are not allowed)",
+    "(setuid and setgid are not allowed)",
     "t.conf:32: bad value '0799' for 'mode': a mode is an octal number such as 0770 or 1777",
     "t.conf:33: bad value '0%' for 'max-size': a percentage must be from 1% to 100%",
     "t.conf:34: bad value '101%' for 'min-size': a percentage must be from 1% to 100%",

@@ -10,7 +10,7 @@
 
 typedef struct {
   const char *name;
-  GQuark (*domain) (void);
+  GQuark (*domain)(void);
   gint code;
   gint expected; /* an HpError */
 } Case;

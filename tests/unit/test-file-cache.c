@@ -125,7 +125,7 @@ test_directory_on_the_way_replaced (Fixture *f, gconstpointer data)
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 9);
   /* the old one is no longer what the path means */
   hpd_test_put_in_place (f->root, "sys/devices/system/node/old-node1/hugepages/hugepages-2048kB/free_hugepages",
-                  "1\n");
+                         "1\n");
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 9);
 }
 

@@ -61,7 +61,7 @@ test_edits_remove (Fixture *f, gconstpointer data)
   g_autofree char *text = NULL;
 
   hpd_test_put (f->root, OWN, "[pool 2MB]\nnode0 = 1\nnode1 = 2\n[mount system]\nmode = 0770\n"
-                              "[mount global]\n");
+                "[mount global]\n");
   g_assert_true (hpd_persist (f->root, drop_nodes_then_merge, "[pool 2MB]\nminimum = 3\n", &error));
   g_assert_no_error (error);
   text = body (f);

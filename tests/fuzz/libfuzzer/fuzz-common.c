@@ -108,7 +108,7 @@ fuzz_machine_pools (void)
   static GPtrArray *pools;
   const guint64 sizes[] = {
     G_GUINT64_CONSTANT (64) << 10, G_GUINT64_CONSTANT (2) << 20, G_GUINT64_CONSTANT (32) << 20,
-    G_GUINT64_CONSTANT (1) << 30, G_GUINT64_CONSTANT (16) << 30,
+      G_GUINT64_CONSTANT (1) << 30, G_GUINT64_CONSTANT (16) << 30,
   };
 
   if (pools != NULL)

@@ -30,7 +30,7 @@ G_NORETURN void fuzz_fail (const char *file, int line, const char *check,
 #define FUZZ_CHECK(cond, ...) \
   G_STMT_START { \
     if (G_UNLIKELY (!(cond))) \
-      fuzz_fail (__FILE__, __LINE__, #cond, __VA_ARGS__); \
+    fuzz_fail (__FILE__, __LINE__, #cond, __VA_ARGS__); \
   } G_STMT_END
 
 /* @data as a C string, as a caller of the C-string API would hold it:

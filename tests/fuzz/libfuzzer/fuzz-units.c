@@ -15,7 +15,7 @@
 
 static const guint64 page_sizes[] = {
   1, 4096, G_GUINT64_CONSTANT (1) << 21, G_GUINT64_CONSTANT (1) << 30, 3 * 4096,
-  G_GUINT64_CONSTANT (1) << 63,
+    G_GUINT64_CONSTANT (1) << 63,
 };
 
 /* The format, restated: decimal digits, then one of these units. */
