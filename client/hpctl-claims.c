@@ -249,7 +249,7 @@ hpctl_claims (HpctlContext *ctx, GStrv args)
       g_variant_iter_init (&iter, claims);
       while ((claim = g_variant_iter_next_value (&iter)) != NULL)
         {
-          g_autoptr(GVariant) owned = claim;
+          G_GNUC_UNUSED g_autoptr(GVariant) owned = claim;
           g_autoptr(JsonNode) fields = hpctl_json_from_variant (claim);
           JsonObject *object = json_node_get_object (fields);
 

@@ -52,7 +52,7 @@ held_by_locked (HpdSlots *self, guint32 uid)
 gboolean
 hpd_slots_take (HpdSlots *self, guint32 uid, GError **error)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
   guint mine = held_by_locked (self, uid);
 
   if (uid != 0 && mine >= self->per_uid)
@@ -75,7 +75,7 @@ hpd_slots_take (HpdSlots *self, guint32 uid, GError **error)
 void
 hpd_slots_give (HpdSlots *self, guint32 uid)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
   guint mine = held_by_locked (self, uid);
 
   g_return_if_fail (mine > 0 && self->held > 0);
@@ -89,7 +89,7 @@ hpd_slots_give (HpdSlots *self, guint32 uid)
 guint
 hpd_slots_held (HpdSlots *self)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
 
   return self->held;
 }
@@ -97,7 +97,7 @@ hpd_slots_held (HpdSlots *self)
 guint
 hpd_slots_held_by (HpdSlots *self, guint32 uid)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
 
   return held_by_locked (self, uid);
 }
