@@ -92,14 +92,14 @@ struct _HpdAuth
 
 G_DEFINE_TYPE (HpdAuth, hpd_auth, G_TYPE_OBJECT)
 
+static void stop_watching_departures (HpdAuth *self);
+
 static void
 hpd_auth_finalize (GObject *object)
 {
   HpdAuth *self = HPD_AUTH (object);
 
-  if (self->name_lost_id != 0)
-    g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
-  g_clear_object (&self->connection);
+  stop_watching_departures (self);
   g_clear_object (&self->authority);
   g_hash_table_unref (self->checks_by_caller);
   g_hash_table_unref (self->pending_by_caller);
@@ -138,6 +138,8 @@ count_pending (HpdAuth *self, const char *caller, int delta)
     g_hash_table_remove (self->pending_by_caller, caller);
   else
     g_hash_table_replace (self->pending_by_caller, g_strdup (caller), GUINT_TO_POINTER (n));
+  if (g_hash_table_size (self->pending_by_caller) == 0)
+    stop_watching_departures (self);
 }
 
 HpdAuth *
@@ -242,18 +244,25 @@ name_lost (GDBusConnection *connection, const char *sender_name, const char *obj
     g_cancellable_cancel (g_ptr_array_index (cancellables, i));
 }
 
-/* Calls come on the service's current connection; after a reconnect
- * (hpd-daemon.c) departures are watched on the new one. */
+static void
+stop_watching_departures (HpdAuth *self)
+{
+  if (self->name_lost_id != 0)
+    g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
+  self->name_lost_id = 0;
+  g_clear_object (&self->connection);
+}
+
+/* Departures are watched only while checks are pending, so that an idle
+ * service is not woken by every name on the bus. Calls come on the
+ * service's current connection; after a reconnect (hpd-daemon.c) they are
+ * watched on the new one. */
 static void
 watch_departures (HpdAuth *self, GDBusConnection *connection)
 {
-  if (self->connection == connection)
+  if (self->connection == connection && self->name_lost_id != 0)
     return;
-  if (self->connection != NULL)
-    {
-      g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
-      g_clear_object (&self->connection);
-    }
+  stop_watching_departures (self);
   self->connection = g_object_ref (connection);
   self->name_lost_id = g_dbus_connection_signal_subscribe (connection, "org.freedesktop.DBus",
                                                            "org.freedesktop.DBus",

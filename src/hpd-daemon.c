@@ -482,6 +482,15 @@ retry_shared_bus (gpointer user_data)
 }
 
 static void
+hold_shared_bus (HpdDaemon *self, GDBusConnection *bus)
+{
+  g_dbus_connection_set_exit_on_close (bus, FALSE);
+  self->shared_bus = bus;
+  self->shared_closed_id = g_signal_connect (self->shared_bus, "closed",
+                                             G_CALLBACK (shared_bus_closed), self);
+}
+
+static void
 got_shared_bus (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(GCancellable) cancellable = user_data;
@@ -500,10 +509,7 @@ got_shared_bus (GObject *source, GAsyncResult *result, gpointer user_data)
       self->shared_retry_id = g_timeout_add (SHARED_BUS_RETRY_MS, retry_shared_bus, self);
       return;
     }
-  g_dbus_connection_set_exit_on_close (bus, FALSE);
-  self->shared_bus = g_steal_pointer (&bus);
-  self->shared_closed_id = g_signal_connect (self->shared_bus, "closed",
-                                             G_CALLBACK (shared_bus_closed), self);
+  hold_shared_bus (self, g_steal_pointer (&bus));
 }
 
 static void
@@ -549,7 +555,20 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
   g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
                             G_CALLBACK (hpd_daemon_refresh_mounts), self);
   g_signal_connect (self->idle, "exit", G_CALLBACK (idle_exit), self);
-  get_shared_bus (self);
+  /* at start-up at once: g_bus_get()'s asynchronous form runs in a thread
+   * of GLib's pool, which would then idle and exit while the service is
+   * quiet */
+  {
+    GDBusConnection *shared = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, NULL);
+
+    if (shared != NULL && !g_dbus_connection_is_closed (shared))
+      hold_shared_bus (self, shared);
+    else
+      {
+        g_clear_object (&shared);
+        get_shared_bus (self);
+      }
+  }
 
   if (!attach (self, connection, replace, &error))
     g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);

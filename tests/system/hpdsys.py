@@ -446,6 +446,24 @@ class System:
                                    Gio.DBusCallFlags.NONE, 5000, None)
         return reply.unpack()[0]
 
+    def service_calls(self, monitor):
+        """The calls a bus monitor saw from the service: from any of its
+        connections, as it owns its name on one and polkit's library talks
+        over g_bus_get()'s shared one."""
+        pid = self.name_pid(BUS_NAME)
+        pids = {}
+        found = []
+        for call in monitor.calls:
+            sender = call["sender"]
+            if sender not in pids:
+                try:
+                    pids[sender] = self.name_pid(sender)
+                except GLib.Error:
+                    pids[sender] = None
+            if pids[sender] == pid:
+                found.append(call)
+        return found
+
     def wait_for_name(self, name, proc_name, timeout=15):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -105,8 +105,7 @@ def test_root_is_allowed_without_rules(system):
 
 
 def _checks_by_service(system, monitor):
-    service = system.name_owner(BUS_NAME)
-    return [call for call in monitor.calls if call["sender"] == service]
+    return system.service_calls(monitor)
 
 
 @pytest.mark.parametrize("interactive", [False, True], ids=["plain", "interactive"])

@@ -564,8 +564,7 @@ def test_polkit_hears_whom_the_mount_is_for(system, area, polkit_monitor):
         "op": "call", "path": MANAGER_PATH, "interface": MANAGER_IFACE, "method": "CreateMounts",
         "signature": "ssa{sv}", "args": ["user", DENIED_USER, {}]}])
     paths = ok(out["results"][0])[0]
-    service = system.name_owner(BUS_NAME)
-    checks = [c for c in polkit_monitor.calls if c["sender"] == service]
+    checks = system.service_calls(polkit_monitor)
     assert len(checks) == 1, polkit_monitor.calls
     subject, action, details, flags, _ = checks[0]["body"]
     assert subject == ("system-bus-name", {"name": out["unique_name"]})
@@ -576,7 +575,7 @@ def test_polkit_hears_whom_the_mount_is_for(system, area, polkit_monitor):
 
     polkit_monitor.clear()
     ok(unmount(system, ALLOWED_USER, paths[0]))
-    checks = [c for c in polkit_monitor.calls if c["sender"] == service]
+    checks = system.service_calls(polkit_monitor)
     assert len(checks) == 1
     assert checks[0]["body"][1] == "org.hugepages.manager.manage-mounts"
     assert checks[0]["body"][2] == {"path": paths[0]}
