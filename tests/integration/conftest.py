@@ -114,14 +114,17 @@ START_TIMEOUT = 10.0 * TIMEOUT_FACTOR
 # What a sanitizer or valgrind prints for an error or a leak; a service log
 # with any of these fails the test (see memory_errors()). Also valgrind's
 # warning for a system call it cannot run (it returns ENOSYS instead): the
-# test would then check another path than the one it means to.
+# test would then check another path than the one it means to. Except
+# openat2 (437), which Debian 12's valgrind 3.19 lacks: the service then
+# reports mounts without their root's facts, which no valgrind-marked test
+# checks (they run in the plain and ASan tiers).
 MEMORY_ERROR = re.compile(
     r'ERROR: (AddressSanitizer|LeakSanitizer)'
     r'|^\S+:\d+:\d+: runtime error: |SUMMARY: UndefinedBehaviorSanitizer'
     r'|^==\d+== ERROR SUMMARY: [1-9]|^==\d+== +definitely lost: [1-9]'
     r'|^==\d+== (Invalid (read|write|free)|Conditional jump|Use of uninitialised'
     r'|Syscall param|Mismatched free|Source and destination overlap)'
-    r'|^--\d+-- WARNING: unhandled \S+ syscall')
+    r'|^--\d+-- WARNING: unhandled \S+ syscall: (?!437\b)')
 
 
 def memory_errors(text):
