@@ -682,17 +682,10 @@ hpd_page_size_get_pool (HpdPageSize *self)
   return self->pool;
 }
 
-/* Counters and mounts: kernel files only (the pool's facts are fixed). */
-static HpdKernel *
-kernel_of (GDBusInterfaceSkeleton *skeleton)
-{
-  return hpd_daemon_get_kernel (HPD_PAGE_SIZE (skeleton)->daemon);
-}
-
 static void
 hpd_page_size_class_init (HpdPageSizeClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh, kernel_of);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh);
 }
 
 static void
