@@ -63,9 +63,6 @@ hpd_manager_refresh_tunables (HpdManager *self)
   hp_dbus_manager_set_zone_movable (iface, t.zone_movable);
 
   g_hash_table_iter_init (&iter, t.thp);
-  hp_dbus_manager_set_thp_enabled (iface, "");
-  hp_dbus_manager_set_thp_defrag (iface, "");
-  hp_dbus_manager_set_thp_shmem_enabled (iface, "");
   g_variant_builder_init (&thp, G_VARIANT_TYPE ("a{s(sas)}"));
   names = g_hash_table_get_keys (t.thp);
   names = g_list_sort (names, (GCompareFunc) g_strcmp0);
@@ -75,12 +72,6 @@ hpd_manager_refresh_tunables (HpdManager *self)
 
       g_variant_builder_add (&thp, "{s(s^as)}", (const char *) l->data, choice->current,
                              choice->choices);
-      if (g_str_equal (l->data, "enabled"))
-        hp_dbus_manager_set_thp_enabled (iface, choice->current);
-      else if (g_str_equal (l->data, "defrag"))
-        hp_dbus_manager_set_thp_defrag (iface, choice->current);
-      else if (g_str_equal (l->data, "shmem_enabled"))
-        hp_dbus_manager_set_thp_shmem_enabled (iface, choice->current);
     }
   (void) key;
   (void) value;
