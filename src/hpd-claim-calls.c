@@ -84,6 +84,7 @@ typedef struct {
   guint64 old_pages;
   guint64 target;
   guint64 kernel_after;
+  HpdAllocReport report;
 } ClaimOp;
 
 static void
@@ -260,6 +261,7 @@ claim_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErro
   ClaimOp *op = data;
   g_autofree char *place = place_text (op);
 
+  hpd_daemon_note_allocation (op->daemon, op->pool, &op->report);
   hpd_daemon_refresh_pools (op->daemon);
   if (reply == NULL)
     {
@@ -378,6 +380,7 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
     .hard = opts->hard,
     .timeout_ms = opts->timeout_ms,
     .drop_caches = opts->drop_caches,
+    .report = &op->report,
   };
   op->has_configured_base = configured_base (daemon, pool, &op->configured_base);
   return op;

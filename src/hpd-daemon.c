@@ -722,6 +722,18 @@ hpd_daemon_refresh_pools (HpdDaemon *self)
 }
 
 void
+hpd_daemon_note_allocation (HpdDaemon *self, const HpdPool *pool, const HpdAllocReport *report)
+{
+  for (guint i = 0; self->page_sizes != NULL && i < self->page_sizes->len; i++)
+    {
+      HpdPageSize *page_size = g_ptr_array_index (self->page_sizes, i);
+
+      if (hp_dbus_manager_page_size_get_size (HP_DBUS_MANAGER_PAGE_SIZE (page_size)) == pool->size)
+        hpd_page_size_set_last_allocation (page_size, report);
+    }
+}
+
+void
 hpd_daemon_refresh_tunables (HpdDaemon *self)
 {
   if (self->manager != NULL)

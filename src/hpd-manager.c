@@ -22,16 +22,6 @@ struct _HpdManager
 {
   HpDBusManagerSkeleton parent_instance;
   HpdDaemon *daemon; /* owns us */
-
-  /* Whether the properties from kernel files (mounts, tunables, meminfo),
-   * and those from the configuration and the kernel files it is compared
-   * with, can have changed since they were set (hpd_kernel_observe_begin):
-   * on a fake tree they are set again only when they can; on sysfs and
-   * procfs always. */
-  HpdKernelStamp kernel_stamp;
-  HpdKernelStamp config_stamp;
-  guint64 config_generation;
-
 };
 
 /* The methods are dispatched from the method table (hpd-methods.c), not
@@ -73,9 +63,6 @@ hpd_manager_refresh_tunables (HpdManager *self)
   hp_dbus_manager_set_zone_movable (iface, t.zone_movable);
 
   g_hash_table_iter_init (&iter, t.thp);
-  hp_dbus_manager_set_thp_enabled (iface, "");
-  hp_dbus_manager_set_thp_defrag (iface, "");
-  hp_dbus_manager_set_thp_shmem_enabled (iface, "");
   g_variant_builder_init (&thp, G_VARIANT_TYPE ("a{s(sas)}"));
   names = g_hash_table_get_keys (t.thp);
   names = g_list_sort (names, (GCompareFunc) g_strcmp0);
@@ -85,12 +72,6 @@ hpd_manager_refresh_tunables (HpdManager *self)
 
       g_variant_builder_add (&thp, "{s(s^as)}", (const char *) l->data, choice->current,
                              choice->choices);
-      if (g_str_equal (l->data, "enabled"))
-        hp_dbus_manager_set_thp_enabled (iface, choice->current);
-      else if (g_str_equal (l->data, "defrag"))
-        hp_dbus_manager_set_thp_defrag (iface, choice->current);
-      else if (g_str_equal (l->data, "shmem_enabled"))
-        hp_dbus_manager_set_thp_shmem_enabled (iface, choice->current);
     }
   (void) key;
   (void) value;
@@ -120,29 +101,23 @@ overrides_to_variant (const HpdConfig *config)
 
 /* An administrator edits the files while the service runs: the
  * configuration is checked on every refresh (hpd-config-cache.h), and the
- * properties made from it and the kernel are made again when either
- * changed. */
+ * properties made from it and the kernel files are made again, as the
+ * kernel's side can have changed unseen (hpd-fresh.h). */
 static void
 refresh_configuration (HpdManager *self)
 {
   HpDBusManager *iface = HP_DBUS_MANAGER (self);
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
-  guint64 generation;
-  const HpdConfig *config = hpd_daemon_get_config (self->daemon, &generation);
+  const HpdConfig *config = hpd_daemon_get_config (self->daemon, NULL);
   g_auto(HpdBootState) boot = { 0, };
   g_auto(HpdBootHook) hook = { 0, };
   g_autoptr(GPtrArray) errors = NULL;
   GVariant *state, *drift;
 
-  /* the unit links are no file the kernel stamp or the configuration
-   * cache covers: a few directory reads on every refresh */
+  /* the unit links are no file the configuration cache covers: a few
+   * directory reads on every refresh */
   hpd_boot_hook_read (hpd_kernel_get_root (kernel), &hook);
   hp_dbus_manager_set_apply_at_boot (iface, hpd_boot_hook_to_variant (&hook));
-
-  if (generation == self->config_generation &&
-      hpd_kernel_stamp_is_current (kernel, &self->config_stamp))
-    return;
-  hpd_kernel_observe_begin (kernel);
 
   hpd_drift_describe (self->daemon, config, &state, &drift, &errors);
   hp_dbus_manager_set_configuration_errors (iface, (const char *const *) errors->pdata);
@@ -154,8 +129,6 @@ refresh_configuration (HpdManager *self)
   hp_dbus_manager_set_boot_parameters (iface, boot.boot_parameters);
   hp_dbus_manager_set_kernel_command_line (iface, boot.kernel_command_line);
   hp_dbus_manager_set_reboot_required (iface, boot.reboot_required);
-  hpd_kernel_observe_end (kernel, &self->config_stamp);
-  self->config_generation = generation;
 }
 
 static void
@@ -197,16 +170,10 @@ static void
 hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   HpdManager *self = HPD_MANAGER (skeleton);
-  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
 
-  if (!hpd_kernel_stamp_is_current (kernel, &self->kernel_stamp))
-    {
-      hpd_kernel_observe_begin (kernel);
-      hpd_manager_refresh_mounts (self);
-      hpd_manager_refresh_tunables (self);
-      refresh_meminfo (self);
-      hpd_kernel_observe_end (kernel, &self->kernel_stamp);
-    }
+  hpd_manager_refresh_mounts (self);
+  hpd_manager_refresh_tunables (self);
+  refresh_meminfo (self);
   refresh_configuration (self);
   set_claims (self);
 }
@@ -214,7 +181,7 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
 static void
 hpd_manager_class_init (HpdManagerClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh, NULL);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh);
 }
 
 static void

@@ -9,6 +9,7 @@
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
 #include "hpd-job.h"
+#include "hpd-last-alloc.h"
 #include "hpd-mounts.h"
 #include "hpd-page-size.h"
 #include "hpd-persist.h"
@@ -109,6 +110,7 @@ typedef struct {
   GMainContext *context;       /* the daemon's, where signals are emitted */
   HpdAllocThrottle throttle;   /* worker thread only */
   gboolean progress_started;   /* set in the worker, read after it ended */
+  HpdAllocReport report;       /* the same */
 } Change;
 
 static void
@@ -441,7 +443,9 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
     ? g_strdup_printf (" on node %u", change->node) : g_strdup ("");
   guint64 result;
 
-  /* Whatever happened, show the kernel's state as it is now. */
+  /* Whatever happened, show the kernel's state as it is now, and what the
+   * engine did (a failed reply may follow a change the kernel made). */
+  hpd_page_size_set_last_allocation (self, &change->report);
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
   g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
   emit_final_progress (change, reply);
@@ -477,6 +481,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->node = node;
   change->pages = pages;
   change->alloc = *alloc;
+  change->alloc.report = &change->report;
   change->persist = persist;
   change->context = g_main_context_ref_thread_default ();
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
@@ -682,17 +687,18 @@ hpd_page_size_get_pool (HpdPageSize *self)
   return self->pool;
 }
 
-/* Counters and mounts: kernel files only (the pool's facts are fixed). */
-static HpdKernel *
-kernel_of (GDBusInterfaceSkeleton *skeleton)
+void
+hpd_page_size_set_last_allocation (HpdPageSize *self, const HpdAllocReport *report)
 {
-  return hpd_daemon_get_kernel (HPD_PAGE_SIZE (skeleton)->daemon);
+  if (report->done)
+    hp_dbus_manager_page_size_set_last_allocation (HP_DBUS_MANAGER_PAGE_SIZE (self),
+                                                   hpd_alloc_report_to_variant (report));
 }
 
 static void
 hpd_page_size_class_init (HpdPageSizeClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh, kernel_of);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh);
 }
 
 static void
@@ -705,6 +711,7 @@ hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool)
 {
   HpdPageSize *self = g_object_new (HPD_TYPE_PAGE_SIZE, NULL);
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
+  HpdAllocReport last;
 
   self->daemon = daemon;
   self->pool = pool;
@@ -715,6 +722,9 @@ hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool)
   hp_dbus_manager_page_size_set_gigantic (iface, pool->gigantic);
   hp_dbus_manager_page_size_set_can_overcommit (iface, pool->can_overcommit);
   hp_dbus_manager_page_size_set_demote_size (iface, pool->demote_size);
+  /* what the service did before an idle exit, or an empty a{sv} */
+  hpd_last_alloc_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)), pool->name, &last);
+  hp_dbus_manager_page_size_set_last_allocation (iface, hpd_alloc_report_to_variant (&last));
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
   return self;
 }

@@ -31,5 +31,8 @@ void hpd_page_size_refresh_mounts (HpdPageSize *self);
 /* Re-reads the counters now and sends PropertiesChanged for what changed
  * (after a change made elsewhere, such as a claim). */
 void hpd_page_size_refresh_now (HpdPageSize *self);
+/* Publishes what the allocation engine did (LastAllocation), when it ran;
+ * main thread. */
+void hpd_page_size_set_last_allocation (HpdPageSize *self, const HpdAllocReport *report);
 
 G_END_DECLS
