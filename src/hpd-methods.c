@@ -41,6 +41,8 @@ static const HpdMethod methods[] = {
     HPD_LANE_QUEUE, OPTIONS ({ "node", "u" }, DRY_RUN, PERSIST, HARD), hpd_claim_calls_claim },
   { HP_MANAGER_INTERFACE, "Release", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
     HPD_LANE_QUEUE, OPTIONS ({ "node", "u" }), hpd_claim_calls_release },
+  /* the claims cache, read on the main thread: answered by the handler,
+   * with nothing to authorize and nobody to identify */
   { HP_MANAGER_INTERFACE, "GetClaims", HPD_AUTH_NONE, NULL,
     HPD_LANE_MAIN, NO_OPTIONS, hpd_claim_calls_get },
   { HP_MANAGER_INTERFACE, "CreateMounts", HPD_AUTH_REQUIRED, HP_ACTION_MANAGE_MOUNTS,
