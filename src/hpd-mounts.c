@@ -55,8 +55,13 @@ GPtrArray *
 hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
 {
   g_autofree char *text = NULL;
-  GPtrArray *mounts;
+  g_autofree char *key = g_strdup_printf (":mounts:%" G_GUINT64_FORMAT, default_page_size);
+  GPtrArray *mounts = (GPtrArray *) hpd_kernel_turn_lookup (kernel, key);
+  gint writes = hpd_kernel_get_writes (kernel);
 
+  /* parsed once per main loop turn, not once per page size (hpd-kernel.h) */
+  if (mounts != NULL)
+    return g_ptr_array_ref (mounts);
   if (!hpd_kernel_read_text (kernel, "proc/self/mountinfo", &text, NULL))
     return g_ptr_array_new_with_free_func ((GDestroyNotify) hpd_mount_info_free);
 
@@ -68,6 +73,8 @@ hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
         info->page_size = default_page_size;
       read_root_facts (info, hpd_kernel_get_root (kernel));
     }
+  hpd_kernel_turn_store (kernel, key, writes, g_ptr_array_ref (mounts),
+                         (GDestroyNotify) g_ptr_array_unref);
   return mounts;
 }
 
