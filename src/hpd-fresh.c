@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hpd-fresh.h"
+#include "hpd-methods.h"
 
 typedef struct {
   HpdRefreshFunc refresh;
@@ -79,6 +80,9 @@ fresh_get_vtable (GDBusInterfaceSkeleton *skeleton)
       fc->parent_vtable = fc->parent_class->get_vtable (skeleton);
       fc->vtable = *fc->parent_vtable;
       fc->vtable.get_property = fresh_get_property;
+      /* every method call goes to the one method table, not to the
+       * generated handle-* signals */
+      fc->vtable.method_call = hpd_methods_dispatch;
     }
   return &fc->vtable;
 }

@@ -88,7 +88,7 @@ def test_manager_sources_written_through_a_mapping_are_seen_at_once(service, con
     fk.write(f'{THP_DIR}/enabled', 'always [madvise] never\n')
     for _ in range(2):
         assert manager_value(conn, 'MinFreeKbytes', how) == 45000
-        assert manager_value(conn, 'ThpEnabled', how) == 'madvise'
+        assert manager_value(conn, 'ThpSettings', how)['enabled'][0] == 'madvise'
     total = manager_value(conn, 'MemTotal', how)
     with shared_mapping(fk, 'proc/sys/vm/min_free_kbytes') as min_free, \
             shared_mapping(fk, f'{THP_DIR}/enabled') as thp, \
@@ -102,7 +102,7 @@ def test_manager_sources_written_through_a_mapping_are_seen_at_once(service, con
         assert meminfo[at:at + len(kb)] == kb
         meminfo[at:at + len(kb)] = bigger
         assert manager_value(conn, 'MinFreeKbytes', how) == 46000
-        assert manager_value(conn, 'ThpEnabled', how) == 'always'
+        assert manager_value(conn, 'ThpSettings', how)['enabled'][0] == 'always'
         assert manager_value(conn, 'MemTotal', how) == (total // 1024 + 1) * 1024
 
 
