@@ -196,14 +196,18 @@ def _messages_why(commands, env):
 
 
 def _io_per_call(pid, fn, calls=20):
-    """", and each call makes N openat and M read calls (strace)" for the report."""
+    """", and each call makes N system calls, of which ..." for the report:
+    opens and reads of files (read, pread64) apart, as the read path is
+    judged by them."""
     counts = syscalls_during(pid, lambda: [fn() for _ in range(calls)])
     if not counts:
         return ""
-    return ("; each call makes %.0f openat and %.0f read system calls in the service (strace "
-            "-f -c over %d calls): the properties are read afresh from the kernel files for "
-            "every read (src/hpd-fresh.c)"
-            % (counts.get("openat", 0) / calls, counts.get("read", 0) / calls, calls))
+    return ("; each call makes %.1f system calls in the service (strace -f -c over %d calls), "
+            "of which %.1f openat, %.1f pread64 and %.1f read (kernel files, the main loop's "
+            "wakeups): sysfs and procfs files stay open and are read with one pread64 each, "
+            "once per main loop turn (src/hpd-kernel.c, src/hpd-fresh.h)"
+            % (sum(counts.values()) / calls, calls, counts.get("openat", 0) / calls,
+               counts.get("pread64", 0) / calls, counts.get("read", 0) / calls))
 
 
 # --------------------------------------------------------------------------
