@@ -30,7 +30,7 @@ void hpd_claim_calls_release (HpdDaemon *daemon, GDBusMethodInvocation *invocati
 void hpd_claim_calls_get (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                           GVariant *options);
 
-/* The Claims property: a(sttu). */
+/* The Claims property and GetClaims' reply: aa{sv}. */
 GVariant *hpd_claims_to_variant (GPtrArray *claims);
 
 /* The administrator's base of @pool; FALSE when none is known yet (no
