@@ -29,12 +29,21 @@ hpd_claims_to_variant (GPtrArray *claims)
 {
   GVariantBuilder b;
 
-  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sttu)"));
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < claims->len; i++)
     {
       const HpdClaim *c = g_ptr_array_index (claims, i);
 
-      g_variant_builder_add (&b, "(sttu)", c->consumer, c->page_size, c->pages, c->node);
+      g_variant_builder_open (&b, G_VARIANT_TYPE ("a{sv}"));
+      g_variant_builder_add (&b, "{sv}", "consumer", g_variant_new_string (c->consumer));
+      g_variant_builder_add (&b, "{sv}", "page-size", g_variant_new_uint64 (c->page_size));
+      g_variant_builder_add (&b, "{sv}", "pages", g_variant_new_uint64 (c->pages));
+      /* a claim on the whole pool has no node, as Claim's options */
+      if (c->node != HPD_CLAIM_ALL_NODES)
+        g_variant_builder_add (&b, "{sv}", "node", g_variant_new_uint32 (c->node));
+      g_variant_builder_add (&b, "{sv}", "uid", g_variant_new_uint32 (c->uid));
+      g_variant_builder_add (&b, "{sv}", "persisted", g_variant_new_boolean (c->persisted));
+      g_variant_builder_close (&b);
     }
   return g_variant_builder_end (&b);
 }
@@ -461,23 +470,7 @@ void
 hpd_claim_calls_get (const HpdCall *call)
 {
   g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (call->daemon);
-  GVariantBuilder b;
 
-
-  g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
-  for (guint i = 0; i < claims->len; i++)
-    {
-      const HpdClaim *c = g_ptr_array_index (claims, i);
-
-      g_variant_builder_open (&b, G_VARIANT_TYPE ("a{sv}"));
-      g_variant_builder_add (&b, "{sv}", "consumer", g_variant_new_string (c->consumer));
-      g_variant_builder_add (&b, "{sv}", "page-size", g_variant_new_uint64 (c->page_size));
-      g_variant_builder_add (&b, "{sv}", "pages", g_variant_new_uint64 (c->pages));
-      if (c->node != HPD_CLAIM_ALL_NODES)
-        g_variant_builder_add (&b, "{sv}", "node", g_variant_new_uint32 (c->node));
-      g_variant_builder_add (&b, "{sv}", "uid", g_variant_new_uint32 (c->uid));
-      g_variant_builder_add (&b, "{sv}", "persisted", g_variant_new_boolean (c->persisted));
-      g_variant_builder_close (&b);
-    }
-  g_dbus_method_invocation_return_value (call->invocation, g_variant_new ("(aa{sv})", &b));
+  g_dbus_method_invocation_return_value (call->invocation,
+                                         g_variant_new ("(@aa{sv})", hpd_claims_to_variant (claims)));
 }

@@ -28,7 +28,7 @@ void hpd_claim_calls_claim (const HpdCall *call);
 void hpd_claim_calls_release (const HpdCall *call);
 void hpd_claim_calls_get (const HpdCall *call);
 
-/* The Claims property: a(sttu). */
+/* The Claims property and GetClaims' reply: aa{sv}. */
 GVariant *hpd_claims_to_variant (GPtrArray *claims);
 
 /* The administrator's base of @pool; FALSE when none is known yet (no

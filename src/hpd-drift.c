@@ -9,6 +9,7 @@
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
 #include "hpd-mounts.h"
+#include "hpd-options.h"
 #include "hpd-parse.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
@@ -19,8 +20,8 @@
 typedef struct {
   HpdDaemon *daemon;
   HpdKernel *kernel;
-  GVariantBuilder state;   /* a(sss) */
-  GVariantBuilder drift;   /* a(ssss) */
+  GVariantBuilder state;   /* aa{sv} */
+  GVariantBuilder drift;   /* aa{sv} */
   gboolean want_drift;
   const HpdConfig *config;
   HpdTunables tunables;
@@ -83,7 +84,7 @@ list (Walk *w, const char *key, const char *value, const HpdConfigOrigin *origin
   g_autofree char *where = origin->file
     ? g_strdup_printf ("%s:%u", origin->file, origin->line) : g_strdup ("");
 
-  g_variant_builder_add (&w->state, "(sss)", key, value, where);
+  hpd_record_add_strings (&w->state, "key", key, "value", value, "origin", where, NULL);
 }
 
 static void
@@ -102,7 +103,8 @@ drifted (Walk *w, const char *key, const char *configured, const char *actual,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_variant_builder_add (&w->drift, "(ssss)", key, configured, actual, message);
+  hpd_record_add_strings (&w->drift, "key", key, "configured", configured, "actual", actual,
+                          "message", message, NULL);
 }
 
 static void
@@ -445,8 +447,8 @@ hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GVariant **state
     }
 
   w.want_drift = drift != NULL;
-  g_variant_builder_init (&w.state, G_VARIANT_TYPE ("a(sss)"));
-  g_variant_builder_init (&w.drift, G_VARIANT_TYPE ("a(ssss)"));
+  g_variant_builder_init (&w.state, G_VARIANT_TYPE ("aa{sv}"));
+  g_variant_builder_init (&w.drift, G_VARIANT_TYPE ("aa{sv}"));
   walk (&w, config);
   *state = g_variant_builder_end (&w.state);
   if (drift != NULL)

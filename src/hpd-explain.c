@@ -21,6 +21,7 @@
 #include "hpd-hugetlbfs.h"
 #include "hpd-job.h"
 #include "hpd-mounts.h"
+#include "hpd-options.h"
 #include "hpd-parse.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
@@ -49,7 +50,8 @@ add (Explain *e, const char *severity, const char *id, const char *fix,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_variant_builder_add (&e->builder, "(ssss)", severity, id, message, fix ? fix : "");
+  hpd_record_add_strings (&e->builder, "severity", severity, "id", id, "message", message,
+                          "fix", fix ? fix : "", NULL);
 }
 
 static guint64
@@ -558,7 +560,7 @@ check_configuration (Explain *e)
   g_autoptr(GVariant) drift = NULL;
   g_autoptr(GPtrArray) errors = NULL;
   GVariantIter iter;
-  const char *key, *configured, *actual, *message;
+  GVariant *record;
 
   hpd_boot_hook_read (hpd_kernel_get_root (e->kernel), &hook);
   hpd_drift_describe (e->daemon, config, &state, &drift, &errors);
@@ -584,9 +586,17 @@ check_configuration (Explain *e)
     add (e, "warning", "apply-at-boot", hook.fix, "%s", hook.message);
 
   g_variant_iter_init (&iter, drift);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
-    add (e, "warning", "config-drift", reapply_command (&hook),
-         "%s differs from the configuration (%s = %s): %s", key, key, configured, message);
+  while (g_variant_iter_next (&iter, "@a{sv}", &record))
+    {
+      g_autoptr(GVariant) owned = record;
+      const char *key = "", *configured = "", *message = "";
+
+      g_variant_lookup (record, "key", "&s", &key);
+      g_variant_lookup (record, "configured", "&s", &configured);
+      g_variant_lookup (record, "message", "&s", &message);
+      add (e, "warning", "config-drift", reapply_command (&hook),
+           "%s differs from the configuration (%s = %s): %s", key, key, configured, message);
+    }
 }
 
 GVariant *
@@ -596,7 +606,7 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
   g_auto(HpdTunables) t = { 0, };
   g_autoptr(GPtrArray) mounts = NULL;
 
-  g_variant_builder_init (&e.builder, G_VARIANT_TYPE ("a(ssss)"));
+  g_variant_builder_init (&e.builder, G_VARIANT_TYPE ("aa{sv}"));
   e.daemon = daemon;
   e.kernel = hpd_daemon_get_kernel (daemon);
   hpd_kernel_read_text (e.kernel, "proc/meminfo", &e.meminfo, NULL);

@@ -102,11 +102,11 @@ hpd_mounts_to_variant (GPtrArray *mounts, const char *root)
       g_variant_builder_add (&attrs, "{sv}", "managed",
                              g_variant_new_boolean (hpd_hugetlbfs_is_service_mount_point (root, m->path)));
       if (m->has_size)
-        g_variant_builder_add (&attrs, "{sv}", "size", g_variant_new_uint64 (m->size));
+        g_variant_builder_add (&attrs, "{sv}", "max-size", g_variant_new_uint64 (m->size));
       if (m->has_min_size)
         g_variant_builder_add (&attrs, "{sv}", "min-size", g_variant_new_uint64 (m->min_size));
       if (m->has_nr_inodes)
-        g_variant_builder_add (&attrs, "{sv}", "nr-inodes", g_variant_new_uint64 (m->nr_inodes));
+        g_variant_builder_add (&attrs, "{sv}", "max-inodes", g_variant_new_uint64 (m->nr_inodes));
       /* mountinfo is kernel text: never put a non-UTF-8 path on the bus */
       if (g_utf8_validate (m->path, -1, NULL))
         g_variant_builder_add (&builder, "(sa{sv})", m->path, &attrs);

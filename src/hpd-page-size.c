@@ -32,13 +32,20 @@ static void
 publish_counters (HpdPageSize *self, const HpdPoolCounters *c)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
-  g_autoptr(GVariantBuilder) nodes = g_variant_builder_new (G_VARIANT_TYPE ("a(utttt)"));
+  g_autoptr(GVariantBuilder) nodes = g_variant_builder_new (G_VARIANT_TYPE ("aa{sv}"));
 
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const HpdNodeCounters *n = &g_array_index (c->nodes, HpdNodeCounters, i);
-      g_variant_builder_add (nodes, "(utttt)", n->node, n->total, n->free, n->surplus,
-                             n->total > n->surplus ? n->total - n->surplus : 0);
+
+      g_variant_builder_open (nodes, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (nodes, "{sv}", "node", g_variant_new_uint32 (n->node));
+      g_variant_builder_add (nodes, "{sv}", "total", g_variant_new_uint64 (n->total));
+      g_variant_builder_add (nodes, "{sv}", "free", g_variant_new_uint64 (n->free));
+      g_variant_builder_add (nodes, "{sv}", "surplus", g_variant_new_uint64 (n->surplus));
+      g_variant_builder_add (nodes, "{sv}", "minimum",
+                             g_variant_new_uint64 (n->total > n->surplus ? n->total - n->surplus : 0));
+      g_variant_builder_close (nodes);
     }
 
   hp_dbus_manager_page_size_set_total (iface, c->total);

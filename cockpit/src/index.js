@@ -55,6 +55,12 @@ function changeOptions(extra = {}) {
     return state.persist ? { ...extra, persist: variant("b", true) } : extra;
 }
 
+/* The service's records (aa{sv}) as arrays of the keys' values in the
+ * order asked, undefined where a record lacks one (a claim's node). */
+function records(list, keys) {
+    return (list || []).map(record => keys.map(key => record[key] ? record[key].v : undefined));
+}
+
 function call(path, iface, method, args, signature) {
     return client.call(path, iface, method, args, { type: signature });
 }
@@ -186,8 +192,8 @@ function createMounts(scope, owner, pageSize, maxSize) {
     }, { success: paths => `Mounted ${paths.join(", ")}.` });
 }
 
-/* A claim on the whole pool has this node (the Claims property's u). */
-const ALL_NODES = 4294967295;
+/* A claim on the whole pool has no node (absent from the Claims record). */
+const ALL_NODES = undefined;
 
 function sizeName(size) {
     const proxy = sizeProxies().find(p => p.Size === size);
@@ -271,7 +277,7 @@ async function refreshExplain() {
         const [entries] = await call(MANAGER_PATH, MANAGER_IFACE, "Explain", [{}], "a{sv}");
         if (serial !== explainSerial)
             return;
-        state.explain = entries;
+        state.explain = records(entries, ["severity", "id", "message", "fix"]);
         state.explainError = null;
     } catch (error) {
         state.explainError = describeError(error);
@@ -352,7 +358,7 @@ function renderPools() {
     rerender(sections.pools, () => {
         const rows = proxies.map(p => {
             const id = p.Name.replace(/[^A-Za-z0-9]/g, "");
-            const nodes = (p.Nodes || []).map(([node, total, free, surplus, minimum]) =>
+            const nodes = records(p.Nodes, ["node", "total", "free", "surplus", "minimum"]).map(([node, total, free, surplus, minimum]) =>
                 h("div", { class: "hp-node", "data-node": node },
                   `node ${node}: ${total} (${free} free`, surplus ? `, ${surplus} surplus` : "", ")",
                   h("input", {
@@ -424,9 +430,9 @@ function renderMounts() {
         const rows = mounts.map(([path, attrs]) => {
             const a = name => attrs[name] ? attrs[name].v : undefined;
             const limits = [
-                a("size") !== undefined ? `max ${formatBytes(a("size"))}` : null,
+                a("max-size") !== undefined ? `max ${formatBytes(a("max-size"))}` : null,
                 a("min-size") !== undefined ? `min ${formatBytes(a("min-size"))}` : null,
-                a("nr-inodes") !== undefined ? `${a("nr-inodes")} inodes` : null,
+                a("max-inodes") !== undefined ? `${a("max-inodes")} inodes` : null,
             ].filter(Boolean).join(", ") || "none";
             // the root's owner and mode are shown; the mount options' where
             // they differ (hugeadm sets them after mounting)
@@ -504,7 +510,7 @@ function renderTunables() {
                       v => setTunable("SetShmMax", "ta{sv}", [v], "Setting kernel.shmmax"),
                       m.RecommendedShmMax,
                       () => setTunable("SetRecommendedShmMax", "a{sv}", [], "Setting kernel.shmmax")),
-            ["kernel.shmall (base pages)", unsignedText(m.ShmAll), String(m.RecommendedShmAll), "raised with shmmax"],
+            ["kernel.shmall (base pages)", unsignedText(m.ShmAllPages), String(m.RecommendedShmAllPages), "raised with shmmax"],
             numberRow("vm.min_free_kbytes", "hp-min-free", m.MinFreeKbytes,
                       v => setTunable("SetMinFreeKbytes", "ta{sv}", [v], "Setting vm.min_free_kbytes"),
                       m.RecommendedMinFreeKbytes,
@@ -650,7 +656,7 @@ function renderClaims() {
     if (!manager.valid)
         return;
     rerender(sections.claims, () => {
-        const rows = (manager.Claims || []).map(([consumer, size, pages, node]) => {
+        const rows = records(manager.Claims, ["consumer", "page-size", "pages", "node"]).map(([consumer, size, pages, node]) => {
             const where = node === ALL_NODES ? "pool" : `node ${node}`;
             return {
                 attrs: { "data-claim": `${consumer} ${sizeName(size)} ${node === ALL_NODES ? "all" : node}` },
@@ -692,9 +698,10 @@ function renderConfig() {
     const m = manager;
     rerender(sections.config, () => {
         const drift = {};
-        for (const [key, configured, actual, message] of m.Drift || [])
+        for (const [key, configured, actual, message] of records(m.Drift, ["key", "configured", "actual", "message"]))
             drift[key] = { configured, actual, message };
-        const configured = (m.ConfiguredState || []).map(([key, value, origin]) => {
+        const settings = records(m.ConfiguredState, ["key", "value", "origin"]);
+        const configured = settings.map(([key, value, origin]) => {
             const d = drift[key];
             return {
                 class: d ? "hp-drift" : "",
@@ -706,7 +713,7 @@ function renderConfig() {
         /* drift of keys the state does not list (should not happen, but
          * never hide a difference) */
         for (const key of Object.keys(drift)) {
-            if (!(m.ConfiguredState || []).some(([k]) => k === key)) {
+            if (!settings.some(([k]) => k === key)) {
                 const d = drift[key];
                 configured.push({
                     class: "hp-drift",
