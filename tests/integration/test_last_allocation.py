@@ -6,6 +6,7 @@ kernel, what it got, when and how long it took, on a fake kernel that gives
 less than asked (fk.limit_pool); announced with PropertiesChanged, kept
 across a restart (under /run), and printed by `hugepagesctl metrics`."""
 
+import json
 import os
 import subprocess
 import time
@@ -125,6 +126,14 @@ def test_metrics_print_the_last_allocation(service, bus, conn, fk, polkit, build
         pytest.approx(got['duration-usec'] / 1e6, abs=1e-6)
     assert samples(text, 'hugepages_last_allocation_timestamp_seconds')[labels] == \
         pytest.approx(got['ended-usec'] / 1e6, abs=1e-3)
+
+    # status --json (and so Ansible's info module) carries it per pool
+    proc = subprocess.run([os.path.join(builddir, 'client', 'hugepagesctl'), 'status', '--json'],
+                          env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address),
+                          capture_output=True, text=True, timeout=30)
+    small, giant = json.loads(proc.stdout)['pools']
+    assert small['last_allocation'] == {k.replace('-', '_'): v for k, v in got.items()}
+    assert giant['last_allocation'] is None
 
     # on one node: the node is a label
     fk.limit_pool(SMALL, None)
