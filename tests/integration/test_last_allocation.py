@@ -179,3 +179,16 @@ def test_a_restart_keeps_it_a_refusal_changes_nothing(start_service, fake_kernel
     with pytest.raises(hpdtest.BusError):
         pool_call(conn, SMALL, 'SetMinimum', 1)
     assert last(conn) == kept
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_a_plain_change_is_one_write(service, conn, fk, polkit):
+    """Without "hard" the engine writes the whole target once, for the pool
+    and for one node: no steps."""
+    polkit.allow(ACTION_POOLS)
+    assert pool_call(conn, SMALL, 'SetMinimum', 2048) == 2048
+    got = last(conn)
+    assert (got['writes'], got['requested'], got['achieved']) == (1, 2048, 2048)
+    assert pool_call(conn, SMALL, 'SetNodePages', 0, 2000) == 2000
+    got = last(conn)
+    assert (got['writes'], got['node'], got['achieved']) == (1, 0, 2000)
