@@ -4,9 +4,10 @@
 /* Small key files under /run/hugepagesd that outlive an idle exit or a
  * restart of the service and go at reboot (hpd-requested.h,
  * hpd-last-alloc.h). They are replaced atomically (a rename), so a reader
- * never sees half a file, but not durably: no fsync, which would make every
- * pool change wait for a disk flush (where /run is not a tmpfs) to keep a
- * file that the next boot drops anyway. */
+ * never sees half a file (a crash leaves at most a NAME.XXXXXX beside it),
+ * but not durably: no fsync, which would make every pool change wait for a
+ * disk flush (where /run is not a tmpfs) to keep a file that the next boot
+ * drops anyway. */
 #pragma once
 
 #include <glib.h>
