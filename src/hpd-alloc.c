@@ -168,33 +168,52 @@ engine_fallback_node (const Engine *e)
   return &g_array_index (e->fallback, guint, e->fallback_used - 1);
 }
 
+/* Persistent pages from the two files they derive from, @total_file
+ * (nr_hugepages) and @surplus_file, which it frees. */
 static gboolean
-read_node_minimum (const Engine *e, guint node, guint64 *minimum, GError **error)
+read_minimum (const Engine *e, char *total_file, char *surplus_file, guint64 *minimum,
+              GError **error)
 {
-  g_autofree char *total_file = hpd_pool_node_file (e->pool, node, "nr_hugepages");
-  g_autofree char *surplus_file = hpd_pool_node_file (e->pool, node, "surplus_hugepages");
+  g_autofree char *total_path = total_file;
+  g_autofree char *surplus_path = surplus_file;
   guint64 total, surplus;
 
-  if (!hpd_kernel_read_counter (e->kernel, total_file, &total, error) ||
-      !hpd_kernel_read_counter (e->kernel, surplus_file, &surplus, error))
+  if (!hpd_kernel_read_counter (e->kernel, total_path, &total, error) ||
+      !hpd_kernel_read_counter (e->kernel, surplus_path, &surplus, error))
     return FALSE;
   *minimum = total > surplus ? total - surplus : 0;
   return TRUE;
 }
 
+static gboolean
+read_node_minimum (const Engine *e, guint node, guint64 *minimum, GError **error)
+{
+  return read_minimum (e, hpd_pool_node_file (e->pool, node, "nr_hugepages"),
+                       hpd_pool_node_file (e->pool, node, "surplus_hugepages"), minimum, error);
+}
+
 /* What counts as progress: the node's persistent pages for a node target,
- * the pool's for a global one (node fallback included). */
+ * the pool's for a global one (node fallback included). Only the two
+ * files that say it: the caller reads the whole pool once it is done. */
 static gboolean
 engine_read (const Engine *e, guint64 *minimum, GError **error)
 {
-  g_auto(HpdPoolCounters) c = { 0, };
+  const guint *fallback = engine_fallback_node (e);
 
   if (e->is_node)
     return read_node_minimum (e, e->node, minimum, error);
-  if (!hpd_pool_read (e->kernel, e->pool, &c, error))
-    return FALSE;
-  *minimum = hpd_pool_counters_minimum (&c);
-  return TRUE;
+  /* the node written to, read back first: what it holds now */
+  if (fallback != NULL)
+    {
+      guint64 node_minimum;
+
+      if (!read_node_minimum (e, *fallback, &node_minimum, error))
+        return FALSE;
+      g_debug ("%s: node %u holds %" G_GUINT64_FORMAT " pages", e->pool->name, *fallback,
+               node_minimum);
+    }
+  return read_minimum (e, hpd_pool_file (e->pool, "nr_hugepages"),
+                       hpd_pool_file (e->pool, "surplus_hugepages"), minimum, error);
 }
 
 static void
