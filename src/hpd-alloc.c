@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-units.h"
 #include "hpd-alloc.h"
 #include "hpd-parse.h"
 
@@ -169,12 +170,12 @@ read_node_minimum (const Engine *e, guint node, guint64 *minimum, GError **error
 {
   g_autofree char *total_file = hpd_pool_node_file (e->pool, node, "nr_hugepages");
   g_autofree char *surplus_file = hpd_pool_node_file (e->pool, node, "surplus_hugepages");
-  guint64 total, surplus;
+  HpdNodeCounters n = { .node = node };
 
-  if (!hpd_kernel_read_counter (e->kernel, total_file, &total, error) ||
-      !hpd_kernel_read_counter (e->kernel, surplus_file, &surplus, error))
+  if (!hpd_kernel_read_counter (e->kernel, total_file, &n.total, error) ||
+      !hpd_kernel_read_counter (e->kernel, surplus_file, &n.surplus, error))
     return FALSE;
-  *minimum = total > surplus ? total - surplus : 0;
+  *minimum = hpd_node_counters_minimum (&n);
   return TRUE;
 }
 
@@ -271,7 +272,7 @@ engine_write (const Engine *e, GError **error)
 
       if (!read_node_minimum (e, *fallback, &node_minimum, error))
         return FALSE;
-      value = node_minimum > G_MAXUINT64 - missing ? G_MAXUINT64 : node_minimum + missing;
+      value = hp_add_saturating (node_minimum, missing);
       file = hpd_pool_node_file (e->pool, *fallback, "nr_hugepages");
     }
   else if (e->is_node)
