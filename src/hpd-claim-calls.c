@@ -153,11 +153,8 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
       op->target = hpd_pool_target_of (hp_sub_saturating (hpd_pool_model_claimed (model, op->node),
                                                           op->old_pages),
                                        op->pages);
-      wanted = hpd_pool_plan_claim (node_current, op->target, op->old_pages, op->pages);
-      /* a node gives back only what the pool as a whole can spare */
-      if (wanted < node_current)
-        wanted = MAX (wanted, hp_sub_saturating (node_current,
-                                                 hp_sub_saturating (current, pool_target)));
+      wanted = hpd_pool_plan_node_claim (node_current, op->target, current, pool_target,
+                                         op->old_pages, op->pages);
       if (wanted != node_current)
         {
           if (!hpd_pool_model_apply_node (op->daemon, pool, &now, op->node, wanted, FALSE,

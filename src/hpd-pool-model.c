@@ -136,6 +136,21 @@ hpd_pool_plan_claim (guint64 current, guint64 target, guint64 old, guint64 new)
   return MAX (target, hp_sub_saturating (current, old - new));
 }
 
+guint64
+hpd_pool_plan_node_claim (guint64 node_current, guint64 node_target, guint64 pool_current,
+                          guint64 pool_target, guint64 old, guint64 new)
+{
+  guint64 wanted = hpd_pool_plan_claim (node_current, node_target, old, new);
+
+  if (new >= old)
+    return MAX (wanted, hp_add_saturating (node_current,
+                                           hp_sub_saturating (pool_target, pool_current)));
+  if (wanted < node_current)
+    wanted = MAX (wanted, hp_sub_saturating (node_current,
+                                             hp_sub_saturating (pool_current, pool_target)));
+  return wanted;
+}
+
 gboolean
 hpd_pool_memory_check (const char *pool_name, guint64 page_size, guint64 pages,
                        guint64 others, guint64 limit, GError **error)

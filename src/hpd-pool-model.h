@@ -92,6 +92,14 @@ guint64 hpd_pool_model_target_with_claim (const HpdPoolModel *model, guint64 bas
  * shrinking one takes back what it gave up, never below the target, and
  * nothing when the pool is already at or below it. */
 guint64 hpd_pool_plan_claim (guint64 current, guint64 target, guint64 old, guint64 new);
+/* The same for a claim on a node at @node_current, whose claims' target
+ * is @node_target, of a pool at @pool_current whose target is
+ * @pool_target. A claim that does not shrink brings the pool to its
+ * target as a claim on the whole pool does (the pages come from this
+ * node), not only the node; a shrinking one gives back only what the pool
+ * as a whole can spare. */
+guint64 hpd_pool_plan_node_claim (guint64 node_current, guint64 node_target, guint64 pool_current,
+                                  guint64 pool_target, guint64 old, guint64 new);
 
 /* The memory limit, pure: @pages of @page_size next to @others bytes the
  * other pools hold must stay within @limit bytes. InvalidArgs if the bytes

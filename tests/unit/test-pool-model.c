@@ -162,6 +162,25 @@ test_plan_claim (void)
 }
 
 static void
+test_plan_node_claim (void)
+{
+  /* node 1 holds 2 pages of a pool of 4 at its target: a claim of 3 adds 3 */
+  g_assert_cmpuint (hpd_pool_plan_node_claim (2, 3, 4, 7, 0, 3), ==, 5);
+  /* the pool is 5 below its target (base 4 + 2 claimed + 3 now, holding
+   * 4): the node brings it there, as a claim on the whole pool would */
+  g_assert_cmpuint (hpd_pool_plan_node_claim (2, 3, 4, 9, 0, 3), ==, 7);
+  g_assert_cmpuint (hpd_pool_plan_claim (4, 9, 0, 3), ==, 9);
+  /* pages somebody added on top stay */
+  g_assert_cmpuint (hpd_pool_plan_node_claim (6, 3, 12, 7, 0, 3), ==, 9);
+  /* a release gives back only what the pool as a whole can spare */
+  g_assert_cmpuint (hpd_pool_plan_node_claim (5, 0, 7, 4, 3, 0), ==, 2);
+  g_assert_cmpuint (hpd_pool_plan_node_claim (5, 0, 6, 4, 3, 0), ==, 3);
+  g_assert_cmpuint (hpd_pool_plan_node_claim (5, 0, 4, 4, 3, 0), ==, 5);
+  g_assert_cmpuint (hpd_pool_plan_node_claim (G_MAXUINT64 - 1, 3, 0, G_MAXUINT64, 0, 3), ==,
+                    G_MAXUINT64);
+}
+
+static void
 test_memory_limit (void)
 {
   g_autoptr(GError) error = NULL;
@@ -198,6 +217,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pool-model/target-with-claims", test_target_with_claims);
   g_test_add_func ("/pool-model/claim-base", test_claim_base);
   g_test_add_func ("/pool-model/plan-claim", test_plan_claim);
+  g_test_add_func ("/pool-model/plan-node-claim", test_plan_node_claim);
   g_test_add_func ("/pool-model/memory-limit", test_memory_limit);
   return g_test_run ();
 }
