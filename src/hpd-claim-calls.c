@@ -113,7 +113,8 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
   /* recorded, so that pages another program writes later are not
    * mistaken for the base */
   base = hpd_pool_model_claim_base (model, &now);
-  hpd_requested_note (root, pool->name, base);
+  if (!model->has_requested || model->requested != base)
+    hpd_requested_note (root, pool->name, base);
   pool_target = hpd_pool_model_target_with_claim (model, base, op->old_pages, op->pages);
   grows = !op->release && op->pages > op->old_pages;
   current = hpd_pool_counters_minimum (&now);
