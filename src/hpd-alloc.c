@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-units.h"
 #include "hpd-alloc.h"
 #include "hpd-last-alloc.h"
 #include "hpd-parse.h"
@@ -176,12 +177,12 @@ read_minimum (const Engine *e, char *total_file, char *surplus_file, guint64 *mi
 {
   g_autofree char *total_path = total_file;
   g_autofree char *surplus_path = surplus_file;
-  guint64 total, surplus;
+  HpdNodeCounters n = { 0, };
 
-  if (!hpd_kernel_read_counter (e->kernel, total_path, &total, error) ||
-      !hpd_kernel_read_counter (e->kernel, surplus_path, &surplus, error))
+  if (!hpd_kernel_read_counter (e->kernel, total_path, &n.total, error) ||
+      !hpd_kernel_read_counter (e->kernel, surplus_path, &n.surplus, error))
     return FALSE;
-  *minimum = total > surplus ? total - surplus : 0;
+  *minimum = hpd_node_counters_minimum (&n);
   return TRUE;
 }
 
@@ -294,7 +295,7 @@ engine_write (Engine *e, GError **error)
 
       if (!read_node_minimum (e, *fallback, &node_minimum, error))
         return FALSE;
-      value = node_minimum > G_MAXUINT64 - missing ? G_MAXUINT64 : node_minimum + missing;
+      value = hp_add_saturating (node_minimum, missing);
       file = hpd_pool_node_file (e->pool, *fallback, "nr_hugepages");
     }
   else if (e->is_node)

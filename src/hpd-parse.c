@@ -312,7 +312,7 @@ hpd_parse_buddyinfo_blocks (const char *text, guint order)
               guint shift = k - order;
               guint64 pieces = shift < 64 && count <= (G_MAXUINT64 >> shift)
                 ? count << shift : G_MAXUINT64;
-              total = pieces > G_MAXUINT64 - total ? G_MAXUINT64 : total + pieces;
+              total = hp_add_saturating (total, pieces);
             }
           k++;
         }

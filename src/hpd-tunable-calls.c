@@ -319,10 +319,9 @@ hpd_tunables_recommended_shmmax (HpdDaemon *daemon)
 
       if (!read_pool_maximum_counters (kernel, pool, &c))
         continue;
-      if (!hp_pages_to_bytes (hpd_pool_counters_maximum (&c), pool->size, &bytes) ||
-          bytes > G_MAXUINT64 - total)
+      if (!hp_pages_to_bytes (hpd_pool_counters_maximum (&c), pool->size, &bytes))
         return G_MAXUINT64;
-      total += bytes;
+      total = hp_add_saturating (total, bytes);
     }
   return total;
 }

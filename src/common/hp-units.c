@@ -222,6 +222,20 @@ hp_pages_to_bytes (guint64 pages, guint64 page_size, guint64 *bytes)
   return !__builtin_mul_overflow (pages, page_size, bytes);
 }
 
+guint64
+hp_add_saturating (guint64 a, guint64 b)
+{
+  guint64 sum;
+
+  return g_uint64_checked_add (&sum, a, b) ? sum : G_MAXUINT64;
+}
+
+guint64
+hp_sub_saturating (guint64 a, guint64 b)
+{
+  return a > b ? a - b : 0;
+}
+
 char *
 hp_format_bytes (guint64 bytes)
 {
