@@ -88,6 +88,8 @@ def missing_tools():
         missing.append('node')
     if not os.path.isdir(os.path.join(NODE_MODULES, 'playwright-core')):
         missing.append('playwright-core (cd cockpit && npm ci)')
+    if not os.path.isfile(os.path.join(NODE_MODULES, 'axe-core', 'axe.min.js')):
+        missing.append('axe-core (cd cockpit && npm ci)')
     if not os.path.isfile(os.path.join(DIST, 'index.js')):
         missing.append('cockpit/dist (cd cockpit && npm ci && npm run build)')
     return missing

@@ -25,8 +25,10 @@ const SHOTS = process.env.HP_SCREENSHOTS;
 const TEST = process.env.HP_TEST || "test";
 const PARAMS = JSON.parse(process.env.HP_PARAMS || "{}");
 const TIMEOUT = 20000;
-const FRAME = 'iframe[name="cockpit1:localhost/hugepages"]';
-const result = { shots: [] };
+const FRAME_NAME = "cockpit1:localhost/hugepages";
+const FRAME = `iframe[name="${FRAME_NAME}"]`;
+const AXE = path.join(process.env.HP_NODE_MODULES, "axe-core", "axe.min.js");
+const result = { shots: [], axe: {} };
 
 function log(...args) {
     console.error(new Date().toISOString(), ...args);
@@ -50,9 +52,40 @@ async function shots(page, name) {
         await page.screenshot({ path: file });
         result.shots.push(path.basename(file));
         log(`screenshot ${file}`);
+        await checkAxe(page, `${name}-${suffix}`);
     }
     await page.setViewportSize({ width: 1400, height: 1000 });
     await page.emulateMedia({ colorScheme: "light" });
+}
+
+/* axe-core on the page's document (the shell is Cockpit's): WCAG A and AA;
+ * a serious or critical violation fails, the rest is reported */
+async function checkAxe(page, view) {
+    const frame = page.frame({ name: FRAME_NAME });
+    if (!frame || !(await page.locator(FRAME).count()))
+        return;
+    if (!(await frame.evaluate(() => typeof window.axe !== "undefined")))
+        await frame.addScriptTag({ path: AXE });
+    const found = await frame.evaluate(() => window.axe.run(document, {
+        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    }).then(r => r.violations.map(v => ({
+        id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ")),
+    }))));
+    result.axe[view] = found;
+    for (const v of found)
+        log(`axe ${view}: ${v.impact} ${v.id}: ${v.help} (${v.nodes.join(", ")})`);
+    const bad = found.filter(v => v.impact === "serious" || v.impact === "critical");
+    assert.deepEqual(bad, [], `axe-core: serious or critical violations in ${view}`);
+}
+
+/* Tab (and nothing else) until @selector in the page has the focus */
+async function tabTo(page, frame, selector) {
+    for (let i = 0; i < 400; i++) {
+        if (await frame.locator(`${selector}:focus`).count())
+            return i;
+        await page.keyboard.press("Tab");
+    }
+    throw new Error(`Tab never reached ${selector}`);
 }
 
 async function login(page) {
@@ -102,6 +135,10 @@ async function resize(page, frame, pages) {
     await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
     await frame.locator("#hp-resize-2MB").fill(String(pages));
     await frame.locator("#hp-resize-button-2MB").click();
+    await resultOfResize(page, frame, pages);
+}
+
+async function resultOfResize(page, frame, pages) {
     const notice = frame.locator("#hp-notice");
     await notice.waitFor({ timeout: TIMEOUT });
     result.notice = (await notice.textContent()).trim();
@@ -132,11 +169,20 @@ const scenarios = {
         await resize(page, reloaded, PARAMS.pages);
     },
 
-    /* no administrative access; a polkit rule lets this user change pools */
+    /* no administrative access; a polkit rule lets this user change pools,
+     * with the keyboard alone from the shell's navigation on */
     async polkit(page) {
         await login(page);
         const frame = await findPage(page);
-        await resize(page, frame, PARAMS.pages);
+        await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
+        await frame.locator("#hp-resize-button-2MB:enabled").waitFor({ timeout: TIMEOUT });
+        await page.getByRole("navigation").getByRole("link", { name: "Huge pages", exact: true }).focus();
+        result.tabs = await tabTo(page, frame, "#hp-resize-2MB");
+        await page.keyboard.press("Control+A");
+        await page.keyboard.type(String(PARAMS.pages));
+        result.tabs += await tabTo(page, frame, "#hp-resize-button-2MB");
+        await page.keyboard.press("Enter");
+        await resultOfResize(page, frame, PARAMS.pages);
     },
 
     /* no rights at all: nothing can change, and the page says why */
@@ -160,7 +206,9 @@ async function main() {
         headless: true,
         args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
     });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    /* axe is added as a script tag, which the page's CSP would block */
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, bypassCSP: true });
+    const page = await context.newPage();
     const problems = [];
     page.on("console", msg => {
         log(`console.${msg.type()}: ${msg.text()}`);

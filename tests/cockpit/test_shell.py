@@ -36,6 +36,8 @@ def test_user_a_polkit_rule_allows_changes_a_pool(shell_service, shell_bus, shel
                                                   fake_kernel, shell_browser):
     shell_bus.polkit.rules({shell_users['polkit'].uid: [hpdtest.ACTION_POOLS]})
     seen = shell_browser('polkit', 'polkit', pages=5)
+    # done with the keyboard alone: Tab from the navigation to the field
+    assert seen['tabs'] > 0
     assert 'now has 5 pages, as requested' in seen['notice']
     assert fake_kernel.read_int(f'{H2}/nr_hugepages') == 5
     checks = shell_bus.polkit.checks()
