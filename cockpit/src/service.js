@@ -71,6 +71,7 @@ export function watchAccess(update) {
         if (!superuser.valid || superuser.Current === current || superuser.Current === "init")
             return;
         if (current !== null) {
+            console.info(`administrative access changed from ${current} to ${superuser.Current}: reloading`);
             window.location.reload();
             return;
         }

@@ -205,8 +205,30 @@ def cockpit_ws(tools, bus, _session_dir, request):
     ws.stop()
 
 
+@pytest.fixture(scope='session')
+def browser_server(tools, _session_dir):
+    """One chromium for every test (browser-server.mjs): its endpoint."""
+    log = open(os.path.join(_session_dir, 'browser-server.log'), 'w')
+    proc = subprocess.Popen(['node', os.path.join(HERE, 'browser-server.mjs')],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+                            env=dict(os.environ, HP_CHROMIUM=CHROMIUM,
+                                     HP_NODE_MODULES=NODE_MODULES))
+    line = proc.stdout.readline()
+    if not line.startswith('ENDPOINT '):
+        proc.kill()
+        raise RuntimeError(f'chromium did not start; see {log.name}')
+    yield line.split()[1]
+    proc.stdin.close()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
+
+
 @pytest.fixture
-def browser(cockpit_ws, fake_kernel, results_dir, request, _session_dir):
+def browser(cockpit_ws, fake_kernel, results_dir, request, _session_dir, browser_server):
     """browser(scenario, **params): runs one scenario of browser.mjs and
     returns what it reported; fails the test with the browser's account when
     a step fails (a screenshot of the moment is saved too)."""
@@ -222,6 +244,7 @@ def browser(cockpit_ws, fake_kernel, results_dir, request, _session_dir):
                    HP_TEST=name,
                    HP_PARAMS=json.dumps(params),
                    HP_CHROMIUM=CHROMIUM,
+                   HP_BROWSER_WS=browser_server,
                    HP_NODE_MODULES=NODE_MODULES)
         start = time.monotonic()
         with open(log, 'w') as f:
@@ -428,7 +451,7 @@ def shell_service(start_service, shell_bus, fake_kernel):
 
 @pytest.fixture
 def shell_browser(shell_ws, shell_users, shell_bus, fake_kernel, results_dir, request,
-                  _session_dir):
+                  _session_dir, browser_server):
     """shell_browser(scenario, role, **params) -> what shell.mjs reported."""
     attach_log(request, 'cockpit-ws (shell) log', shell_ws.log_path)
 
@@ -446,6 +469,7 @@ def shell_browser(shell_ws, shell_users, shell_bus, fake_kernel, results_dir, re
                    HP_TEST=name,
                    HP_PARAMS=json.dumps(params),
                    HP_CHROMIUM=CHROMIUM,
+                   HP_BROWSER_WS=browser_server,
                    HP_NODE_MODULES=NODE_MODULES)
         start = time.monotonic()
         with open(log, 'w') as f:

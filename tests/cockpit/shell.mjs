@@ -91,7 +91,8 @@ async function tabTo(page, frame, selector) {
 async function login(page) {
     await page.goto(`${BASE}/`);
     await page.locator("#login-user-input").waitFor({ timeout: TIMEOUT });
-    await shots(page, "login");
+    if (PARAMS.shellViews)
+        await shots(page, "login");
     /* limited access at first: the indicator then offers the switch */
     await page.evaluate(user => window.localStorage.setItem(`superuser:${user}`, "none"), USER);
     await page.fill("#login-user-input", USER);
@@ -112,7 +113,8 @@ async function findPage(page) {
     const hit = nav.getByRole("link", { name: /Huge pages/ });
     await hit.waitFor({ timeout: TIMEOUT });
     result.search = (await hit.textContent()).trim();
-    await shots(page, "search");
+    if (PARAMS.shellViews)
+        await shots(page, "search");
     await hit.click();
     await page.locator(`${FRAME}[data-loaded]`).waitFor({ timeout: TIMEOUT });
     await search.fill("");
@@ -201,11 +203,14 @@ async function main() {
     const scenario = process.argv[2];
     if (!scenarios[scenario])
         throw new Error(`unknown scenario ${scenario}`);
-    const browser = await chromium.launch({
-        executablePath: process.env.HP_CHROMIUM || "/usr/bin/chromium",
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-    });
+    /* the tier's shared chromium (browser-server.mjs), or one of its own */
+    const browser = process.env.HP_BROWSER_WS
+        ? await chromium.connect(process.env.HP_BROWSER_WS)
+        : await chromium.launch({
+            executablePath: process.env.HP_CHROMIUM || "/usr/bin/chromium",
+            headless: true,
+            args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        });
     /* axe is added as a script tag, which the page's CSP would block */
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, bypassCSP: true });
     const page = await context.newPage();

@@ -21,7 +21,8 @@ READ_ONLY = 'Administrative access is off'
 def test_admin_access_through_sudo_changes_a_pool(shell_service, shell_bus, shell_users,
                                                   fake_kernel, shell_browser):
     shell_bus.polkit.rules({})
-    seen = shell_browser('admin', 'admin', pages=6)
+    # the login page and the search are screenshot once, here
+    seen = shell_browser('admin', 'admin', pages=6, shellViews=True)
     assert seen['nav'].endswith('/hugepages')
     assert 'Huge pages' in seen['search']
     assert READ_ONLY in seen['readonly']
