@@ -24,8 +24,7 @@ NUMERIC_THP = ('khugepaged/pages_to_scan', 'khugepaged/scan_sleep_millisecs',
 
 TUNABLE_PROPERTIES = (
     'ShmMax', 'ShmAll', 'ShmGroup', 'MinFreeKbytes', 'RecommendedShmMax', 'RecommendedShmAll',
-    'RecommendedMinFreeKbytes', 'ZoneMovableSupported', 'ZoneMovable', 'ThpEnabled', 'ThpDefrag',
-    'ThpShmemEnabled', 'KhugepagedPagesToScan', 'KhugepagedScanSleepMillisecs',
+    'RecommendedMinFreeKbytes', 'ZoneMovableSupported', 'ZoneMovable', 'KhugepagedPagesToScan', 'KhugepagedScanSleepMillisecs',
     'KhugepagedAllocSleepMillisecs', 'ThpSettings')
 
 
@@ -150,9 +149,6 @@ def expected_tunables(fk):
         'RecommendedMinFreeKbytes': recommended_min_free_kbytes(fk),
         'ZoneMovableSupported': bool(movable),
         'ZoneMovable': bool(movable) and (_int(fk, movable[0]) or 0) != 0,
-        'ThpEnabled': thp['enabled'][0] if 'enabled' in thp else '',
-        'ThpDefrag': thp['defrag'][0] if 'defrag' in thp else '',
-        'ThpShmemEnabled': thp['shmem_enabled'][0] if 'shmem_enabled' in thp else '',
         'KhugepagedPagesToScan': number(f'{THP_DIR}/khugepaged/pages_to_scan', 2**32 - 1),
         'KhugepagedScanSleepMillisecs': number(f'{THP_DIR}/khugepaged/scan_sleep_millisecs', 2**32 - 1),
         'KhugepagedAllocSleepMillisecs': number(f'{THP_DIR}/khugepaged/alloc_sleep_millisecs', 2**32 - 1),

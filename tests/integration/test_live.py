@@ -144,7 +144,9 @@ def test_tunable_and_thp_written_behind_the_back_arrive(live_service, fake_kerne
     rel = f'{THP_DIR}/enabled'
     current, _choices = fk.thp_choice(rel)
     other = next(c for c in THP_CHOICES['enabled'] if c != current)
-    arrives_in_time(watcher, MANAGER_PATH, 'ThpEnabled', other,
+    expected = {**hpdtest.manager_props(watcher.conn)['ThpSettings'],
+                'enabled': (other, list(THP_CHOICES['enabled']))}
+    arrives_in_time(watcher, MANAGER_PATH, 'ThpSettings', expected,
                     lambda: fk.write(rel, choice_text(THP_CHOICES['enabled'], other)),
                     DEFAULT_INTERVAL_S)
 

@@ -103,6 +103,11 @@ def set_thp(conn, settings, **opts):
     return call(conn, 'SetThp', 'a{sv}a{sv}', settings, hpdtest.options(**opts))
 
 
+def thp_current(props, name):
+    """The current value of a THP setting from ThpSettings, '' where absent."""
+    return props['ThpSettings'].get(name, ('', []))[0]
+
+
 def assert_refused(conn, fk, polkit, error, method, sig, *args):
     """The call fails with error, writes nothing and never asks polkit.
     sig None: args is one prebuilt parameter tuple (a GLib.Variant)."""
@@ -141,8 +146,8 @@ def test_default_tree_properties(service, conn, fake_kernel):
     assert (props['ShmMax'], props['ShmAll'], props['ShmGroup']) == (KERNEL_SHMMAX, KERNEL_SHMMAX, 0)
     assert props['MinFreeKbytes'] == props['RecommendedMinFreeKbytes'] == 11 * 2048 * 3 + 11 * 2048
     assert (props['ZoneMovableSupported'], props['ZoneMovable']) == (False, False)
-    assert (props['ThpEnabled'], props['ThpDefrag'], props['ThpShmemEnabled']) == \
-        ('madvise', 'madvise', 'never')
+    assert (thp_current(props, 'enabled'), thp_current(props, 'defrag'),
+            thp_current(props, 'shmem_enabled')) == ('madvise', 'madvise', 'never')
     assert (props['KhugepagedPagesToScan'], props['KhugepagedScanSleepMillisecs'],
             props['KhugepagedAllocSleepMillisecs']) == (4096, 10000, 60000)
     assert (props['RecommendedShmMax'], props['RecommendedShmAll']) == (0, 0)
@@ -178,8 +183,8 @@ def test_rich_tree_properties(service, conn, fake_kernel, how):
     # 4 populated zones of 1024-page (4 MiB) pageblocks
     assert props['RecommendedMinFreeKbytes'] == 11 * 4096 * 4
     assert (props['ZoneMovableSupported'], props['ZoneMovable']) == (True, True)
-    assert (props['ThpEnabled'], props['ThpDefrag'], props['ThpShmemEnabled']) == \
-        ('always', 'defer+madvise', 'within_size')
+    assert (thp_current(props, 'enabled'), thp_current(props, 'defrag'),
+            thp_current(props, 'shmem_enabled')) == ('always', 'defer+madvise', 'within_size')
     assert (props['KhugepagedPagesToScan'], props['KhugepagedScanSleepMillisecs'],
             props['KhugepagedAllocSleepMillisecs']) == (511, 1234, 56789)
     assert props['ThpSettings']['hugepages-16kB/enabled'][0] == 'always'
@@ -264,13 +269,12 @@ def test_without_each_optional_file(start_service, conn, fake_kernel, polkit, go
         'pagetypeinfo': {'RecommendedMinFreeKbytes'},
         'pagetypeinfo-and-pmd-size': {'RecommendedMinFreeKbytes'},
         'memtotal': {'RecommendedMinFreeKbytes'},
-        'thp-enabled': {'ThpEnabled', 'ThpSettings'}, 'thp-defrag': {'ThpDefrag', 'ThpSettings'},
-        'thp-shmem': {'ThpShmemEnabled', 'ThpSettings'}, 'mthp-64kB-enabled': {'ThpSettings'},
+        'thp-enabled': {'ThpSettings'}, 'thp-defrag': {'ThpSettings'},
+        'thp-shmem': {'ThpSettings'}, 'mthp-64kB-enabled': {'ThpSettings'},
         'mthp-64kB': {'ThpSettings'}, 'khugepaged-scan': {'KhugepagedPagesToScan'},
         'khugepaged': {'KhugepagedPagesToScan', 'KhugepagedScanSleepMillisecs',
                        'KhugepagedAllocSleepMillisecs'},
-        'thp-dir': {'ThpEnabled', 'ThpDefrag', 'ThpShmemEnabled', 'ThpSettings',
-                    'KhugepagedPagesToScan', 'KhugepagedScanSleepMillisecs',
+        'thp-dir': {'ThpSettings', 'KhugepagedPagesToScan', 'KhugepagedScanSleepMillisecs',
                     'KhugepagedAllocSleepMillisecs'},
     }[gone]
     assert changed == fallback
@@ -294,7 +298,7 @@ def test_kernel_without_any_tunable_file(service, conn, fake_kernel, polkit):
     assert not fake_kernel.exists(SHMMAX) and not fake_kernel.exists(THP_DIR)
     props = tunable_props(conn)
     assert props == expected_tunables(fake_kernel)
-    assert props['ThpSettings'] == {} and props['ThpEnabled'] == ''
+    assert props['ThpSettings'] == {}
     assert props['RecommendedMinFreeKbytes'] == 0
     assert_refused(conn, fake_kernel, polkit, ERR_NOT_SUPPORTED, 'SetZoneMovable', 'ba{sv}', True, {})
     assert_refused(conn, fake_kernel, polkit, ERR_INVALID_ARGS, 'SetThp', 'a{sv}a{sv}',
@@ -314,7 +318,7 @@ def test_kernel_without_any_tunable_file(service, conn, fake_kernel, polkit):
 def test_thp_file_contents(service, conn, fake_kernel, polkit, text, shown):
     fake_kernel.write(ENABLED, text)
     props = tunable_props(conn)
-    assert props['ThpEnabled'] == (shown or '')
+    assert thp_current(props, 'enabled') == (shown or '')
     assert ('enabled' in props['ThpSettings']) is (shown is not None)
     if shown is None:
         # a setting the service cannot read is not one it will write
@@ -673,7 +677,7 @@ def test_set_thp_one(service, conn, simulated, allowed):
                                                   b'always madvise [never]\n')}
     assert_single_check(allowed, 'transparent huge pages', 'enabled=never')
     props = tunable_props(conn)
-    assert props['ThpEnabled'] == 'never'
+    assert thp_current(props, 'enabled') == 'never'
     assert props['ThpSettings']['enabled'] == ('never', ['always', 'madvise', 'never'])
 
 
@@ -985,7 +989,7 @@ def test_rollback_keeps_a_change_made_since_the_call_was_checked(service, bus, s
         iterate(10, lambda: len(replies) == 2)
         assert replies == {0: 'ok', 1: ERR_FAILED}
         assert fk.thp_choice(ENABLED)[0] == 'never'
-        assert tunable_props(conns[0])['ThpEnabled'] == 'never'
+        assert thp_current(tunable_props(conns[0]), 'enabled') == 'never'
     finally:
         for c in conns:
             c.close_sync(None)

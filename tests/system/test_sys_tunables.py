@@ -189,9 +189,6 @@ def test_properties_match_the_kernel(system):
     assert props["MinFreeKbytes"] == read_int(MIN_FREE)
     assert props["RecommendedMinFreeKbytes"] == recommended_min_free_kbytes()
     assert props["ZoneMovableSupported"] == any(f.exists() for f in ZONE_MOVABLE_FILES)
-    assert props["ThpEnabled"] == choice(THP / "enabled")[0]
-    assert props["ThpDefrag"] == choice(THP / "defrag")[0]
-    assert props["ThpShmemEnabled"] == choice(THP / "shmem_enabled")[0]
     assert props["KhugepagedPagesToScan"] == read_int(THP / "khugepaged/pages_to_scan")
     assert props["KhugepagedScanSleepMillisecs"] == read_int(THP / "khugepaged/scan_sleep_millisecs")
     assert props["KhugepagedAllocSleepMillisecs"] == read_int(THP / "khugepaged/alloc_sleep_millisecs")
@@ -339,10 +336,6 @@ def test_thp_choice(system, name):
         assert choice(path) == (value, choices)
         settings = prop(system, "ThpSettings")
         assert tuple(settings[name]) == (value, choices)
-        if name in ("enabled", "defrag", "shmem_enabled"):
-            key = {"enabled": "ThpEnabled", "defrag": "ThpDefrag",
-                   "shmem_enabled": "ThpShmemEnabled"}[name]
-            assert prop(system, key) == value
 
 
 def test_thp_numbers(system, tunables_guard):

@@ -1,0 +1,161 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+"""The API keeps its own promises: every property says with
+org.freedesktop.DBus.Property.EmitsChangedSignal how its changes are
+announced, and the service announces them that way ("const": never changes
+while the service runs; "true": PropertiesChanged with the new value;
+"invalidates": PropertiesChanged naming it without a value; "false":
+never announced)."""
+
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import hpdtest
+from hpdtest import MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, PROPS_IFACE, page_size_path
+from conftest import TIMEOUT_FACTOR
+from fakekernel import (MIN_FREE_KBYTES, SHMMAX, THP_CHOICES, THP_DIR, Mount, choice_text,
+                        size_dir)
+from test_cheap_reads import wait_for_log
+
+from gi.repository import Gio, GLib
+
+ANNOTATION = 'org.freedesktop.DBus.Property.EmitsChangedSignal'
+VALUES = ('true', 'invalidates', 'const', 'false')
+INTERVAL_S = 0.2
+SIZES_KB = (2048, 1048576)
+
+
+def annotations(node, iface):
+    """{property: [EmitsChangedSignal values]} of iface in an introspection tree."""
+    for i in node.findall('interface'):
+        if i.get('name') == iface:
+            return {p.get('name'): [a.get('value') for a in p.findall('annotation')
+                                    if a.get('name') == ANNOTATION]
+                    for p in i.findall('property')}
+    raise KeyError(iface)
+
+
+def xml_annotations(iface):
+    return annotations(ET.parse(hpdtest.INTERFACE_XML).getroot(), iface)
+
+
+@pytest.mark.parametrize('iface', [MANAGER_IFACE, PAGE_SIZE_IFACE])
+def test_every_property_says_how_its_changes_are_announced(iface):
+    found = xml_annotations(iface)
+    assert found
+    missing = sorted(name for name, values in found.items() if len(values) != 1)
+    assert not missing, f'properties without exactly one {ANNOTATION}: {missing}'
+    wrong = {name: values[0] for name, values in found.items() if values[0] not in VALUES}
+    assert not wrong
+
+
+def test_the_service_introspects_the_annotations(service, conn):
+    for path, iface in ((MANAGER_PATH, MANAGER_IFACE), (page_size_path(2048), PAGE_SIZE_IFACE)):
+        assert annotations(hpdtest.introspect(conn, path), iface) == xml_annotations(iface)
+
+
+class Recorder:
+    """PropertiesChanged of the service, as [(path, interface, changed, invalidated)]."""
+
+    def __init__(self, bus):
+        self.conn = bus.connect()
+        self.events = []
+        owner = hpdtest.name_owner(self.conn)
+        self.sub = self.conn.signal_subscribe(owner, PROPS_IFACE, 'PropertiesChanged', None, None,
+                                              Gio.DBusSignalFlags.NONE, self._changed)
+        hpdtest.name_owner(self.conn)
+        hpdtest.managed_objects(self.conn)   # a caller: a watcher of the refresh
+
+    def _changed(self, conn, sender, path, signal_iface, signal_name, params):
+        interface, changed, invalidated = params.unpack()
+        self.events.append((path, interface, changed, invalidated))
+
+    def pump(self, seconds):
+        deadline = time.monotonic() + seconds
+        context = GLib.MainContext.default()
+        while time.monotonic() < deadline:
+            while context.iteration(False):
+                pass
+            time.sleep(0.005)
+
+    def close(self):
+        self.conn.signal_unsubscribe(self.sub)
+        self.conn.close_sync(None)
+
+
+def snapshot(conn):
+    objects = {MANAGER_PATH: (MANAGER_IFACE, hpdtest.manager_props(conn))}
+    for size_kb in SIZES_KB:
+        objects[page_size_path(size_kb)] = (PAGE_SIZE_IFACE, hpdtest.page_size_props(conn, size_kb))
+    return objects
+
+
+def change_everything(fk):
+    """Changes behind the service's back what its properties come from,
+    the facts of the const ones included."""
+    for size_kb in SIZES_KB:
+        fk.write(fk.pool_file(size_kb, 'nr_hugepages'), 3)
+        fk.write(fk.pool_file(size_kb, 'free_hugepages'), 2)
+        fk.write(fk.node_file(1, size_kb, 'nr_hugepages'), 2)
+        fk.write(fk.node_file(1, size_kb, 'free_hugepages'), 1)
+    fk.write(fk.pool_file(2048, 'nr_overcommit_hugepages'), 5)
+    if fk.exists(f'{size_dir(1048576)}/demote_size'):
+        fk.write(f'{size_dir(1048576)}/demote_size', '4096kB')
+    fk.mem_total_kb += 1024 * 1024
+    fk.write('proc/meminfo', fk.meminfo_text())
+    fk.write(MIN_FREE_KBYTES, fk.read_int(MIN_FREE_KBYTES) + 7)
+    fk.write(SHMMAX, 1 << 33)
+    rel = f'{THP_DIR}/enabled'
+    current, _choices = fk.thp_choice(rel)
+    other = next(c for c in THP_CHOICES['enabled'] if c != current)
+    fk.write(rel, choice_text(THP_CHOICES['enabled'], other))
+    fk.write_mountinfo([Mount('/dev/hugepages', flags='rw,relatime', source='hugetlbfs')])
+
+
+def test_announcements_keep_the_annotations(start_service, fake_kernel, polkit, bus, conn):
+    service = start_service(fake_kernel.root, args=(f'--refresh-interval={int(INTERVAL_S * 1000)}',),
+                            check=True)
+    recorder = Recorder(bus)
+    try:
+        wait_for_log(service, 'Watching ' + recorder.conn.get_unique_name(), 1, 5)
+        before = snapshot(conn)
+        change_everything(fake_kernel)
+        # a few refreshes, then the values the watcher must have been told
+        recorder.pump(5 * INTERVAL_S + 0.5 * TIMEOUT_FACTOR)
+        after = snapshot(conn)
+        recorder.pump(2 * INTERVAL_S)
+    finally:
+        recorder.close()
+
+    changed_names = set()
+    for path, (iface, values) in after.items():
+        kinds = {name: v[0] for name, v in xml_annotations(iface).items()}
+        announced = {}
+        invalidated = set()
+        for p, i, changed, gone in recorder.events:
+            if p == path and i == iface:
+                announced.update(changed)
+                invalidated.update(gone)
+        for name, kind in kinds.items():
+            old, new = before[path][1][name], values[name]
+            if old != new:
+                changed_names.add(name)
+            if kind == 'const':
+                assert new == old, f'const {name} on {path} changed'
+                assert name not in announced and name not in invalidated, name
+            elif kind == 'false':
+                assert name not in announced and name not in invalidated, name
+            elif kind == 'invalidates':
+                assert name not in announced, name
+                assert old == new or name in invalidated, f'{name} on {path} not invalidated'
+            else:
+                assert name not in invalidated, name
+                if old != new:
+                    assert announced.get(name) == new, f'{name} on {path}: {old!r} -> {new!r} ' \
+                                                       f'announced as {announced.get(name)!r}'
+    # the changes reached the properties of every kind of source
+    assert {'Total', 'Free', 'Nodes', 'Overcommit', 'MemTotal', 'MinFreeKbytes', 'ShmMax',
+            'ThpSettings', 'Mounts'} <= changed_names
