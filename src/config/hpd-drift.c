@@ -6,11 +6,10 @@
 #include "hp-units.h"
 #include "hpd-apply.h"
 #include "hpd-claims.h"
-#include "hpd-daemon.h"
 #include "hpd-drift.h"
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
-#include "hpd-tunable-calls.h"
+#include "hpd-service.h"
 #include "hpd-tunables.h"
 
 /* One walk over the settings serves both properties: every setting is
