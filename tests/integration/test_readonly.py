@@ -51,8 +51,8 @@ def different_value(sig, current):
         return list(current) + ['/mnt/other']
     if sig == 'aa{sv}':    # the records: Nodes, ConfiguredState, Drift, overrides, Claims
         return list(current) + [{'key': 'pool 4MB minimum', 'node': 99}]
-    if sig == 'a{sv}':     # ApplyAtBoot
-        return {**current, 'enabled': not current['enabled']}
+    if sig == 'a{sv}':     # ApplyAtBoot, LastAllocation (empty until a change)
+        return {**current, 'enabled': not current.get('enabled', False)}
     if sig == 'a(sa{sv})':
         return list(current) + [('/mnt/other', {'page-size': 2 << 20, 'uid': 0, 'gid': 0,
                                                 'mode': 0o777, 'flags': 'rw', 'managed': True})]
