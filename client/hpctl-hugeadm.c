@@ -635,13 +635,13 @@ kernel_mount_options (GVariant *attributes)
     g_string_append_printf (text, ",gid=%u", gid);
   if (mode != 0755)
     g_string_append_printf (text, ",mode=%o", mode);
-  if (g_variant_lookup (attributes, "nr-inodes", "t", &value))
+  if (g_variant_lookup (attributes, "max-inodes", "t", &value))
     g_string_append_printf (text, ",nr_inodes=%" G_GUINT64_FORMAT, value);
   if (page_size >= 1024 * 1024)
     g_string_append_printf (text, ",pagesize=%" G_GUINT64_FORMAT "M", page_size / (1024 * 1024));
   else if (page_size > 0)
     g_string_append_printf (text, ",pagesize=%" G_GUINT64_FORMAT "K", page_size / 1024);
-  if (g_variant_lookup (attributes, "size", "t", &value))
+  if (g_variant_lookup (attributes, "max-size", "t", &value))
     g_string_append_printf (text, ",size=%" G_GUINT64_FORMAT, value);
   if (g_variant_lookup (attributes, "min-size", "t", &value))
     g_string_append_printf (text, ",min_size=%" G_GUINT64_FORMAT, value);
@@ -781,10 +781,9 @@ has_finding (GVariant *findings, const char *id)
 {
   for (gsize i = 0; findings != NULL && i < g_variant_n_children (findings); i++)
     {
-      const char *finding_id;
+      g_autoptr(GVariant) finding = g_variant_get_child_value (findings, i);
 
-      g_variant_get_child (findings, i, "(s&sss)", NULL, &finding_id, NULL, NULL);
-      if (strcmp (finding_id, id) == 0)
+      if (strcmp (hpctl_record_string (finding, "id"), id) == 0)
         return TRUE;
     }
   return FALSE;

@@ -319,9 +319,7 @@ void
 hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *records,
                         const char *const *fields)
 {
-  g_return_if_fail (records == NULL ||
-                    g_variant_type_n_items (g_variant_type_element (g_variant_get_type (records))) ==
-                    g_strv_length ((char **) fields));
+  g_return_if_fail (records == NULL || g_variant_is_of_type (records, G_VARIANT_TYPE ("aa{sv}")));
 
   json_builder_set_member_name (builder, name);
   json_builder_begin_array (builder);
@@ -332,9 +330,12 @@ hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *record
       json_builder_begin_object (builder);
       for (gsize f = 0; fields[f] != NULL; f++)
         {
-          g_autoptr(GVariant) value = g_variant_get_child_value (record, f);
+          g_autoptr(GVariant) value = g_variant_lookup_value (record, fields[f], NULL);
+          g_autofree char *member = g_strdelimit (g_strdup (fields[f]), "-", '_');
 
-          json_builder_set_member_name (builder, fields[f]);
+          if (value == NULL)
+            continue;
+          json_builder_set_member_name (builder, member);
           json_builder_add_value (builder, hpctl_json_from_variant_raw (value));
         }
       json_builder_end_object (builder);
@@ -342,11 +343,28 @@ hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *record
   json_builder_end_array (builder);
 }
 
+const char *
+hpctl_record_string (GVariant *record, const char *key)
+{
+  const char *value;
+
+  return g_variant_lookup (record, key, "&s", &value) ? value : "";
+}
+
+guint64
+hpctl_record_uint64 (GVariant *record, const char *key)
+{
+  guint64 value;
+
+  return g_variant_lookup (record, key, "t", &value) ? value : 0;
+}
+
 void
 hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
 {
   GVariant *nodes = hp_dbus_manager_page_size_get_nodes (p);
   const char *const *mounts = hp_dbus_manager_page_size_get_mounts (p);
+  GVariant *last = hp_dbus_manager_page_size_get_last_allocation (p);
 
   json_builder_begin_object (builder);
   hpctl_json_add_string (builder, "name", hp_dbus_manager_page_size_get_name (p));
@@ -362,6 +380,11 @@ hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
   hpctl_json_add_uint (builder, "overcommit", hp_dbus_manager_page_size_get_overcommit (p));
   hpctl_json_add_bool (builder, "can_overcommit", hp_dbus_manager_page_size_get_can_overcommit (p));
   hpctl_json_add_uint (builder, "demote_size", hp_dbus_manager_page_size_get_demote_size (p));
+  /* the service's last change of the pool; null before the first */
+  if (last != NULL && g_variant_n_children (last) > 0)
+    hpctl_json_add_variant (builder, "last_allocation", last);
+  else
+    hpctl_json_add_variant (builder, "last_allocation", NULL);
 
   hpctl_json_add_records (builder, "nodes", nodes,
                           (const char *[]) { "node", "total", "free", "surplus", "minimum", NULL });

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-units.h"
 #include "hpd-alloc.h"
 #include "hpd-last-alloc.h"
 #include "hpd-parse.h"
@@ -168,33 +169,52 @@ engine_fallback_node (const Engine *e)
   return &g_array_index (e->fallback, guint, e->fallback_used - 1);
 }
 
+/* Persistent pages from the two files they derive from, @total_file
+ * (nr_hugepages) and @surplus_file, which it frees. */
 static gboolean
-read_node_minimum (const Engine *e, guint node, guint64 *minimum, GError **error)
+read_minimum (const Engine *e, char *total_file, char *surplus_file, guint64 *minimum,
+              GError **error)
 {
-  g_autofree char *total_file = hpd_pool_node_file (e->pool, node, "nr_hugepages");
-  g_autofree char *surplus_file = hpd_pool_node_file (e->pool, node, "surplus_hugepages");
-  guint64 total, surplus;
+  g_autofree char *total_path = total_file;
+  g_autofree char *surplus_path = surplus_file;
+  HpdNodeCounters n = { 0, };
 
-  if (!hpd_kernel_read_counter (e->kernel, total_file, &total, error) ||
-      !hpd_kernel_read_counter (e->kernel, surplus_file, &surplus, error))
+  if (!hpd_kernel_read_counter (e->kernel, total_path, &n.total, error) ||
+      !hpd_kernel_read_counter (e->kernel, surplus_path, &n.surplus, error))
     return FALSE;
-  *minimum = total > surplus ? total - surplus : 0;
+  *minimum = hpd_node_counters_minimum (&n);
   return TRUE;
 }
 
+static gboolean
+read_node_minimum (const Engine *e, guint node, guint64 *minimum, GError **error)
+{
+  return read_minimum (e, hpd_pool_node_file (e->pool, node, "nr_hugepages"),
+                       hpd_pool_node_file (e->pool, node, "surplus_hugepages"), minimum, error);
+}
+
 /* What counts as progress: the node's persistent pages for a node target,
- * the pool's for a global one (node fallback included). */
+ * the pool's for a global one (node fallback included). Only the two
+ * files that say it: the caller reads the whole pool once it is done. */
 static gboolean
 engine_read (const Engine *e, guint64 *minimum, GError **error)
 {
-  g_auto(HpdPoolCounters) c = { 0, };
+  const guint *fallback = engine_fallback_node (e);
 
   if (e->is_node)
     return read_node_minimum (e, e->node, minimum, error);
-  if (!hpd_pool_read (e->kernel, e->pool, &c, error))
-    return FALSE;
-  *minimum = hpd_pool_counters_minimum (&c);
-  return TRUE;
+  /* the node written to, read back first: what it holds now */
+  if (fallback != NULL)
+    {
+      guint64 node_minimum;
+
+      if (!read_node_minimum (e, *fallback, &node_minimum, error))
+        return FALSE;
+      g_debug ("%s: node %u holds %" G_GUINT64_FORMAT " pages", e->pool->name, *fallback,
+               node_minimum);
+    }
+  return read_minimum (e, hpd_pool_file (e->pool, "nr_hugepages"),
+                       hpd_pool_file (e->pool, "surplus_hugepages"), minimum, error);
 }
 
 static void
@@ -275,7 +295,7 @@ engine_write (Engine *e, GError **error)
 
       if (!read_node_minimum (e, *fallback, &node_minimum, error))
         return FALSE;
-      value = node_minimum > G_MAXUINT64 - missing ? G_MAXUINT64 : node_minimum + missing;
+      value = hp_add_saturating (node_minimum, missing);
       file = hpd_pool_node_file (e->pool, *fallback, "nr_hugepages");
     }
   else if (e->is_node)

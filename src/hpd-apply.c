@@ -14,7 +14,7 @@
 #include "hpd-hugetlbfs.h"
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
-#include "hpd-requested.h"
+#include "hpd-pool-model.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 
@@ -26,6 +26,7 @@ typedef struct {
   HpdKernel *kernel;
   GString *report;
   gboolean ok;
+  const HpdConfig *config;
   GPtrArray *claims;   /* HpdClaim: the consumers' claims, added to the pools */
 } Apply;
 
@@ -97,10 +98,8 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
   gboolean has_min = cp->minimum.kind != HPD_CONFIG_UNSET;
   gboolean has_max = cp->maximum.kind != HPD_CONFIG_UNSET;
   HpdPoolTarget target;
-  /* the configured minimum is the administrator's base; the consumers'
-   * claims come on top of it */
-  guint64 claimed = hpd_claims_sum (a->claims, pool->size, HPD_CLAIM_ALL_NODES);
-  guint64 base = 0;
+  g_auto(HpdPoolModel) model = { 0, };
+  guint64 claimed, base = 0;
   char at[512];
 
   if (!has_min && !has_max)
@@ -112,10 +111,13 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
            where (&cp->origin, at, sizeof at));
       return;
     }
+  /* the configured minimum sets the administrator's base; the consumers'
+   * claims come on top of it */
+  hpd_pool_model_init (&model, a->daemon, pool, a->config);
+  claimed = hpd_pool_model_claimed (&model, HPD_CLAIM_ALL_NODES);
   if (has_min)
-    minimum = base > G_MAXUINT64 - claimed ? G_MAXUINT64 : base + claimed;
-  if (!hpd_pool_read (a->kernel, pool, &now, &error) ||
-      !hpd_daemon_check_pool_memory (a->daemon, pool, MAX (minimum, maximum), &error))
+    minimum = hpd_pool_model_target_for_base (&model, base);
+  if (!hpd_pool_read (a->kernel, pool, &now, &error))
     {
       say (a, FALSE, "pool %s: %s", pool->name, error->message);
       return;
@@ -138,7 +140,8 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
       return;
     }
 
-  if (!hpd_pool_apply (a->kernel, pool, &target, &alloc, NULL, &after, &error))
+  if (!hpd_pool_model_apply (a->daemon, pool, &target, MAX (minimum, maximum), &alloc, NULL,
+                             &after, &error))
     {
       say (a, FALSE, "pool %s: %s", pool->name, error->message);
       return;
@@ -174,6 +177,7 @@ apply_node (gpointer key, gpointer value, gpointer data)
   guint node = GPOINTER_TO_UINT (key);
   const HpdConfigValue *v = value;
   HpdAllocOptions alloc = { .hard = TRUE, .timeout_ms = APPLY_HARD_TIMEOUT_MS };
+  g_auto(HpdPoolCounters) now = { 0, };
   g_autoptr(GError) error = NULL;
   guint64 pages, got = 0;
   char at[512];
@@ -184,7 +188,9 @@ apply_node (gpointer key, gpointer value, gpointer data)
   else if (!hpd_apply_to_pages (v, w->pool, &pages))
     say (w->a, FALSE, "pool %s node %u: not a whole number of pages%s", w->pool->name, node,
          where (&v->origin, at, sizeof at));
-  else if (!hpd_pool_apply_node (w->a->kernel, w->pool, node, pages, &alloc, NULL, &got, &error))
+  else if (!hpd_pool_read (w->a->kernel, w->pool, &now, &error) ||
+           !hpd_pool_model_apply_node (w->a->daemon, w->pool, &now, node, pages, TRUE, &alloc,
+                                       NULL, &got, &error))
     say (w->a, FALSE, "pool %s node %u: %s", w->pool->name, node, error->message);
   else
     say (w->a, got == pages, "pool %s node %u: requested %" G_GUINT64_FORMAT
@@ -214,20 +220,6 @@ apply_pool (gpointer key, gpointer value, gpointer data)
   return FALSE;
 }
 
-gboolean
-hpd_apply_configured_minimum (const HpdConfig *config, const HpdPool *pool, guint64 *pages)
-{
-  guint64 default_key = 0;
-  const HpdConfigPool *cp = g_tree_lookup (config->pools, &pool->size);
-
-  /* [pool DEFAULT] counts where the section of the size sets no minimum:
-   * that one is applied after it */
-  if ((cp == NULL || cp->minimum.kind == HPD_CONFIG_UNSET) && pool->is_default)
-    cp = g_tree_lookup (config->pools, &default_key);
-  return cp != NULL && cp->minimum.kind != HPD_CONFIG_UNSET &&
-         hpd_apply_to_pages (&cp->minimum, pool, pages);
-}
-
 /* Grows @pool (or one node of it) to @target if it holds less; never
  * shrinks: at boot nothing is known of the pages others asked for. */
 static void
@@ -251,7 +243,7 @@ apply_claim_target (Apply *a, const HpdPool *pool, guint32 node, guint64 target)
   if (node == HPD_CLAIM_ALL_NODES)
     current = hpd_pool_counters_minimum (&now);
   else if ((n = hpd_pool_counters_node (&now, node)) != NULL)
-    current = n->total > n->surplus ? n->total - n->surplus : 0;
+    current = hpd_node_counters_minimum (n);
   else
     {
       say (a, FALSE, "%s: no such NUMA node", place);
@@ -264,15 +256,15 @@ apply_claim_target (Apply *a, const HpdPool *pool, guint32 node, guint64 target)
     {
       HpdPoolTarget t = hpd_pool_target_for_minimum (&now, pool->can_overcommit, target);
 
-      if (!hpd_daemon_check_pool_memory (a->daemon, pool, target, &error) ||
-          !hpd_pool_apply (a->kernel, pool, &t, &alloc, NULL, &after, &error))
+      if (!hpd_pool_model_apply (a->daemon, pool, &t, target, &alloc, NULL, &after, &error))
         {
           say (a, FALSE, "%s: %s", place, error->message);
           return;
         }
       got = hpd_pool_counters_kept (&now, &after);
     }
-  else if (!hpd_pool_apply_node (a->kernel, pool, node, target, &alloc, NULL, &got, &error))
+  else if (!hpd_pool_model_apply_node (a->daemon, pool, &now, node, target, FALSE, &alloc, NULL,
+                                       &got, &error))
     {
       say (a, FALSE, "%s: %s", place, error->message);
       return;
@@ -304,32 +296,29 @@ static void
 apply_claims (Apply *a, const HpdConfig *config)
 {
   GPtrArray *pools = hpd_daemon_get_pools (a->daemon);
-  const char *root = hpd_kernel_get_root (a->kernel);
 
   for (guint i = 0; i < pools->len; i++)
     {
       const HpdPool *pool = g_ptr_array_index (pools, i);
-      guint64 claimed = hpd_claims_sum (a->claims, pool->size, HPD_CLAIM_ALL_NODES);
-      guint64 base = 0;
+      g_auto(HpdPoolModel) model = { 0, };
+      guint64 ignored;
 
-      if (claimed == 0)
+      hpd_pool_model_init (&model, a->daemon, pool, config);
+      if (hpd_pool_model_claimed (&model, HPD_CLAIM_ALL_NODES) == 0)
         continue;
-      if (!hpd_apply_configured_minimum (config, pool, &base))
-        {
-          /* run again after boot: the base SetMinimum set since */
-          hpd_requested_lookup (root, pool->name, &base);
-          apply_claim_target (a, pool, HPD_CLAIM_ALL_NODES,
-                              base > G_MAXUINT64 - claimed ? G_MAXUINT64 : base + claimed);
-        }
+      /* a configured minimum was applied with the claims on top: run
+       * again after boot, the base is the model's (a SetMinimum since) */
+      if (!hpd_pool_configured_minimum (config, pool, &ignored))
+        apply_claim_target (a, pool, HPD_CLAIM_ALL_NODES, hpd_pool_model_target (&model));
       for (guint j = 0; j < pool->nodes->len; j++)
         {
           guint node = g_array_index (pool->nodes, guint, j);
-          guint64 on_node = hpd_claims_sum (a->claims, pool->size, node);
-          guint64 configured = configured_node_pages (config, pool, node);
 
-          if (on_node > 0)
-            apply_claim_target (a, pool, node, configured > G_MAXUINT64 - on_node
-                                                 ? G_MAXUINT64 : configured + on_node);
+          if (hpd_pool_model_claimed (&model, node) > 0)
+            apply_claim_target (a, pool, node,
+                                hpd_pool_model_node_target (&model, node,
+                                                            configured_node_pages (config, pool,
+                                                                                   node)));
         }
     }
   /* claims on nodes this machine does not have */
@@ -561,7 +550,7 @@ hpd_apply_configuration (HpdDaemon *daemon, GString *report)
   g_autoptr(HpdConfig) config = hpd_config_load_root (hpd_kernel_get_root (kernel));
   g_auto(HpdTunables) t = { 0, };
   g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (daemon);
-  Apply a = { daemon, kernel, report, TRUE, claims };
+  Apply a = { daemon, kernel, report, TRUE, config, claims };
   ThpWalk w = { &a, &t };
 
   /* a bad line is a failure, but the rest still applies */

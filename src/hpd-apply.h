@@ -21,10 +21,6 @@ gboolean hpd_apply_configuration (HpdDaemon *daemon, GString *report);
 /* What --apply and the Drift property share. */
 /* The pool a [pool SIZE] section means (0: the default size), or NULL. */
 const HpdPool *hpd_apply_find_pool (HpdDaemon *daemon, guint64 size);
-/* The minimum @config gives @pool in pages ([pool SIZE], else [pool
- * DEFAULT] for the default size); FALSE when it sets none. */
-gboolean hpd_apply_configured_minimum (const HpdConfig *config, const HpdPool *pool,
-                                       guint64 *pages);
 
 /* Pages from a configured amount; FALSE if memory is not whole pages. */
 gboolean hpd_apply_to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages);

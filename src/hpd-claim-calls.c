@@ -10,49 +10,31 @@
 #include "hpd-claim-calls.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
+#include "hpd-pool-model.h"
 #include "hpd-requested.h"
-
-static guint64
-add_saturating (guint64 a, guint64 b)
-{
-  return a > G_MAXUINT64 - b ? G_MAXUINT64 : a + b;
-}
-
-static guint64
-sub_saturating (guint64 a, guint64 b)
-{
-  return a > b ? a - b : 0;
-}
 
 GVariant *
 hpd_claims_to_variant (GPtrArray *claims)
 {
   GVariantBuilder b;
 
-  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sttu)"));
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < claims->len; i++)
     {
       const HpdClaim *c = g_ptr_array_index (claims, i);
 
-      g_variant_builder_add (&b, "(sttu)", c->consumer, c->page_size, c->pages, c->node);
+      g_variant_builder_open (&b, G_VARIANT_TYPE ("a{sv}"));
+      g_variant_builder_add (&b, "{sv}", "consumer", g_variant_new_string (c->consumer));
+      g_variant_builder_add (&b, "{sv}", "page-size", g_variant_new_uint64 (c->page_size));
+      g_variant_builder_add (&b, "{sv}", "pages", g_variant_new_uint64 (c->pages));
+      /* a claim on the whole pool has no node, as Claim's options */
+      if (c->node != HPD_CLAIM_ALL_NODES)
+        g_variant_builder_add (&b, "{sv}", "node", g_variant_new_uint32 (c->node));
+      g_variant_builder_add (&b, "{sv}", "uid", g_variant_new_uint32 (c->uid));
+      g_variant_builder_add (&b, "{sv}", "persisted", g_variant_new_boolean (c->persisted));
+      g_variant_builder_close (&b);
     }
   return g_variant_builder_end (&b);
-}
-
-/* Main thread only (the configuration cache). */
-static gboolean
-configured_base (HpdDaemon *daemon, const HpdPool *pool, guint64 *pages)
-{
-  return hpd_apply_configured_minimum (hpd_daemon_get_config (daemon, NULL), pool, pages);
-}
-
-gboolean
-hpd_claims_base (HpdDaemon *daemon, const HpdPool *pool, guint64 *base)
-{
-  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
-
-  return hpd_requested_lookup (hpd_kernel_get_root (kernel), pool->name, base) ||
-         configured_base (daemon, pool, base);
 }
 
 static const HpdPool *
@@ -77,8 +59,7 @@ typedef struct {
   guint64 pages;             /* the claim; 0 for a release */
   gboolean persist;
   HpdAllocOptions alloc;
-  gboolean has_configured_base;
-  guint64 configured_base;
+  HpdPoolModel model;        /* the configured base as read on arrival */
   guint32 uid;               /* the caller, once authorized */
   /* worker results, for the log */
   guint64 old_pages;
@@ -91,6 +72,7 @@ static void
 claim_op_free (ClaimOp *op)
 {
   g_clear_object (&op->daemon);
+  hpd_pool_model_clear (&op->model);
   g_free (op->consumer);
   g_free (op);
 }
@@ -103,41 +85,6 @@ place_text (const ClaimOp *op)
                                                             op->pool->name, op->node);
 }
 
-/* Worker thread: the base. The first claim on a size takes the pool as it
- * is for the base (whoever made it: the administrator, a program that
- * writes sysfs); it is recorded then, so that pages another program writes
- * later are not mistaken for it. */
-static guint64
-resolve_base (ClaimOp *op, GPtrArray *claims, const HpdPoolCounters *now)
-{
-  const char *root = hpd_kernel_get_root (hpd_daemon_get_kernel (op->daemon));
-  guint64 claimed = hpd_claims_sum (claims, op->pool->size, HPD_CLAIM_ALL_NODES);
-  guint64 base;
-
-  if (claimed > 0 && hpd_requested_lookup (root, op->pool->name, &base))
-    return base;
-  base = claimed > 0 && op->has_configured_base
-    ? op->configured_base
-    : sub_saturating (hpd_pool_counters_minimum (now), claimed);
-  hpd_requested_note (root, op->pool->name, base);
-  return base;
-}
-
-/* Where a pool (or node) at @current goes when a claim changes from @old to
- * @new pages and the target is @target: a growing claim adds what it adds,
- * to at least the target (pages someone else added stay theirs); a
- * shrinking one takes back what it gave up, never below the target, and
- * nothing when the pool is already at or below it. */
-static guint64
-plan (guint64 current, guint64 target, guint64 old, guint64 new)
-{
-  if (new >= old)
-    return MAX (target, add_saturating (current, new - old));
-  if (current <= target)
-    return current;
-  return MAX (target, sub_saturating (current, old - new));
-}
-
 static GVariant *
 apply_claim (gpointer data, GCancellable *cancellable, GError **error)
 {
@@ -145,12 +92,17 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
   HpdKernel *kernel = hpd_daemon_get_kernel (op->daemon);
   const char *root = hpd_kernel_get_root (kernel);
   const HpdPool *pool = op->pool;
-  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (op->daemon);
-  const HpdClaim *existing = hpd_claims_find (claims, op->consumer, pool->size, op->node);
+  HpdPoolModel *model = &op->model;
+  const HpdClaim *existing;
   g_auto(HpdPoolCounters) now = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
   guint64 base, pool_target, current, wanted, held, shortfall;
+  gboolean grows;
 
+  /* the claims and the recorded base as they are now, not as the call
+   * found them: another change may have run in between */
+  hpd_pool_model_reload (model, op->daemon);
+  existing = hpd_claims_find (model->claims, op->consumer, pool->size, op->node);
   if (op->release && existing == NULL)
     {
       g_autofree char *place = place_text (op);
@@ -161,42 +113,43 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
   /* the limits again, against the claims and pools as they are now:
    * calls validated together on arrival must not all get through */
   if (!op->release &&
-      !hpd_claims_check_room (claims, op->consumer, pool->size, op->node, error))
+      !hpd_claims_check_room (model->claims, op->consumer, pool->size, op->node, error))
     return NULL;
   op->old_pages = existing != NULL ? existing->pages : 0;
   if (!hpd_pool_read (kernel, pool, &now, error))
     return NULL;
 
-  base = resolve_base (op, claims, &now);
-  pool_target = add_saturating (base,
-                                add_saturating (sub_saturating (hpd_claims_sum (claims, pool->size,
-                                                                                HPD_CLAIM_ALL_NODES),
-                                                                op->old_pages),
-                                                op->pages));
-  if (!op->release && op->pages > op->old_pages &&
-      !hpd_daemon_check_pool_memory (op->daemon, pool, pool_target, error))
-    return NULL;
+  /* recorded, so that pages another program writes later are not
+   * mistaken for the base */
+  base = hpd_pool_model_claim_base (model, &now);
+  if (!model->has_requested || model->requested != base)
+    hpd_requested_note (root, pool->name, base);
+  pool_target = hpd_pool_model_target_with_claim (model, base, op->old_pages, op->pages);
+  grows = !op->release && op->pages > op->old_pages;
   current = hpd_pool_counters_minimum (&now);
 
   if (op->node == HPD_CLAIM_ALL_NODES)
     {
       op->target = pool_target;
-      wanted = plan (current, pool_target, op->old_pages, op->pages);
+      wanted = hpd_pool_plan_claim (current, pool_target, op->old_pages, op->pages);
       if (wanted != current)
         {
           HpdPoolTarget target = hpd_pool_target_for_minimum (&now, pool->can_overcommit, wanted);
 
-          if (!hpd_pool_apply (kernel, pool, &target, &op->alloc, cancellable, &after, error))
+          if (!hpd_pool_model_apply (op->daemon, pool, &target, grows ? pool_target : 0,
+                                     &op->alloc, cancellable, &after, error))
             return NULL;
           held = hpd_pool_counters_kept (&now, &after);
         }
+      else if (grows && !hpd_pool_model_check_memory (op->daemon, pool, pool_target, error))
+        return NULL;
       else
         held = current;
     }
   else
     {
       const HpdNodeCounters *n = hpd_pool_counters_node (&now, op->node);
-      guint64 node_current, node_claims;
+      guint64 node_current;
 
       if (n == NULL)
         {
@@ -204,26 +157,25 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
                        "NUMA node %u has no %s pool", op->node, pool->name);
           return NULL;
         }
-      node_current = sub_saturating (n->total, n->surplus);
-      node_claims = add_saturating (sub_saturating (hpd_claims_sum (claims, pool->size, op->node),
-                                                    op->old_pages),
-                                    op->pages);
-      op->target = node_claims;
-      wanted = plan (node_current, node_claims, op->old_pages, op->pages);
-      /* a node gives back only what the pool as a whole can spare */
-      if (wanted < node_current)
-        wanted = MAX (wanted, sub_saturating (node_current, sub_saturating (current, pool_target)));
+      if (grows && !hpd_pool_model_check_memory (op->daemon, pool, pool_target, error))
+        return NULL;
+      node_current = hpd_node_counters_minimum (n);
+      op->target = hpd_pool_target_of (hp_sub_saturating (hpd_pool_model_claimed (model, op->node),
+                                                          op->old_pages),
+                                       op->pages);
+      wanted = hpd_pool_plan_node_claim (node_current, op->target, current, pool_target,
+                                         op->old_pages, op->pages);
       if (wanted != node_current)
         {
-          if (!hpd_pool_apply_node (kernel, pool, op->node, wanted, &op->alloc, cancellable,
-                                    &held, error))
+          if (!hpd_pool_model_apply_node (op->daemon, pool, &now, op->node, wanted, FALSE,
+                                          &op->alloc, cancellable, &held, error))
             return NULL;
         }
       else
         held = node_current;
     }
   op->kernel_after = held;
-  shortfall = sub_saturating (op->target, held);
+  shortfall = hp_sub_saturating (op->target, held);
 
   if (op->release)
     {
@@ -243,7 +195,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
 
       if (!hpd_claims_store (root, &claim, op->persist, error))
         return NULL;
-      return g_variant_new ("(t)", sub_saturating (op->pages, shortfall));
+      return g_variant_new ("(t)", hp_sub_saturating (op->pages, shortfall));
     }
 }
 
@@ -313,11 +265,10 @@ static ClaimOp *
 validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean release,
           guint64 pages, const ClaimOptions *opts, GError **error)
 {
-  g_autoptr(GPtrArray) claims = NULL;
+  g_auto(HpdPoolModel) model = { 0, };
   const HpdPool *pool;
   const HpdClaim *existing;
   ClaimOp *op;
-  guint64 base = 0, target;
 
   if (!hpd_claim_consumer_valid (consumer, error) ||
       (pool = find_pool (daemon, page_size, error)) == NULL)
@@ -329,8 +280,8 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
       return NULL;
     }
 
-  claims = hpd_daemon_get_claims (daemon);
-  existing = hpd_claims_find (claims, consumer, pool->size, opts->node);
+  hpd_pool_model_init (&model, daemon, pool, hpd_daemon_get_config (daemon, NULL));
+  existing = hpd_claims_find (model.claims, consumer, pool->size, opts->node);
   if (release && existing == NULL)
     {
       g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "%s holds no claim on %s pages%s",
@@ -345,26 +296,19 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
                                "A claim is at least one page; Release removes a claim");
           return NULL;
         }
-      if (!hpd_claims_check_room (claims, consumer, pool->size, opts->node, error))
-        return NULL;
-      /* as resolve_base () will: without claims yet, or a known base,
-       * the pool as it is now stands for it */
-      if (hpd_claims_sum (claims, pool->size, HPD_CLAIM_ALL_NODES) == 0 ||
-          !hpd_claims_base (daemon, pool, &base))
-        {
-          g_auto(HpdPoolCounters) now = { 0, };
+      g_auto(HpdPoolCounters) now = { 0, };
+      guint64 base;
 
-          if (!hpd_pool_read (hpd_daemon_get_kernel (daemon), pool, &now, error))
-            return NULL;
-          base = sub_saturating (hpd_pool_counters_minimum (&now),
-                                 hpd_claims_sum (claims, pool->size, HPD_CLAIM_ALL_NODES));
-        }
-      target = add_saturating (base,
-                               add_saturating (sub_saturating (hpd_claims_sum (claims, pool->size,
-                                                                               HPD_CLAIM_ALL_NODES),
-                                                               existing ? existing->pages : 0),
-                                               pages));
-      if (!hpd_daemon_check_pool_memory (daemon, pool, target, error))
+      if (!hpd_claims_check_room (model.claims, consumer, pool->size, opts->node, error) ||
+          !hpd_pool_read (hpd_daemon_get_kernel (daemon), pool, &now, error))
+        return NULL;
+      base = hpd_pool_model_claim_base (&model, &now);
+      if (!hpd_pool_model_check_memory (daemon, pool,
+                                        hpd_pool_model_target_with_claim (&model, base,
+                                                                          existing ? existing->pages
+                                                                                   : 0,
+                                                                          pages),
+                                        error))
         return NULL;
     }
 
@@ -382,7 +326,8 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
     .drop_caches = opts->drop_caches,
     .report = &op->report,
   };
-  op->has_configured_base = configured_base (daemon, pool, &op->configured_base);
+  op->model = model;
+  model = (HpdPoolModel) { 0, };
   return op;
 }
 
@@ -461,23 +406,7 @@ void
 hpd_claim_calls_get (const HpdCall *call)
 {
   g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (call->daemon);
-  GVariantBuilder b;
 
-
-  g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
-  for (guint i = 0; i < claims->len; i++)
-    {
-      const HpdClaim *c = g_ptr_array_index (claims, i);
-
-      g_variant_builder_open (&b, G_VARIANT_TYPE ("a{sv}"));
-      g_variant_builder_add (&b, "{sv}", "consumer", g_variant_new_string (c->consumer));
-      g_variant_builder_add (&b, "{sv}", "page-size", g_variant_new_uint64 (c->page_size));
-      g_variant_builder_add (&b, "{sv}", "pages", g_variant_new_uint64 (c->pages));
-      if (c->node != HPD_CLAIM_ALL_NODES)
-        g_variant_builder_add (&b, "{sv}", "node", g_variant_new_uint32 (c->node));
-      g_variant_builder_add (&b, "{sv}", "uid", g_variant_new_uint32 (c->uid));
-      g_variant_builder_add (&b, "{sv}", "persisted", g_variant_new_boolean (c->persisted));
-      g_variant_builder_close (&b);
-    }
-  g_dbus_method_invocation_return_value (call->invocation, g_variant_new ("(aa{sv})", &b));
+  g_dbus_method_invocation_return_value (call->invocation,
+                                         g_variant_new ("(@aa{sv})", hpd_claims_to_variant (claims)));
 }

@@ -393,7 +393,7 @@ hpd_claims_sum (GPtrArray *claims, guint64 page_size, guint32 node)
 
       if (c->page_size != page_size || (node != HPD_CLAIM_ALL_NODES && c->node != node))
         continue;
-      sum = c->pages > G_MAXUINT64 - sum ? G_MAXUINT64 : sum + c->pages;
+      sum = hp_add_saturating (sum, c->pages);
     }
   return sum;
 }

@@ -121,9 +121,4 @@ guint64 hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool);
  * pool's maximum, may be set to. */
 guint64 hpd_daemon_get_pool_memory_limit (HpdDaemon *self);
 
-/* LimitExceeded if @pool holding @pages pages, next to what the other pools
- * hold now, would pass the limit; InvalidArgs if the bytes overflow. */
-gboolean hpd_daemon_check_pool_memory (HpdDaemon *self, const HpdPool *pool,
-                                       guint64 pages, GError **error);
-
 G_END_DECLS

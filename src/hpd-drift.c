@@ -9,7 +9,9 @@
 #include "hpd-daemon.h"
 #include "hpd-drift.h"
 #include "hpd-mounts.h"
+#include "hpd-options.h"
 #include "hpd-parse.h"
+#include "hpd-pool-model.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 
@@ -19,8 +21,8 @@
 typedef struct {
   HpdDaemon *daemon;
   HpdKernel *kernel;
-  GVariantBuilder state;   /* a(sss) */
-  GVariantBuilder drift;   /* a(ssss) */
+  GVariantBuilder state;   /* aa{sv} */
+  GVariantBuilder drift;   /* aa{sv} */
   gboolean want_drift;
   const HpdConfig *config;
   HpdTunables tunables;
@@ -83,7 +85,7 @@ list (Walk *w, const char *key, const char *value, const HpdConfigOrigin *origin
   g_autofree char *where = origin->file
     ? g_strdup_printf ("%s:%u", origin->file, origin->line) : g_strdup ("");
 
-  g_variant_builder_add (&w->state, "(sss)", key, value, where);
+  hpd_record_add_strings (&w->state, "key", key, "value", value, "origin", where, NULL);
 }
 
 static void
@@ -102,7 +104,8 @@ drifted (Walk *w, const char *key, const char *configured, const char *actual,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_variant_builder_add (&w->drift, "(ssss)", key, configured, actual, message);
+  hpd_record_add_strings (&w->drift, "key", key, "configured", configured, "actual", actual,
+                          "message", message, NULL);
 }
 
 static void
@@ -125,6 +128,7 @@ typedef struct {
   const HpdConfigPool *shadow;/* for DEFAULT: the section of the real size */
   HpdPoolCounters counters;
   gboolean have_counters;
+  HpdPoolModel model;      /* the claims on top of the configured minimum */
 } PoolWalk;
 
 /* @floor: the kernel ends up with at least this (a maximum below the
@@ -158,9 +162,9 @@ node_setting (gpointer key, gpointer value, gpointer data)
   g_autofree char *what = g_strdup_printf ("Pages in the %s pool on node %u", p->name, node);
   const HpdNodeCounters *n = p->have_counters ? hpd_pool_counters_node (&p->counters, node) : NULL;
   gboolean shadowed = p->shadow != NULL && g_tree_lookup (p->shadow->nodes, key) != NULL;
-  guint64 node_minimum = n != NULL && n->total > n->surplus ? n->total - n->surplus : 0;
+  guint64 node_minimum = hpd_node_counters_minimum (n);
   /* the claims on the node come on top of its configured count */
-  guint64 claimed = p->pool != NULL ? hpd_claims_sum (p->w->claims, p->pool->size, node) : 0;
+  guint64 claimed = p->pool != NULL ? hpd_pool_model_claimed (&p->model, node) : 0;
 
   if (p->have_counters && n == NULL)
     {
@@ -172,7 +176,7 @@ node_setting (gpointer key, gpointer value, gpointer data)
       return FALSE;
     }
   pool_setting (p, name, value, !shadowed, 0,
-                node_minimum > claimed ? node_minimum - claimed : 0, what);
+                hp_sub_saturating (node_minimum, claimed), what);
   return FALSE;
 }
 
@@ -192,7 +196,10 @@ pool_section (gpointer key, gpointer value, gpointer data)
   /* the configured minimum is the administrator's base: consumers' claims
    * come on top of it, and are no drift */
   if (p.pool != NULL)
-    claimed = hpd_claims_sum (w->claims, p.pool->size, HPD_CLAIM_ALL_NODES);
+    {
+      hpd_pool_model_init_claims (&p.model, p.pool, w->claims);
+      claimed = hpd_pool_model_claimed (&p.model, HPD_CLAIM_ALL_NODES);
+    }
   what_min = claimed > 0
     ? g_strdup_printf ("Pages in the %s pool besides the %" G_GUINT64_FORMAT " claimed",
                        name, claimed)
@@ -213,13 +220,14 @@ pool_section (gpointer key, gpointer value, gpointer data)
     /* node counts, applied after the minimum, decide the pool's size */
     pool_setting (&p, "minimum", &cp->minimum,
                   !has_nodes && !(p.shadow && p.shadow->minimum.kind != HPD_CONFIG_UNSET), 0,
-                  kernel_minimum > claimed ? kernel_minimum - claimed : 0, what_min);
+                  hp_sub_saturating (kernel_minimum, claimed), what_min);
   if (cp->maximum.kind != HPD_CONFIG_UNSET)
     pool_setting (&p, "maximum", &cp->maximum,
                   !has_nodes && !(p.shadow && p.shadow->maximum.kind != HPD_CONFIG_UNSET),
-                  minimum > G_MAXUINT64 - claimed ? G_MAXUINT64 : minimum + claimed,
+                  hpd_pool_model_target_for_base (&p.model, minimum),
                   hpd_pool_counters_maximum (&counters), what_max);
   g_tree_foreach (cp->nodes, node_setting, &p);
+  hpd_pool_model_clear (&p.model);
   return FALSE;
 }
 
@@ -445,8 +453,8 @@ hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GVariant **state
     }
 
   w.want_drift = drift != NULL;
-  g_variant_builder_init (&w.state, G_VARIANT_TYPE ("a(sss)"));
-  g_variant_builder_init (&w.drift, G_VARIANT_TYPE ("a(ssss)"));
+  g_variant_builder_init (&w.state, G_VARIANT_TYPE ("aa{sv}"));
+  g_variant_builder_init (&w.drift, G_VARIANT_TYPE ("aa{sv}"));
   walk (&w, config);
   *state = g_variant_builder_end (&w.state);
   if (drift != NULL)

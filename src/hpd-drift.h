@@ -14,8 +14,8 @@ G_BEGIN_DECLS
 
 typedef struct _HpdDaemon HpdDaemon;
 
-/* @state: a(sss) (key, value, "FILE:LINE"); @drift (may be NULL): a(ssss)
- * (key, configured, actual, message). Both floating. @errors (may be NULL):
+/* @state: aa{sv} ("key", "value", "origin" as "FILE:LINE"); @drift (may be
+ * NULL): aa{sv} ("key", "configured", "actual", "message"). Both floating. @errors (may be NULL):
  * the configuration's errors and then the lines this kernel cannot follow
  * (a page size it lacks, a THP value that is none of the file's keywords),
  * "FILE:LINE: message", a NULL-terminated array of strings. */

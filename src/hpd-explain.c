@@ -21,7 +21,9 @@
 #include "hpd-hugetlbfs.h"
 #include "hpd-job.h"
 #include "hpd-mounts.h"
+#include "hpd-options.h"
 #include "hpd-parse.h"
+#include "hpd-pool-model.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 
@@ -49,7 +51,8 @@ add (Explain *e, const char *severity, const char *id, const char *fix,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_variant_builder_add (&e->builder, "(ssss)", severity, id, message, fix ? fix : "");
+  hpd_record_add_strings (&e->builder, "severity", severity, "id", id, "message", message,
+                          "fix", fix ? fix : "", NULL);
 }
 
 static guint64
@@ -205,24 +208,29 @@ static void
 check_claims (Explain *e)
 {
   GPtrArray *pools = hpd_daemon_get_pools (e->daemon);
-  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (e->daemon);
+  const HpdConfig *config = hpd_daemon_get_config (e->daemon, NULL);
 
   for (guint i = 0; i < pools->len; i++)
     {
       const HpdPool *pool = g_ptr_array_index (pools, i);
-      guint64 claimed = hpd_claims_sum (claims, pool->size, HPD_CLAIM_ALL_NODES);
+      g_auto(HpdPoolModel) model = { 0, };
+      GPtrArray *claims;
+      guint64 claimed;
       g_auto(HpdPoolCounters) c = { 0, };
       g_autoptr(GString) who = g_string_new (NULL);
       g_autoptr(GError) error = NULL;
       g_autofree char *id = NULL;
       g_autofree char *fix = NULL;
-      guint64 base = 0, target, minimum;
+      guint64 base, target, minimum;
 
+      hpd_pool_model_init (&model, e->daemon, pool, config);
+      claims = model.claims;
+      claimed = hpd_pool_model_claimed (&model, HPD_CLAIM_ALL_NODES);
       if (claimed == 0 || !hpd_pool_read (e->kernel, pool, &c, NULL))
         continue;
       /* unknown (no SetMinimum since boot, none configured): the claims alone */
-      hpd_claims_base (e->daemon, pool, &base);
-      target = base > G_MAXUINT64 - claimed ? G_MAXUINT64 : base + claimed;
+      hpd_pool_model_base (&model, &base);
+      target = hpd_pool_model_target (&model);
       minimum = hpd_pool_counters_minimum (&c);
 
       for (guint j = 0; j < claims->len; j++)
@@ -245,7 +253,7 @@ check_claims (Explain *e)
            claimed, pool->name, who->str, base, target);
       g_clear_pointer (&id, g_free);
 
-      if (!hpd_daemon_check_pool_memory (e->daemon, pool, target, &error))
+      if (!hpd_pool_model_check_memory (e->daemon, pool, target, &error))
         {
           id = g_strdup_printf ("claims-exceed-%s", pool->name);
           add (e, "warning", id, "hugepagesctl claims; release what is not needed",
@@ -273,8 +281,8 @@ check_claims (Explain *e)
       for (guint j = 0; c.nodes != NULL && j < c.nodes->len; j++)
         {
           const HpdNodeCounters *n = &g_array_index (c.nodes, HpdNodeCounters, j);
-          guint64 on_node = hpd_claims_sum (claims, pool->size, n->node);
-          guint64 node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
+          guint64 on_node = hpd_pool_model_node_target (&model, n->node, 0);
+          guint64 node_minimum = hpd_node_counters_minimum (n);
 
           if (node_minimum >= on_node)
             continue;
@@ -558,7 +566,7 @@ check_configuration (Explain *e)
   g_autoptr(GVariant) drift = NULL;
   g_autoptr(GPtrArray) errors = NULL;
   GVariantIter iter;
-  const char *key, *configured, *actual, *message;
+  GVariant *record;
 
   hpd_boot_hook_read (hpd_kernel_get_root (e->kernel), &hook);
   hpd_drift_describe (e->daemon, config, &state, &drift, &errors);
@@ -584,9 +592,17 @@ check_configuration (Explain *e)
     add (e, "warning", "apply-at-boot", hook.fix, "%s", hook.message);
 
   g_variant_iter_init (&iter, drift);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
-    add (e, "warning", "config-drift", reapply_command (&hook),
-         "%s differs from the configuration (%s = %s): %s", key, key, configured, message);
+  while (g_variant_iter_next (&iter, "@a{sv}", &record))
+    {
+      g_autoptr(GVariant) owned = record;
+      const char *key = "", *configured = "", *message = "";
+
+      g_variant_lookup (record, "key", "&s", &key);
+      g_variant_lookup (record, "configured", "&s", &configured);
+      g_variant_lookup (record, "message", "&s", &message);
+      add (e, "warning", "config-drift", reapply_command (&hook),
+           "%s differs from the configuration (%s = %s): %s", key, key, configured, message);
+    }
 }
 
 GVariant *
@@ -596,7 +612,7 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
   g_auto(HpdTunables) t = { 0, };
   g_autoptr(GPtrArray) mounts = NULL;
 
-  g_variant_builder_init (&e.builder, G_VARIANT_TYPE ("a(ssss)"));
+  g_variant_builder_init (&e.builder, G_VARIANT_TYPE ("aa{sv}"));
   e.daemon = daemon;
   e.kernel = hpd_daemon_get_kernel (daemon);
   hpd_kernel_read_text (e.kernel, "proc/meminfo", &e.meminfo, NULL);

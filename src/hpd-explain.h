@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* Explain: hugeadm --explain's checks and the ones it lacks, as a list of
- * (severity, id, message, fix). Ids are stable so frontends and scripts
+ * records (aa{sv}: "severity", "id", "message", "fix"). Ids are stable so frontends and scripts
  * can act on them; fixes name the hugepagesctl command (and so the method)
  * that helps. Reads only. */
 #pragma once

@@ -11,9 +11,13 @@
  *   GetAll, GetManagedObjects) runs the object's refresh function first
  *   (installed here), a method reads what it needs when it runs, and a
  *   change reads back what the kernel kept. Nothing is kept between calls.
- *   Reads within one main loop turn share one refresh: every call that
- *   turn dispatches arrived before the first read began, so whatever its
- *   caller changed before calling is seen. While somebody watches, the
+ *   Reads within one main loop turn share one refresh, and the main
+ *   thread's reads one read of each file and one parse of mountinfo
+ *   (hpd_kernel_turn_lookup): every call that turn dispatches arrived
+ *   before the first read began, so whatever its caller changed before
+ *   calling is seen; a write through the service ends the turn's values.
+ *   sysfs and procfs files stay open and are read with pread() from
+ *   offset 0, which makes the kernel produce the value anew. While somebody watches, the
  *   same refresh runs on a timer (hpd-watchers.h) and the skeletons send
  *   PropertiesChanged; mount changes also come at once from the mount
  *   monitor (hpd_daemon_refresh_mounts).

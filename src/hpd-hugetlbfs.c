@@ -6,12 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <linux/openat2.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -19,6 +17,7 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-hugetlbfs.h"
+#include "hpd-open.h"
 
 gboolean
 hpd_mount_scope_parse (const char *text, HpdMountScope *scope, GError **error)
@@ -476,11 +475,7 @@ hpd_hugetlbfs_adopt (const char *root, const HpdMountSpec *spec, gboolean secure
 static int
 open_beneath_no_links (const char *path, GError **error)
 {
-  struct open_how how = {
-    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-  };
-  long fd = syscall (SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  int fd = hpd_open_no_links (path, O_PATH | O_DIRECTORY);
 
   if (fd < 0)
     {
@@ -490,7 +485,7 @@ open_beneath_no_links (const char *path, GError **error)
                    "Cannot open %s without following links: %s", path, g_strerror (saved_errno));
       return -1;
     }
-  return (int) fd;
+  return fd;
 }
 
 /* True when @path is one of our mount points: <base>/[global/|user/N/|group/N/]pagesize-S */

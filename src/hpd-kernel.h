@@ -50,4 +50,21 @@ gboolean hpd_kernel_write_text (HpdKernel *self, const char *relative,
 GPtrArray *hpd_kernel_list_dir (HpdKernel *self, const char *relative,
                                 GError **error);
 
+/* Values made from kernel files, shared for the rest of one main loop turn
+ * by the reads of the thread that runs the main loop (hpd-fresh.h: every
+ * call dispatched in a turn arrived before its first read began). Every
+ * hpd_kernel_read_*() uses it for the file's contents; a caller keeps what
+ * it made from them (parsed mounts) under a key that starts with ':'.
+ * Elsewhere (worker threads, tests without a main loop) lookups find
+ * nothing and nothing is stored. A write through hpd_kernel_write_*() from
+ * any thread ends the turn's values.
+ *
+ * Take hpd_kernel_get_writes() before reading and pass it to the store,
+ * which owns @data from then on (freeing it at once when it cannot keep
+ * it). The lookup's value is borrowed until the next store or turn. */
+gconstpointer hpd_kernel_turn_lookup (HpdKernel *self, const char *key);
+gint hpd_kernel_get_writes (HpdKernel *self);
+gboolean hpd_kernel_turn_store (HpdKernel *self, const char *key, gint writes,
+                                gpointer data, GDestroyNotify destroy);
+
 G_END_DECLS

@@ -3,30 +3,16 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <string.h>
 
 #include "hpd-last-alloc.h"
-
-static GKeyFile *
-load (const char *path)
-{
-  GKeyFile *file = g_key_file_new ();
-  g_autoptr(GError) error = NULL;
-
-  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &error) &&
-      !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-    g_debug ("Ignoring %s: %s", path, error->message);
-  return file;
-}
+#include "hpd-run-state.h"
 
 void
 hpd_last_alloc_save (const char *root, const char *pool_name, const HpdAllocReport *r)
 {
-  g_autofree char *path = g_build_filename (root, HPD_LAST_ALLOC_FILE, NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GKeyFile) file = load (path);
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GKeyFile) file = hpd_run_state_load (root, HPD_LAST_ALLOC_FILE);
+  g_autofree char *what = g_strdup_printf ("the last %s allocation", pool_name);
 
   /* the whole group anew: a node change after a pool change has no
    * pool-wide leftovers, and the other way round */
@@ -40,20 +26,13 @@ hpd_last_alloc_save (const char *root, const char *pool_name, const HpdAllocRepo
   g_key_file_set_string (file, pool_name, "mode", r->hard ? "hard" : "plain");
   g_key_file_set_uint64 (file, pool_name, "writes", r->writes);
 
-  if (g_mkdir_with_parents (dir, 0755) < 0)
-    {
-      int e = errno;
-      g_warning ("Cannot create %s: %s", dir, g_strerror (e));
-    }
-  else if (!g_key_file_save_to_file (file, path, &error))
-    g_warning ("Cannot remember the last %s allocation: %s", pool_name, error->message);
+  hpd_run_state_save (root, HPD_LAST_ALLOC_FILE, file, what);
 }
 
 gboolean
 hpd_last_alloc_load (const char *root, const char *pool_name, HpdAllocReport *r)
 {
-  g_autofree char *path = g_build_filename (root, HPD_LAST_ALLOC_FILE, NULL);
-  g_autoptr(GKeyFile) file = load (path);
+  g_autoptr(GKeyFile) file = hpd_run_state_load (root, HPD_LAST_ALLOC_FILE);
   g_autoptr(GError) error = NULL;
   g_autofree char *mode = NULL;
   guint64 node = 0, writes = 0;
@@ -81,7 +60,7 @@ hpd_last_alloc_load (const char *root, const char *pool_name, HpdAllocReport *r)
   if (error != NULL || node > G_MAXUINT32 || writes > G_MAXUINT32 ||
       (g_strcmp0 (mode, "hard") != 0 && g_strcmp0 (mode, "plain") != 0))
     {
-      g_debug ("Ignoring the last %s allocation in %s: %s", pool_name, path,
+      g_debug ("Ignoring the last %s allocation in %s: %s", pool_name, HPD_LAST_ALLOC_FILE,
                error != NULL ? error->message : "a value out of range");
       memset (r, 0, sizeof *r);
       return FALSE;

@@ -51,12 +51,13 @@ hpd_manager_refresh_tunables (HpdManager *self)
 
   hpd_tunables_read (hpd_daemon_get_kernel (self->daemon), &t);
   hp_dbus_manager_set_shm_max (iface, t.shmmax);
-  hp_dbus_manager_set_shm_all (iface, t.shmall);
+  hp_dbus_manager_set_shm_all_pages (iface, t.shmall);
   hp_dbus_manager_set_shm_group (iface, t.shm_group);
   hp_dbus_manager_set_min_free_kbytes (iface, t.min_free_kbytes);
   hp_dbus_manager_set_recommended_shm_max (iface, shmmax);
-  hp_dbus_manager_set_recommended_shm_all (iface,
-                                           hpd_recommend_shmall (shmmax, (guint64) sysconf (_SC_PAGESIZE)));
+  hp_dbus_manager_set_recommended_shm_all_pages (iface,
+                                                 hpd_recommend_shmall (shmmax,
+                                                                       (guint64) sysconf (_SC_PAGESIZE)));
   hp_dbus_manager_set_recommended_min_free_kbytes (iface,
                                                    hpd_tunables_recommended_min_free_kbytes (self->daemon));
   hp_dbus_manager_set_zone_movable_supported (iface, t.zone_movable_file != NULL);
@@ -86,7 +87,7 @@ overrides_to_variant (const HpdConfig *config)
 {
   GVariantBuilder b;
 
-  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sssss)"));
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < config->overrides->len; i++)
     {
       const HpdConfigOverride *o = g_ptr_array_index (config->overrides, i);
@@ -94,7 +95,8 @@ overrides_to_variant (const HpdConfig *config)
       g_autofree char *overridden = g_strdup_printf ("%s:%u", o->overridden_origin.file,
                                                      o->overridden_origin.line);
 
-      g_variant_builder_add (&b, "(sssss)", o->key, o->value, origin, o->overridden, overridden);
+      hpd_record_add_strings (&b, "key", o->key, "value", o->value, "origin", origin,
+                              "overridden", o->overridden, "overridden-origin", overridden, NULL);
     }
   return g_variant_builder_end (&b);
 }

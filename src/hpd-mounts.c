@@ -6,16 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <linux/openat2.h>
 #include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-mounts.h"
+#include "hpd-open.h"
 #include "hpd-options.h"
 
 #define MAX_PATH_LENGTH 4096
@@ -29,23 +28,18 @@
 static void
 read_root_facts (HpdMountInfo *info, const char *root)
 {
-  struct open_how how = {
-    .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-  };
   gboolean real = g_str_equal (root, "/");
   struct statx stx;
-  long fd;
-  int r;
+  int fd, r;
 
   if (!real && !(g_str_has_prefix (info->path, root) && info->path[strlen (root)] == '/'))
     return;
-  fd = syscall (SYS_openat2, AT_FDCWD, info->path, &how, sizeof how);
+  fd = hpd_open_no_links (info->path, O_PATH | O_DIRECTORY);
   if (fd < 0)
     return;
-  r = statx ((int) fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+  r = statx (fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
              STATX_UID | STATX_GID | STATX_MODE | STATX_MNT_ID, &stx);
-  close ((int) fd);
+  close (fd);
   if (r < 0 || (stx.stx_mask & (STATX_UID | STATX_GID | STATX_MODE)) !=
       (STATX_UID | STATX_GID | STATX_MODE))
     return;
@@ -61,8 +55,13 @@ GPtrArray *
 hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
 {
   g_autofree char *text = NULL;
-  GPtrArray *mounts;
+  g_autofree char *key = g_strdup_printf (":mounts:%" G_GUINT64_FORMAT, default_page_size);
+  GPtrArray *mounts = (GPtrArray *) hpd_kernel_turn_lookup (kernel, key);
+  gint writes = hpd_kernel_get_writes (kernel);
 
+  /* parsed once per main loop turn, not once per page size (hpd-kernel.h) */
+  if (mounts != NULL)
+    return g_ptr_array_ref (mounts);
   if (!hpd_kernel_read_text (kernel, "proc/self/mountinfo", &text, NULL))
     return g_ptr_array_new_with_free_func ((GDestroyNotify) hpd_mount_info_free);
 
@@ -74,6 +73,8 @@ hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
         info->page_size = default_page_size;
       read_root_facts (info, hpd_kernel_get_root (kernel));
     }
+  hpd_kernel_turn_store (kernel, key, writes, g_ptr_array_ref (mounts),
+                         (GDestroyNotify) g_ptr_array_unref);
   return mounts;
 }
 
@@ -101,11 +102,11 @@ hpd_mounts_to_variant (GPtrArray *mounts, const char *root)
       g_variant_builder_add (&attrs, "{sv}", "managed",
                              g_variant_new_boolean (hpd_hugetlbfs_is_service_mount_point (root, m->path)));
       if (m->has_size)
-        g_variant_builder_add (&attrs, "{sv}", "size", g_variant_new_uint64 (m->size));
+        g_variant_builder_add (&attrs, "{sv}", "max-size", g_variant_new_uint64 (m->size));
       if (m->has_min_size)
         g_variant_builder_add (&attrs, "{sv}", "min-size", g_variant_new_uint64 (m->min_size));
       if (m->has_nr_inodes)
-        g_variant_builder_add (&attrs, "{sv}", "nr-inodes", g_variant_new_uint64 (m->nr_inodes));
+        g_variant_builder_add (&attrs, "{sv}", "max-inodes", g_variant_new_uint64 (m->nr_inodes));
       /* mountinfo is kernel text: never put a non-UTF-8 path on the bus */
       if (g_utf8_validate (m->path, -1, NULL))
         g_variant_builder_add (&builder, "(sa{sv})", m->path, &attrs);

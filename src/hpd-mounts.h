@@ -16,7 +16,8 @@
 G_BEGIN_DECLS
 
 /* The hugetlbfs mounts in <root>/proc/self/mountinfo; a mount that does not
- * name its page size has the default one. */
+ * name its page size has the default one. Shared by the main thread's reads
+ * of one main loop turn: the caller must not change the array. */
 GPtrArray *hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size);
 
 /* The owner, group and mode of the mount's root as they are, or as the

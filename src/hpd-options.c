@@ -101,3 +101,16 @@ hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
 
   return TRUE;
 }
+
+void
+hpd_record_add_strings (GVariantBuilder *builder, const char *first_key, ...)
+{
+  va_list args;
+
+  g_variant_builder_open (builder, G_VARIANT_TYPE_VARDICT);
+  va_start (args, first_key);
+  for (const char *key = first_key; key != NULL; key = va_arg (args, const char *))
+    g_variant_builder_add (builder, "{sv}", key, g_variant_new_string (va_arg (args, const char *)));
+  va_end (args);
+  g_variant_builder_close (builder);
+}

@@ -35,4 +35,10 @@ typedef struct {
 gboolean hpd_options_parse (GVariant *options, const HpdOption *known,
                             gsize n_known, GError **error);
 
+/* Adds one record of string fields to @builder (of aa{sv}): pairs of key
+ * and value, NULL-terminated. Records are dictionaries so that a field can
+ * be added without breaking clients. */
+void hpd_record_add_strings (GVariantBuilder *builder, const char *first_key,
+                             ...) G_GNUC_NULL_TERMINATED;
+
 G_END_DECLS

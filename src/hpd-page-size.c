@@ -13,6 +13,7 @@
 #include "hpd-mounts.h"
 #include "hpd-page-size.h"
 #include "hpd-persist.h"
+#include "hpd-pool-model.h"
 #include "hp-units.h"
 
 /* How long "hard" may keep trying unless the caller says otherwise. */
@@ -32,13 +33,20 @@ static void
 publish_counters (HpdPageSize *self, const HpdPoolCounters *c)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
-  g_autoptr(GVariantBuilder) nodes = g_variant_builder_new (G_VARIANT_TYPE ("a(utttt)"));
+  g_autoptr(GVariantBuilder) nodes = g_variant_builder_new (G_VARIANT_TYPE ("aa{sv}"));
 
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const HpdNodeCounters *n = &g_array_index (c->nodes, HpdNodeCounters, i);
-      g_variant_builder_add (nodes, "(utttt)", n->node, n->total, n->free, n->surplus,
-                             n->total > n->surplus ? n->total - n->surplus : 0);
+
+      g_variant_builder_open (nodes, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (nodes, "{sv}", "node", g_variant_new_uint32 (n->node));
+      g_variant_builder_add (nodes, "{sv}", "total", g_variant_new_uint64 (n->total));
+      g_variant_builder_add (nodes, "{sv}", "free", g_variant_new_uint64 (n->free));
+      g_variant_builder_add (nodes, "{sv}", "surplus", g_variant_new_uint64 (n->surplus));
+      g_variant_builder_add (nodes, "{sv}", "minimum",
+                             g_variant_new_uint64 (hpd_node_counters_minimum (n)));
+      g_variant_builder_close (nodes);
     }
 
   hp_dbus_manager_page_size_set_total (iface, c->total);
@@ -141,49 +149,17 @@ return_pages (GDBusMethodInvocation *invocation, guint64 pages)
   g_dbus_method_invocation_return_value (invocation, g_variant_new ("(t)", pages));
 }
 
-/* The pages consumers claimed of this size: SetMinimum sets the
- * administrator's base, and the kernel's pool is that plus the claims
- * (hpd-claim-calls.h). */
+/* SetMinimum sets the administrator's base; the kernel's pool is the
+ * model's target for it, the base plus every claim (hpd-pool-model.h). */
 static guint64
-claimed_pages (HpdPageSize *self)
+target_for_base (HpdPageSize *self, guint64 base, guint64 *claimed)
 {
-  g_autoptr(GPtrArray) claims =
-    hpd_daemon_get_claims (self->daemon);
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (self->daemon);
+  g_auto(HpdPoolModel) model = { 0, };
 
-  return hpd_claims_sum (claims, self->pool->size, HPD_CLAIM_ALL_NODES);
-}
-
-static guint64
-plus_claims (guint64 pages, guint64 claimed)
-{
-  return pages > G_MAXUINT64 - claimed ? G_MAXUINT64 : pages + claimed;
-}
-
-/* Whether @node of the pool at @now may hold @pages: the pool afterwards,
- * this node's new pages plus the others', within the memory limit. */
-static gboolean
-check_node_memory (HpdPageSize *self, const HpdPoolCounters *now, guint node, guint64 pages,
-                   GError **error)
-{
-  const HpdNodeCounters *n = hpd_pool_counters_node (now, node);
-  guint64 node_minimum, elsewhere;
-
-  if (n == NULL)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "NUMA node %u has no %s pool",
-                   node, self->pool->name);
-      return FALSE;
-    }
-  node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
-  elsewhere = hpd_pool_counters_minimum (now) > node_minimum
-    ? hpd_pool_counters_minimum (now) - node_minimum : 0;
-  if (pages > G_MAXUINT64 - elsewhere)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "%" G_GUINT64_FORMAT " pages is too many", pages);
-      return FALSE;
-    }
-  return hpd_daemon_check_pool_memory (self->daemon, self->pool, pages + elsewhere, error);
+  hpd_pool_model_init_claims (&model, self->pool, claims);
+  *claimed = hpd_pool_model_claimed (&model, HPD_CLAIM_ALL_NODES);
+  return hpd_pool_model_target_for_base (&model, base);
 }
 
 static const HpdPool *
@@ -340,7 +316,7 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
   g_auto(HpdPoolCounters) now = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
   HpdPoolTarget target;
-  guint64 result = 0, claimed = 0;
+  guint64 result = 0, claimed = 0, wanted = change->pages;
 
   switch (change->kind)
     {
@@ -350,20 +326,19 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
         {
           change->alloc.progress = progress_from_worker;
           change->alloc.progress_data = change;
-          claimed = claimed_pages (self);
+          wanted = target_for_base (self, change->pages, &claimed);
         }
       /* Plan against the pool as it is now, not as it was when the call
-       * arrived: another change may have run in between. The limit too:
-       * calls checked together on arrival must not all get through. */
-      if (!hpd_daemon_check_pool_memory (self->daemon, pool, plus_claims (change->pages, claimed),
-                                         error) ||
-          !hpd_pool_read (kernel, pool, &now, error))
+       * arrived: another change may have run in between. The limit too
+       * (checked by the apply step): calls checked together on arrival
+       * must not all get through. */
+      if (!hpd_pool_read (kernel, pool, &now, error))
         return NULL;
       target = change->kind == CHANGE_MINIMUM
-        ? hpd_pool_target_for_minimum (&now, pool->can_overcommit,
-                                       plus_claims (change->pages, claimed))
+        ? hpd_pool_target_for_minimum (&now, pool->can_overcommit, wanted)
         : hpd_pool_target_for_maximum (&now, change->pages);
-      if (!hpd_pool_apply (kernel, pool, &target, &change->alloc, cancellable, &after, error))
+      if (!hpd_pool_model_apply (self->daemon, pool, &target, wanted, &change->alloc,
+                                 cancellable, &after, error))
         return NULL;
       /* here, not once the reply is on its way: a Claim queued behind
        * this change reads it as the administrator's base */
@@ -376,16 +351,15 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
         ? hpd_pool_counters_kept (&now, &after)
         : MAX (hpd_pool_counters_maximum (&after), after.total);
       if (change->kind == CHANGE_MINIMUM)
-        result = result > claimed ? result - claimed : 0;
+        result = hp_sub_saturating (result, claimed);
       break;
 
     case CHANGE_NODE:
       change->alloc.progress = progress_from_worker;
       change->alloc.progress_data = change;
       if (!hpd_pool_read (kernel, pool, &now, error) ||
-          !check_node_memory (self, &now, change->node, change->pages, error) ||
-          !hpd_pool_apply_node (kernel, pool, change->node, change->pages,
-                                &change->alloc, cancellable, &result, error))
+          !hpd_pool_model_apply_node (self->daemon, pool, &now, change->node, change->pages,
+                                      TRUE, &change->alloc, cancellable, &result, error))
         return NULL;
       break;
 
@@ -408,14 +382,12 @@ static guint64
 allocation_left (Change *change)
 {
   g_auto(HpdPoolCounters) c = { 0, };
-  const HpdNodeCounters *n;
 
   if (!read_counters (change->self, &c, NULL))
     return 0;
   if (change->kind != CHANGE_NODE)
     return hpd_pool_counters_minimum (&c);
-  n = hpd_pool_counters_node (&c, change->node);
-  return n != NULL && n->total > n->surplus ? n->total - n->surplus : 0;
+  return hpd_node_counters_minimum (hpd_pool_counters_node (&c, change->node));
 }
 
 /* The last AllocationProgress, just before the reply: what the reply says. */
@@ -547,13 +519,12 @@ handle_pool_target (const HpdCall *call, ChangeKind kind)
   HpdAllocOptions alloc;
   HpdPoolTarget target;
   PoolOptions opts;
-  guint64 claimed = kind == CHANGE_MINIMUM ? claimed_pages (self) : 0;
-  guint64 pages;
+  guint64 pages, claimed = 0, wanted;
 
   g_variant_get (call->parameters, "(t@a{sv})", &pages, NULL);
+  wanted = kind == CHANGE_MINIMUM ? target_for_base (self, pages, &claimed) : pages;
   if (!read_pool_options (call, &opts, &alloc, &error) ||
-      !hpd_daemon_check_pool_memory (self->daemon, self->pool, plus_claims (pages, claimed),
-                                     &error) ||
+      !hpd_pool_model_check_memory (self->daemon, self->pool, wanted, &error) ||
       !read_counters (self, &now, &error))
     {
       hpd_job_return_error (invocation, error);
@@ -561,7 +532,7 @@ handle_pool_target (const HpdCall *call, ChangeKind kind)
     }
 
   target = kind == CHANGE_MINIMUM
-    ? hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, plus_claims (pages, claimed))
+    ? hpd_pool_target_for_minimum (&now, self->pool->can_overcommit, wanted)
     : hpd_pool_target_for_maximum (&now, pages);
 
   if (!self->pool->can_overcommit && target.maximum != target.minimum)
@@ -604,8 +575,6 @@ hpd_page_size_set_node_pages (const HpdCall *call)
   GDBusMethodInvocation *invocation = call->invocation;
   g_auto(HpdPoolCounters) now = { 0, };
   g_autoptr(GError) error = NULL;
-  const HpdNodeCounters *n;
-  guint64 node_minimum;
   HpdAllocOptions alloc;
   PoolOptions opts;
   guint32 node;
@@ -630,15 +599,14 @@ hpd_page_size_set_node_pages (const HpdCall *call)
       return;
     }
 
-  if (!check_node_memory (self, &now, node, pages, &error))
+  if (!hpd_pool_model_check_node_memory (self->daemon, self->pool, &now, node, pages, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
     }
-  n = hpd_pool_counters_node (&now, node);
-  node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
 
-  if (opts.dry_run || (pages == node_minimum && !opts.persist))
+  if (opts.dry_run ||
+      (pages == hpd_node_counters_minimum (hpd_pool_counters_node (&now, node)) && !opts.persist))
     return_pages (invocation, pages);
   else
     authorize_and_apply (self, invocation, CHANGE_NODE, node, pages, &alloc, opts.persist);

@@ -12,7 +12,7 @@
 gboolean
 hpd_parse_counter (const char *text, guint64 *value, GError **error)
 {
-  g_autofree char *copy = NULL;
+  char digits[21];
   gsize len;
 
   if (text == NULL)
@@ -24,15 +24,16 @@ hpd_parse_counter (const char *text, guint64 *value, GError **error)
   len = strlen (text);
   if (len > 0 && text[len - 1] == '\n')
     len--;
-  if (len == 0 || len > 20)
+  if (len == 0 || len >= sizeof digits)
     {
       g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED,
                            "malformed counter value from the kernel");
       return FALSE;
     }
 
-  copy = g_strndup (text, len);
-  return hp_parse_u64 (copy, value, error);
+  memcpy (digits, text, len);
+  digits[len] = '\0';
+  return hp_parse_u64 (digits, value, error);
 }
 
 gboolean
@@ -48,28 +49,21 @@ hpd_parse_meminfo (const char *text, const char *key, guint64 *value)
       if (strncmp (line, key, key_len) == 0 && line[key_len] == ':')
         {
           const char *p = line + key_len + 1;
-          guint64 v = 0;
-          gboolean any = FALSE;
+          char digits[21];
+          gsize len;
 
           while (*p == ' ' || *p == '\t')
             p++;
-          while (g_ascii_isdigit (*p))
-            {
-              guint64 digit = (guint64) (*p - '0');
-
-              if (v > (G_MAXUINT64 - digit) / 10)
-                return FALSE;
-              v = v * 10 + digit;
-              any = TRUE;
-              p++;
-            }
-          if (!any)
+          len = strspn (p, "0123456789");
+          if (len == 0 || len >= sizeof digits)
             return FALSE;
+          memcpy (digits, p, len);
+          digits[len] = '\0';
+          p += len;
           /* Only " kB" or nothing may follow. */
           if (*p != '\n' && *p != '\0' && strncmp (p, " kB", 3) != 0)
             return FALSE;
-          *value = v;
-          return TRUE;
+          return g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT64, value, NULL);
         }
 
       line = eol ? eol + 1 : NULL;
@@ -318,7 +312,7 @@ hpd_parse_buddyinfo_blocks (const char *text, guint order)
               guint shift = k - order;
               guint64 pieces = shift < 64 && count <= (G_MAXUINT64 >> shift)
                 ? count << shift : G_MAXUINT64;
-              total = pieces > G_MAXUINT64 - total ? G_MAXUINT64 : total + pieces;
+              total = hp_add_saturating (total, pieces);
             }
           k++;
         }

@@ -41,7 +41,13 @@ hpd_pool_counters_minimum (const HpdPoolCounters *c)
 {
   /* The counters are separate files, read one after the other: never let a
    * racing change make the difference negative. */
-  return c->total > c->surplus ? c->total - c->surplus : 0;
+  return hp_sub_saturating (c->total, c->surplus);
+}
+
+guint64
+hpd_node_counters_minimum (const HpdNodeCounters *n)
+{
+  return n != NULL ? hp_sub_saturating (n->total, n->surplus) : 0;
 }
 
 guint64
@@ -49,13 +55,13 @@ hpd_pool_counters_maximum (const HpdPoolCounters *c)
 {
   guint64 min = hpd_pool_counters_minimum (c);
 
-  return c->overcommit > G_MAXUINT64 - min ? G_MAXUINT64 : min + c->overcommit;
+  return hp_add_saturating (min, c->overcommit);
 }
 
 guint64
 hpd_pool_counters_kept (const HpdPoolCounters *before, const HpdPoolCounters *after)
 {
-  guint64 stuck = after->surplus > before->surplus ? after->surplus - before->surplus : 0;
+  guint64 stuck = hp_sub_saturating (after->surplus, before->surplus);
 
   return MIN (after->total, hpd_pool_counters_minimum (after) + stuck);
 }

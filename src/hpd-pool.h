@@ -50,6 +50,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdPoolCounters, hpd_pool_counters_clear)
 /* Derived values as hugeadm --pool-list shows them. */
 guint64 hpd_pool_counters_minimum (const HpdPoolCounters *c);
 guint64 hpd_pool_counters_maximum (const HpdPoolCounters *c);
+/* A node's persistent pages (total − surplus, never below 0); 0 for NULL,
+ * a node the pool does not have. */
+guint64 hpd_node_counters_minimum (const HpdNodeCounters *n);
 /* What a change of the minimum achieved: the Minimum read back, plus the
  * pages a shrink could not free because they are in use (the kernel keeps
  * them as new surplus pages and frees them when they are released). */

@@ -32,7 +32,8 @@ typedef struct {
   HpdDaemon *daemon;
   GPtrArray *writes;  /* Write */
   char *what;         /* for the log: "kernel.shmmax" */
-  const char *reply_file; /* the value the reply carries, for "(t)" */
+  char *reply_file;   /* the file whose value the reply carries */
+  char reply_type;    /* and its type: 't', 'u' or 'b' */
   char *persist;      /* configuration text to save, NULL: runtime only */
 } TunableCall;
 
@@ -51,22 +52,40 @@ tunable_call_free (TunableCall *call)
   g_clear_object (&call->daemon);
   g_clear_pointer (&call->writes, g_ptr_array_unref);
   g_free (call->what);
+  g_free (call->reply_file);
   g_free (call->persist);
   g_free (call);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TunableCall, tunable_call_free)
 
-/* @reply_file: the file whose value the reply carries, NULL for "()". */
+/* Every change replies what the kernel holds afterwards: @reply_file
+ * read back as @reply_type ('t', 'u' or 'b'); NULL for "()". */
 static TunableCall *
-tunable_call_new (HpdDaemon *daemon, const char *what, const char *reply_file)
+tunable_call_new (HpdDaemon *daemon, const char *what, const char *reply_file, char reply_type)
 {
   TunableCall *call = g_new0 (TunableCall, 1);
 
   call->daemon = g_object_ref (daemon);
   call->writes = g_ptr_array_new_with_free_func ((GDestroyNotify) write_free);
   call->what = g_strdup (what);
-  call->reply_file = reply_file;
+  call->reply_file = g_strdup (reply_file);
+  call->reply_type = reply_type;
   return call;
+}
+
+/* The reply of a change whose kernel value is @value. */
+static GVariant *
+reply_value (char type, guint64 value)
+{
+  switch (type)
+    {
+    case 'u':
+      return g_variant_new ("(u)", (guint32) MIN (value, G_MAXUINT32));
+    case 'b':
+      return g_variant_new ("(b)", value != 0);
+    default:
+      return g_variant_new ("(t)", value);
+    }
 }
 
 static void
@@ -165,7 +184,7 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
       if (call->reply_file == NULL)
         return g_variant_new ("()");
       hpd_kernel_read_counter (kernel, call->reply_file, &value, NULL);
-      return g_variant_new ("(t)", value);
+      return reply_value (call->reply_type, value);
     }
 
   /* put back what was already written, newest first */
@@ -300,10 +319,9 @@ hpd_tunables_recommended_shmmax (HpdDaemon *daemon)
 
       if (!read_pool_maximum_counters (kernel, pool, &c))
         continue;
-      if (!hp_pages_to_bytes (hpd_pool_counters_maximum (&c), pool->size, &bytes) ||
-          bytes > G_MAXUINT64 - total)
+      if (!hp_pages_to_bytes (hpd_pool_counters_maximum (&c), pool->size, &bytes))
         return G_MAXUINT64;
-      total += bytes;
+      total = hp_add_saturating (total, bytes);
     }
   return total;
 }
@@ -325,8 +343,8 @@ hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon)
 }
 
 /* shmmax, with shmall raised when it would block a segment that size. */
-/* @recommended: the call was SetRecommendedShmMax, which replies the value
- * and saves the keyword, so the next boot recomputes it. */
+/* @recommended: the call was SetRecommendedShmMax, which saves the keyword,
+ * so the next boot recomputes it. */
 static void
 set_shmmax (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
             const TunableOptions *opts, gboolean recommended)
@@ -341,10 +359,10 @@ set_shmmax (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
   shmall = hpd_recommend_shmall (value, (guint64) sysconf (_SC_PAGESIZE));
 
   if (answered_at_once (invocation, opts, value == t.shmmax && shmall <= t.shmall,
-                        recommended ? g_variant_new ("(t)", value) : g_variant_new ("()")))
+                        reply_value ('t', value)))
     return;
 
-  call = tunable_call_new (daemon, "kernel.shmmax", recommended ? HPD_SHMMAX : NULL);
+  call = tunable_call_new (daemon, "kernel.shmmax", HPD_SHMMAX, 't');
   if (value != t.shmmax)
     add_write (call, HPD_SHMMAX, text, TRUE, FALSE);
   /* decided again in the worker: shmall may have grown by then */
@@ -438,11 +456,11 @@ hpd_tunable_calls_set_shm_group (const HpdCall *method_call)
     }
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  if (answered_at_once (invocation, &opts, gid == t.shm_group, g_variant_new ("()")))
+  if (answered_at_once (invocation, &opts, gid == t.shm_group, reply_value ('u', gid)))
     return;
 
   text = g_strdup_printf ("%u", gid);
-  call = tunable_call_new (daemon, "vm.hugetlb_shm_group", NULL);
+  call = tunable_call_new (daemon, "vm.hugetlb_shm_group", HPD_SHM_GROUP, 'u');
   if (gid != t.shm_group)
     add_write (call, HPD_SHM_GROUP, text, TRUE, FALSE);
   if (opts.persist)
@@ -463,12 +481,10 @@ set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint
   g_autofree char *text = u64_text (value);
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  if (answered_at_once (invocation, opts, value == t.min_free_kbytes,
-                        recommended ? g_variant_new ("(t)", value) : g_variant_new ("()")))
+  if (answered_at_once (invocation, opts, value == t.min_free_kbytes, reply_value ('t', value)))
     return;
 
-  call = tunable_call_new (daemon, "vm.min_free_kbytes",
-                           recommended ? HPD_MIN_FREE_KBYTES : NULL);
+  call = tunable_call_new (daemon, "vm.min_free_kbytes", HPD_MIN_FREE_KBYTES, 't');
   if (value != t.min_free_kbytes)
     add_write (call, HPD_MIN_FREE_KBYTES, text, TRUE, FALSE);
   if (opts->persist)
@@ -555,10 +571,10 @@ hpd_tunable_calls_set_zone_movable (const HpdCall *method_call)
                                                      "ZONE_MOVABLE by themselves)");
       return;
     }
-  if (answered_at_once (invocation, &opts, enabled == t.zone_movable, g_variant_new ("()")))
+  if (answered_at_once (invocation, &opts, enabled == t.zone_movable, reply_value ('b', enabled)))
     return;
 
-  call = tunable_call_new (daemon, "zone movable", NULL);
+  call = tunable_call_new (daemon, "zone movable", t.zone_movable_file, 'b');
   if (enabled != t.zone_movable)
     add_write (call, t.zone_movable_file, enabled ? "1" : "0", TRUE, FALSE);
   if (opts.persist)
@@ -578,7 +594,7 @@ hpd_tunable_calls_set_thp (const HpdCall *method_call)
   HpdDaemon *daemon = method_call->daemon;
   GDBusMethodInvocation *invocation = method_call->invocation;
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
-  g_autoptr(TunableCall) call = tunable_call_new (daemon, "transparent huge pages", NULL);
+  g_autoptr(TunableCall) call = tunable_call_new (daemon, "transparent huge pages", NULL, 0);
   g_autoptr(GString) saved = g_string_new ("[thp]\n");
   g_auto(HpdTunables) t = { 0, };
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -20,6 +20,7 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-mounts.h"
+#include "hpd-open.h"
 #include "hpd-parse.h"
 #include "hpd-usage-parse.h"
 #include "hpd-usage.h"
@@ -144,39 +145,16 @@ inode_key_equal (gconstpointer a, gconstpointer b)
   return x[0] == y[0] && x[1] == y[1];
 }
 
-/* Opens @path (absolute) one component at a time from "/", never
- * following a link. The last component is opened with @last_flags. */
+/* Opens @path (absolute) without following a link (hpd-open.h). */
 int
 open_no_links (const char *path, int last_flags, GError **error)
 {
-  g_auto(GStrv) parts = g_strsplit (path + 1, "/", -1);
-  int fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int fd = hpd_open_no_links (path, last_flags);
+  int saved_errno = errno;
 
   if (fd < 0)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "Cannot open /: %s", g_strerror (errno));
-      return -1;
-    }
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      int next;
-      int flags = parts[i + 1] == NULL ? last_flags : O_PATH | O_DIRECTORY;
-
-      if (parts[i][0] == '\0')
-        continue;
-      next = openat (fd, parts[i], flags | O_NOFOLLOW | O_CLOEXEC);
-      if (next < 0)
-        {
-          int saved_errno = errno;
-
-          close (fd);
-          g_set_error (error, HP_ERROR, HP_ERROR_NOT_MOUNTED,
-                       "Cannot open %s without following links: %s", path, g_strerror (saved_errno));
-          return -1;
-        }
-      close (fd);
-      fd = next;
-    }
+    g_set_error (error, HP_ERROR, HP_ERROR_NOT_MOUNTED,
+                 "Cannot open %s without following links: %s", path, g_strerror (saved_errno));
   return fd;
 }
 

@@ -25,22 +25,18 @@ invalid (GError **error, const char *what, const char *line)
   return FALSE;
 }
 
-/* Hex digits up to @stop; strtoull would take a sign, spaces and "0x". */
+/* @len hex digits: no sign, spaces or "0x" (g_ascii_string_to_unsigned
+ * refuses them). */
 static gboolean
 parse_hex (const char *text, gsize len, guint64 *value)
 {
-  guint64 v = 0;
+  char digits[17];
 
-  if (len == 0 || len > 16)
+  if (len == 0 || len >= sizeof digits)
     return FALSE;
-  for (gsize i = 0; i < len; i++)
-    {
-      if (!g_ascii_isxdigit (text[i]))
-        return FALSE;
-      v = (v << 4) | (guint64) g_ascii_xdigit_value (text[i]);
-    }
-  *value = v;
-  return TRUE;
+  memcpy (digits, text, len);
+  digits[len] = '\0';
+  return g_ascii_string_to_unsigned (digits, 16, 0, G_MAXUINT64, value, NULL);
 }
 
 static gboolean

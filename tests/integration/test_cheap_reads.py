@@ -54,7 +54,8 @@ def node_counters(conn, size_kb, how):
         nodes = hpdtest.page_size_props(conn, size_kb)['Nodes']
     else:
         nodes = hpdtest.managed_objects(conn)[page_size_path(size_kb)][PAGE_SIZE_IFACE]['Nodes']
-    return {node: (total, free, surplus) for node, total, free, surplus, _minimum in nodes}
+    return {node: (total, free, surplus)
+            for node, total, free, surplus, _minimum in hpdtest.rows(nodes, hpdtest.NODE_KEYS)}
 
 
 @pytest.mark.fake_kernel(**MANY)
@@ -118,7 +119,8 @@ def test_tunables_and_meminfo_edits_are_seen(service, conn, fake_kernel):
 
 def configured(conn):
     return {key: value for key, value, _origin in
-            hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfiguredState')}
+            hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfiguredState'),
+                         hpdtest.STATE_KEYS)}
 
 
 def config_reads(service):
@@ -160,7 +162,8 @@ def test_drift_follows_the_kernel_with_a_kept_configuration(service, conn, fake_
 
     def drift():
         return {key: actual for key, _configured, actual, _message in
-                hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Drift')}
+                hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Drift'),
+                             hpdtest.DRIFT_KEYS)}
 
     assert drift() == {'pool 2MB minimum': '0'}
     assert drift() == {'pool 2MB minimum': '0'}

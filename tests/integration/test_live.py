@@ -130,7 +130,8 @@ def test_counters_written_behind_the_back_arrive(live_service, fake_kernel, list
     # the per-node counters too, of any size
     fk.write(fk.node_file(1, 1048576, 'free_hugepages'), 2)
     fk.write(fk.node_file(1, 1048576, 'nr_hugepages'), 3)
-    assert watcher.wait(page_size_path(1048576), 'Nodes', [(0, 0, 0, 0, 0), (1, 3, 2, 0, 3)],
+    nodes = [dict(zip(hpdtest.NODE_KEYS, n)) for n in ((0, 0, 0, 0, 0), (1, 3, 2, 0, 3))]
+    assert watcher.wait(page_size_path(1048576), 'Nodes', nodes,
                         DEFAULT_INTERVAL_S + SLACK_S)
     print(f'announced {took * 1000:.0f} ms after the write')
 
