@@ -10,12 +10,12 @@
 #include "hpd-apply.h"
 #include "hpd-claims.h"
 #include "hpd-config.h"
-#include "hpd-daemon.h"
 #include "hpd-hugetlbfs.h"
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
 #include "hpd-pool-model.h"
-#include "hpd-tunable-calls.h"
+#include "hpd-requested.h"
+#include "hpd-service.h"
 #include "hpd-tunables.h"
 
 /* How long a pool may keep trying at boot (compaction between tries). */

@@ -77,7 +77,8 @@ hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
   g_autofree HpdOptionSpec *allowed = g_new0 (HpdOptionSpec, n_known + 1);
 
   for (gsize k = 0; k < n_known; k++)
-    allowed[k] = (HpdOptionSpec) { known[k].key, known[k].type };
+    allowed[k] = (HpdOptionSpec) { known[k].key, known[k].type }
+  ;
   if (!hpd_options_check (options, allowed, error))
     return FALSE;
 

@@ -25,7 +25,4 @@ void hpd_tunable_calls_set_recommended_min_free_kbytes (const HpdCall *call);
 void hpd_tunable_calls_set_zone_movable (const HpdCall *call);
 void hpd_tunable_calls_set_thp (const HpdCall *call);
 
-guint64 hpd_tunables_recommended_shmmax (HpdDaemon *daemon);
-guint64 hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon);
-
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include "hpd-namespace.h"
 #include "hpd-pool.h"
 #include "hpd-queue.h"
+#include "hpd-service.h"
 #include "hpd-slots.h"
 
 G_BEGIN_DECLS
@@ -71,29 +72,18 @@ void hpd_daemon_allow_private_mount_namespace (HpdDaemon *self, gboolean allowed
 HpdMountNs hpd_daemon_get_mount_namespace (HpdDaemon *self, const char **detail);
 /* Why mounts are refused, NULL when they are not. */
 const char *hpd_daemon_get_mount_refusal (HpdDaemon *self);
-/* NotSupported with the reason and what was compared, when mounts are
- * refused. */
-gboolean hpd_daemon_check_mounts_visible (HpdDaemon *self, GError **error);
 
-HpdKernel *hpd_daemon_get_kernel (HpdDaemon *self);
 /* The configuration as it is in the files now, kept between calls while
  * they do not change (hpd-config-cache.h); valid until the next call.
  * @generation (may be NULL) changes when the files were read anew. Main
  * thread only. */
 const HpdConfig *hpd_daemon_get_config (HpdDaemon *self, guint64 *generation);
-/* The claims in force (hpd_claims_cache_get ()): a reference to an array
- * nobody changes. Any thread. */
-GPtrArray *hpd_daemon_get_claims (HpdDaemon *self);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
 HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
 /* Scans of every process's maps running, per uid. */
 HpdSlots *hpd_daemon_get_scans (HpdDaemon *self);
 HpdIdle *hpd_daemon_get_idle (HpdDaemon *self);
-GPtrArray *hpd_daemon_get_pools (HpdDaemon *self);
 GArray *hpd_daemon_get_nodes (HpdDaemon *self);
-
-/* The default huge page size in bytes, 0 without huge pages. */
-guint64 hpd_daemon_get_default_page_size (HpdDaemon *self);
 
 /* Re-reads the mounts into the Mounts properties (PropertiesChanged). */
 void hpd_daemon_refresh_mounts (HpdDaemon *self);
@@ -114,11 +104,6 @@ void hpd_daemon_refresh_tunables (HpdDaemon *self);
 /* The persistent pool a caller last asked for since boot (0: none yet), so
  * Explain can tell a pool that fell short, and claims know the
  * administrator's base; kept under /run (hpd-requested). Any thread. */
-void hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages);
 guint64 hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool);
-
-/* 90% of MemTotal: the most memory all persistent pools together, and any
- * pool's maximum, may be set to. */
-guint64 hpd_daemon_get_pool_memory_limit (HpdDaemon *self);
 
 G_END_DECLS

@@ -7,9 +7,9 @@
 #include "hp-units.h"
 #include "hpd-apply.h"
 #include "hpd-claims.h"
-#include "hpd-daemon.h"
 #include "hpd-pool-model.h"
 #include "hpd-requested.h"
+#include "hpd-service.h"
 
 gboolean
 hpd_pool_configured_minimum (const HpdConfig *config, const HpdPool *pool, guint64 *pages)

@@ -6,13 +6,12 @@
 #include "hp-units.h"
 #include "hpd-apply.h"
 #include "hpd-claims.h"
-#include "hpd-daemon.h"
 #include "hpd-drift.h"
 #include "hpd-mounts.h"
 #include "hpd-options.h"
 #include "hpd-parse.h"
 #include "hpd-pool-model.h"
-#include "hpd-tunable-calls.h"
+#include "hpd-service.h"
 #include "hpd-tunables.h"
 
 /* One walk over the settings serves both properties: every setting is
