@@ -7,6 +7,7 @@
 #include "hp-names.h"
 #include "hpd-boot-calls.h"
 #include "hpd-claim-calls.h"
+#include "hpd-daemon.h"
 #include "hpd-explain.h"
 #include "hpd-job.h"
 #include "hpd-methods.h"
@@ -25,6 +26,10 @@
 #define MOUNT_OPTIONS OPTIONS ({ "max-size", "v" }, { "min-size", "v" }, { "max-inodes", "t" }, \
                                { "mode", "u" }, { "secure-directories", "b" }, DRY_RUN, PERSIST)
 
+/* Mounts made (or unmounted) in a private mount namespace would be
+ * invisible to (or left in place for) the rest of the system. */
+#define MOUNTS_VISIBLE hpd_daemon_check_mounts_visible
+
 static const HpdMethod methods[] = {
   { HP_PAGE_SIZE_INTERFACE, "SetMinimum", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST, HARD), hpd_page_size_set_minimum },
@@ -35,7 +40,7 @@ static const HpdMethod methods[] = {
   { HP_PAGE_SIZE_INTERFACE, "Demote", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_page_size_demote },
   { HP_PAGE_SIZE_INTERFACE, "CreateMount", HPD_AUTH_REQUIRED, HP_ACTION_MANAGE_MOUNTS,
-    HPD_LANE_QUEUE, MOUNT_OPTIONS, hpd_mount_calls_create_mount },
+    HPD_LANE_QUEUE, MOUNT_OPTIONS, hpd_mount_calls_create_mount, MOUNTS_VISIBLE },
 
   { HP_MANAGER_INTERFACE, "Claim", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
     HPD_LANE_QUEUE, OPTIONS ({ "node", "u" }, DRY_RUN, PERSIST, HARD), hpd_claim_calls_claim },
@@ -46,9 +51,9 @@ static const HpdMethod methods[] = {
   { HP_MANAGER_INTERFACE, "GetClaims", HPD_AUTH_NONE, NULL,
     HPD_LANE_MAIN, NO_OPTIONS, hpd_claim_calls_get },
   { HP_MANAGER_INTERFACE, "CreateMounts", HPD_AUTH_REQUIRED, HP_ACTION_MANAGE_MOUNTS,
-    HPD_LANE_QUEUE, MOUNT_OPTIONS, hpd_mount_calls_create_mounts },
+    HPD_LANE_QUEUE, MOUNT_OPTIONS, hpd_mount_calls_create_mounts, MOUNTS_VISIBLE },
   { HP_MANAGER_INTERFACE, "Unmount", HPD_AUTH_REQUIRED, HP_ACTION_MANAGE_MOUNTS,
-    HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_mount_calls_unmount },
+    HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_mount_calls_unmount, MOUNTS_VISIBLE },
   { HP_MANAGER_INTERFACE, "SetShmMax", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_TUNABLES,
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_tunable_calls_set_shm_max },
   { HP_MANAGER_INTERFACE, "SetRecommendedShmMax", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_TUNABLES,
@@ -133,7 +138,8 @@ hpd_methods_dispatch (GDBusConnection *connection, const char *sender,
                                              "No method %s.%s", interface_name, method_name);
       return;
     }
-  if (!hpd_options_check (options, call.method->options, &error))
+  if ((call.method->available != NULL && !call.method->available (call.daemon, &error)) ||
+      !hpd_options_check (options, call.method->options, &error))
     {
       hpd_job_return_error (invocation, error);
       return;

@@ -63,6 +63,10 @@ struct _HpdMethod {
   HpdLane lane;
   const HpdOptionSpec *options;     /* ends with a NULL key */
   HpdMethodHandler handler;
+  /* May be NULL. Whether the method can be served here at all: checked
+   * before the options and the handler, so that the refusal does not
+   * depend on the arguments. */
+  gboolean (*available) (HpdDaemon *daemon, GError **error);
 };
 
 /* The row of a method, NULL for none. */

@@ -200,13 +200,6 @@ create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   g_autofree char *joined = NULL;
   gboolean all_exist = TRUE, in_line = TRUE;
 
-  /* before anything else: no request can be served, valid or not */
-  if (!hpd_daemon_check_mounts_visible (daemon, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
-
   request = hpd_mount_request_new (scope, owner, options, &error);
   if (request == NULL)
     {
@@ -360,13 +353,6 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
   g_variant_get (method_call->parameters, "(&s@a{sv})", &path, NULL);
   g_variant_lookup (method_call->options, "persist", "b", &persist);
   g_variant_lookup (method_call->options, "dry-run", "b", &dry_run);
-
-  /* unmounting here would leave the system's mount in place */
-  if (!hpd_daemon_check_mounts_visible (daemon, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
 
   if (!hpd_mount_path_is_valid (path))
     {
