@@ -35,8 +35,9 @@ def claim(conn, consumer, pages, **opts):
 
 def explain(conn):
     entries = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Explain',
-                           GLib.Variant('(a{sv})', ({},)), '(a(ssss))')[0]
-    return {id_: (severity, message, fix) for severity, id_, message, fix in entries}
+                           GLib.Variant('(a{sv})', ({},)), '(aa{sv})')[0]
+    return {id_: (severity, message, fix)
+            for severity, id_, message, fix in hpdtest.rows(entries, hpdtest.EXPLAIN_KEYS)}
 
 
 @pytest.fixture
@@ -85,7 +86,7 @@ def test_callers_agree_on_the_target(start_service, conn, fake_kernel, kernel, h
     assert (f"with the administrator's base of 4 the pool's target is {target}"
             in found['claims-2MB'][1])
     assert not [k for k in found if k.startswith('claims-drift') or k.startswith('claims-exceed')]
-    assert [d for d in hpdtest.manager_props(conn)['Drift'] if d[0].startswith('pool 2MB')] == []
+    assert [d for d in hpdtest.manager_props(conn)['Drift'] if d['key'].startswith('pool 2MB')] == []
 
     # SetMinimum sets the same base under the same claims: nothing moves
     assert hpdtest.pool_call(conn, SMALL, 'SetMinimum', 4) == 4
