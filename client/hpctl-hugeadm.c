@@ -8,7 +8,7 @@
  * the parts of --explain that huge_page_setup_helper.py reads) come out in
  * hugeadm's formats. Where hugeadm is wrong (octal and trailing garbage
  * accepted, exit 0 on failure, a short pool hidden, a dry run that writes)
- * the commands behave as hugepagesctl does; README.md lists the
+ * the commands behave as hugepagesctl does; docs/hugeadm.md lists the
  * differences. */
 #include "config.h"
 

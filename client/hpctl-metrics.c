@@ -46,9 +46,10 @@ family (GString *out, const char *name, const char *type, const char *help)
   g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* One sample; @labels is NULL or NULL-terminated name, value pairs. */
+/* One sample; @labels is NULL or NULL-terminated name, value pairs;
+ * @value as the text format writes it. */
 static void
-sample (GString *out, const char *name, const char *const *labels, guint64 value)
+sample_text (GString *out, const char *name, const char *const *labels, const char *value)
 {
   g_string_append (out, name);
   if (labels != NULL && labels[0] != NULL)
@@ -62,7 +63,27 @@ sample (GString *out, const char *name, const char *const *labels, guint64 value
         }
       g_string_append_c (out, '}');
     }
-  g_string_append_printf (out, " %" G_GUINT64_FORMAT "\n", value);
+  g_string_append_printf (out, " %s\n", value);
+}
+
+static void
+sample (GString *out, const char *name, const char *const *labels, guint64 value)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, value);
+  sample_text (out, name, labels, text);
+}
+
+/* Microseconds as seconds, exactly: integer part and six decimals. */
+static void
+sample_usec (GString *out, const char *name, const char *const *labels, guint64 usec)
+{
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT ".%06u", usec / G_USEC_PER_SEC,
+              (guint) (usec % G_USEC_PER_SEC));
+  sample_text (out, name, labels, text);
 }
 
 typedef guint64 (*PoolGetter) (HpDBusManagerPageSize *p);
@@ -218,6 +239,56 @@ requested_families (GString *out, HpctlContext *ctx, GPtrArray *page_sizes)
       sample (out, "hugepages_pool_shortfall_pages",
               (const char *[]) { "page_size_bytes", size, NULL },
               want >= 0 && (guint64) want > have ? (guint64) want - have : 0);
+    }
+}
+
+/* The service's last change of each pool (LastAllocation): sizes it has
+ * not changed since boot have no sample. */
+static void
+last_allocation_families (GString *out, GPtrArray *page_sizes)
+{
+  static const struct {
+    const char *name;
+    const char *key;
+    const char *help;
+    gboolean usec;
+  } families[] = {
+    { "hugepages_last_allocation_timestamp_seconds", "ended-usec",
+      "When the service's last change of the pool ended (Unix time)", TRUE },
+    { "hugepages_last_allocation_duration_seconds", "duration-usec",
+      "How long the service's last change of the pool took", TRUE },
+    { "hugepages_last_allocation_requested_pages", "requested",
+      "Persistent pages the service's last change asked of the kernel (claims included; of the node when labelled with one)", FALSE },
+    { "hugepages_last_allocation_achieved_pages", "achieved",
+      "Persistent pages the kernel gave the service's last change", FALSE },
+    { "hugepages_last_allocation_shortfall_pages", "shortfall",
+      "Pages the kernel did not give the service's last change (0: all it asked)", FALSE },
+  };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (families); f++)
+    {
+      family (out, families[f].name, "gauge", families[f].help);
+      for (guint i = 0; i < page_sizes->len; i++)
+        {
+          HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
+          GVariant *last = hp_dbus_manager_page_size_get_last_allocation (p);
+          g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                   hp_dbus_manager_page_size_get_size (p));
+          g_autofree char *node_text = NULL;
+          guint64 value;
+          guint32 node;
+
+          if (last == NULL || !g_variant_lookup (last, families[f].key, "t", &value))
+            continue;
+          if (g_variant_lookup (last, "node", "u", &node))
+            node_text = g_strdup_printf ("%u", node);
+          const char *labels[] = { "page_size_bytes", size, node_text != NULL ? "node" : NULL,
+                                   node_text, NULL };
+          if (families[f].usec)
+            sample_usec (out, families[f].name, labels, value);
+          else
+            sample (out, families[f].name, labels, value);
+        }
     }
 }
 
@@ -450,6 +521,7 @@ render (HpctlContext *ctx, GPtrArray *page_sizes, GVariant *findings)
   node_family (out, page_sizes, "hugepages_node_pool_minimum_pages",
                "Persistent pages on a NUMA node", "minimum");
   requested_families (out, ctx, page_sizes);
+  last_allocation_families (out, page_sizes);
   claim_family (out, ctx);
   mount_families (out, ctx);
   drift_family (out, ctx);

@@ -5,6 +5,7 @@
 
 #include "hp-error.h"
 #include "hpd-alloc.h"
+#include "hpd-last-alloc.h"
 #include "hpd-parse.h"
 
 #define NODE_DIR "sys/devices/system/node"
@@ -148,6 +149,9 @@ typedef struct {
   GArray *fallback;          /* global target: nodes to take the rest from */
   guint fallback_used;       /* fallback[fallback_used - 1] is being raised */
   HpdAllocState state;
+  gint64 started_us;         /* monotonic */
+  guint writes;              /* of nr_hugepages */
+  guint64 last;              /* what the last read after a write found */
 } Engine;
 
 static void
@@ -259,7 +263,7 @@ engine_compact (const Engine *e)
 /* Writes the target: into the file the caller named, or during the node
  * fallback that node's pages plus what the pool still lacks. */
 static gboolean
-engine_write (const Engine *e, GError **error)
+engine_write (Engine *e, GError **error)
 {
   const guint *fallback = engine_fallback_node (e);
   g_autofree char *file = NULL;
@@ -279,6 +283,7 @@ engine_write (const Engine *e, GError **error)
   else
     file = hpd_pool_file (e->pool, "nr_hugepages");
 
+  e->writes++;
   return hpd_kernel_write_counter (e->kernel, file, value, error);
 }
 
@@ -319,8 +324,11 @@ wait_cancellable (gint64 until, GCancellable *cancellable)
 static gboolean
 engine_run (Engine *e, guint64 target, GError **error)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64) e->options->timeout_ms * 1000;
+  gint64 deadline;
   guint64 now;
+
+  e->started_us = g_get_monotonic_time ();
+  deadline = e->started_us + (gint64) e->options->timeout_ms * 1000;
 
   /* the first report shows where the pool starts from */
   if (!engine_read (e, &now, error))
@@ -331,6 +339,7 @@ engine_run (Engine *e, guint64 target, GError **error)
 
   if (!engine_write (e, error) || !engine_read (e, &now, error))
     return FALSE;
+  e->last = now;
   hpd_alloc_state_init (&e->state, target, now, e->options,
                         e->is_node ? 0 : e->pool->nodes->len);
   engine_report (e, "allocating");
@@ -387,6 +396,7 @@ engine_run (Engine *e, guint64 target, GError **error)
             engine_report (e, "allocating");
           if (!engine_write (e, error) || !engine_read (e, &now, error))
             return FALSE;
+          e->last = now;
           /* no report here: the next step's own report, right after,
            * carries what this try achieved */
           hpd_alloc_state_record (&e->state, now);
@@ -402,13 +412,64 @@ engine_run (Engine *e, guint64 target, GError **error)
   return TRUE;
 }
 
+/* The engine ran to its end: what it did, for LastAllocation. */
+static void
+engine_report_end (const Engine *e)
+{
+  HpdAllocReport *r = e->options->report;
+
+  if (r == NULL)
+    return;
+  *r = (HpdAllocReport) {
+    .done = TRUE,
+    .ended_usec = g_get_real_time (),
+    .duration_usec = g_get_monotonic_time () - e->started_us,
+    .requested = e->state.target,
+    .achieved = e->last,
+    .on_node = e->is_node,
+    .node = e->node,
+    .hard = e->options->hard,
+    .writes = e->writes,
+  };
+  /* here, in the worker: the file outlives an idle exit */
+  hpd_last_alloc_save (hpd_kernel_get_root (e->kernel), e->pool->name, r);
+}
+
+GVariant *
+hpd_alloc_report_to_variant (const HpdAllocReport *report)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE_VARDICT);
+  if (report != NULL && report->done)
+    {
+      g_variant_builder_add (&b, "{sv}", "ended-usec",
+                             g_variant_new_uint64 ((guint64) MAX (report->ended_usec, 0)));
+      g_variant_builder_add (&b, "{sv}", "duration-usec",
+                             g_variant_new_uint64 ((guint64) MAX (report->duration_usec, 0)));
+      g_variant_builder_add (&b, "{sv}", "requested", g_variant_new_uint64 (report->requested));
+      g_variant_builder_add (&b, "{sv}", "achieved", g_variant_new_uint64 (report->achieved));
+      g_variant_builder_add (&b, "{sv}", "shortfall",
+                             g_variant_new_uint64 (report->requested > report->achieved
+                                                   ? report->requested - report->achieved : 0));
+      if (report->on_node)
+        g_variant_builder_add (&b, "{sv}", "node", g_variant_new_uint32 (report->node));
+      g_variant_builder_add (&b, "{sv}", "mode",
+                             g_variant_new_string (report->hard ? "hard" : "plain"));
+      g_variant_builder_add (&b, "{sv}", "writes", g_variant_new_uint32 (report->writes));
+    }
+  return g_variant_builder_end (&b);
+}
+
 gboolean
 hpd_alloc_pool (HpdKernel *kernel, const HpdPool *pool, guint64 target,
                 const HpdAllocOptions *options, GCancellable *cancellable, GError **error)
 {
-  Engine e = { kernel, pool, options, cancellable, FALSE, 0, NULL, 0, { 0, } };
+  Engine e = { kernel, pool, options, cancellable, FALSE, 0, NULL, 0, { 0, }, 0, 0, 0 };
   gboolean ok = engine_run (&e, target, error);
 
+  if (ok)
+    engine_report_end (&e);
   engine_clear (&e);
   return ok;
 }
@@ -418,12 +479,15 @@ hpd_alloc_node (HpdKernel *kernel, const HpdPool *pool, guint node, guint64 targ
                 const HpdAllocOptions *options, GCancellable *cancellable,
                 guint64 *achieved, GError **error)
 {
-  Engine e = { kernel, pool, options, cancellable, TRUE, node, NULL, 0, { 0, } };
+  Engine e = { kernel, pool, options, cancellable, TRUE, node, NULL, 0, { 0, }, 0, 0, 0 };
   gboolean ok;
 
   g_return_val_if_fail (hpd_pool_has_node (pool, node), FALSE);
 
-  ok = engine_run (&e, target, error) && read_node_minimum (&e, node, achieved, error);
+  ok = engine_run (&e, target, error);
+  if (ok)
+    engine_report_end (&e);
+  ok = ok && read_node_minimum (&e, node, achieved, error);
   engine_clear (&e);
   return ok;
 }

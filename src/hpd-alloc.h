@@ -77,6 +77,10 @@ typedef struct {
 
 gboolean hpd_alloc_throttle_pass (HpdAllocThrottle *throttle, gint64 now_us);
 
+/* @report as the LastAllocation property shows it (a{sv}, empty before the
+ * first allocation). */
+GVariant *hpd_alloc_report_to_variant (const HpdAllocReport *report);
+
 /* Raises the pool's persistent pages to @target (global nr_hugepages).
  * The caller reads back what it got. */
 gboolean hpd_alloc_pool (HpdKernel *kernel, const HpdPool *pool, guint64 target,

@@ -29,43 +29,6 @@
  * bus about it without bound. */
 #define MAX_PENDING_CHECKS_PER_CALLER 16
 
-static const struct {
-  const char *interface_name;
-  const char *method_name;
-  const char *action;
-} method_actions[] = {
-  { HP_PAGE_SIZE_INTERFACE, "SetMinimum",   HP_ACTION_CONFIGURE_POOLS },
-  { HP_PAGE_SIZE_INTERFACE, "SetMaximum",   HP_ACTION_CONFIGURE_POOLS },
-  { HP_PAGE_SIZE_INTERFACE, "SetNodePages", HP_ACTION_CONFIGURE_POOLS },
-  { HP_PAGE_SIZE_INTERFACE, "Demote",       HP_ACTION_CONFIGURE_POOLS },
-  { HP_PAGE_SIZE_INTERFACE, "CreateMount",  HP_ACTION_MANAGE_MOUNTS },
-  { HP_MANAGER_INTERFACE,   "Claim",        HP_ACTION_CONFIGURE_POOLS },
-  { HP_MANAGER_INTERFACE,   "Release",      HP_ACTION_CONFIGURE_POOLS },
-  { HP_MANAGER_INTERFACE,   "CreateMounts", HP_ACTION_MANAGE_MOUNTS },
-  { HP_MANAGER_INTERFACE,   "Unmount",      HP_ACTION_MANAGE_MOUNTS },
-  { HP_MANAGER_INTERFACE,   "SetShmMax",    HP_ACTION_CONFIGURE_TUNABLES },
-  { HP_MANAGER_INTERFACE,   "SetRecommendedShmMax", HP_ACTION_CONFIGURE_TUNABLES },
-  { HP_MANAGER_INTERFACE,   "SetShmGroup",  HP_ACTION_CONFIGURE_TUNABLES },
-  { HP_MANAGER_INTERFACE,   "SetMinFreeKbytes", HP_ACTION_CONFIGURE_TUNABLES },
-  { HP_MANAGER_INTERFACE,   "SetRecommendedMinFreeKbytes", HP_ACTION_CONFIGURE_TUNABLES },
-  { HP_MANAGER_INTERFACE,   "SetZoneMovable", HP_ACTION_CONFIGURE_TUNABLES },
-  { HP_MANAGER_INTERFACE,   "SetThp",       HP_ACTION_CONFIGURE_TUNABLES },
-  { HP_MANAGER_INTERFACE,   "ConfigureBoot", HP_ACTION_CONFIGURE_BOOT },
-  /* without it GetUsage is not refused: it shows what the caller owns */
-  { HP_MANAGER_INTERFACE,   "GetUsage",     HP_ACTION_INSPECT_USAGE },
-  { HP_MANAGER_INTERFACE,   "RemoveOrphan", HP_ACTION_MANAGE_MOUNTS },
-};
-
-const char *
-hpd_auth_action_for_method (const char *interface_name, const char *method_name)
-{
-  for (gsize i = 0; i < G_N_ELEMENTS (method_actions); i++)
-    if (g_strcmp0 (method_actions[i].interface_name, interface_name) == 0 &&
-        g_strcmp0 (method_actions[i].method_name, method_name) == 0)
-      return method_actions[i].action;
-  return NULL;
-}
-
 void
 hpd_caller_free (HpdCaller *caller)
 {
@@ -278,14 +241,14 @@ static void
 log_denial (Check *check, const HpdCaller *caller, const char *message)
 {
   const char *method = g_dbus_method_invocation_get_method_name (check->invocation);
-  const char *action = check->action != NULL ? check->action : "no polkit action";
 
   if (caller != NULL)
     g_message ("uid %u (pid %u) was refused %s (%s): %s", caller->uid, caller->pid, method,
-               action, message);
+               check->action, message);
   else
     g_message ("%s, which could not be identified, was refused %s (%s): %s",
-               g_dbus_method_invocation_get_sender (check->invocation), method, action, message);
+               g_dbus_method_invocation_get_sender (check->invocation), method, check->action,
+               message);
 }
 
 static void
@@ -295,47 +258,15 @@ return_denial (GTask *task, const char *message)
   g_object_unref (task);
 }
 
-typedef struct {
-  GTask *task;
-  char *message;
-} Denial;
-
-static void
-denial_identified (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  Denial *denial = user_data;
-  g_autoptr(HpdCaller) caller = hpd_caller_lookup_finish (result, NULL);
-
-  log_denial (g_task_get_task_data (denial->task), caller, denial->message);
-  return_denial (denial->task, denial->message);
-  g_free (denial->message);
-  g_free (denial);
-}
-
-/* Refuses @caller, already identified. */
-static void
-deny_caller (GTask *task, const HpdCaller *caller, const char *message)
-{
-  log_denial (g_task_get_task_data (task), caller, message);
-  return_denial (task, message);
-}
-
-/* Refuses, once the log line says who was refused. */
+/* Refuses the caller, identified by then: every check learns the uid
+ * before it asks polkit. */
 static void
 deny (GTask *task, const char *message)
 {
   Check *check = g_task_get_task_data (task);
-  Denial *denial;
 
-  if (check->caller != NULL)
-    {
-      deny_caller (task, check->caller, message);
-      return;
-    }
-  denial = g_new0 (Denial, 1);
-  denial->task = task;
-  denial->message = g_strdup (message);
-  hpd_caller_lookup (check->invocation, denial_identified, denial);
+  log_denial (check, check->caller, message);
+  return_denial (task, message);
 }
 
 static void
@@ -394,6 +325,7 @@ authorized (GTask *task)
 {
   Check *check = g_task_get_task_data (task);
 
+  check->caller->authorized = TRUE;
   g_task_return_pointer (task, g_steal_pointer (&check->caller), (GDestroyNotify) hpd_caller_free);
   g_object_unref (task);
 }
@@ -539,7 +471,7 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 void
-hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
+hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation, const char *action,
                       PolkitDetails *details, GCancellable *cancellable,
                       GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -553,19 +485,9 @@ hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
   check->details = details ? g_object_ref (details) : polkit_details_new ();
   check->interactive = (g_dbus_message_get_flags (message) &
                         G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
-  check->action = hpd_auth_action_for_method (g_dbus_method_invocation_get_interface_name (invocation),
-                                              g_dbus_method_invocation_get_method_name (invocation));
+  check->action = action;
   check->cancellable = g_cancellable_new ();
   g_task_set_task_data (task, check, (GDestroyNotify) check_free);
-
-  if (check->action == NULL)
-    {
-      g_warning ("No polkit action for %s.%s: denied",
-                 g_dbus_method_invocation_get_interface_name (invocation),
-                 g_dbus_method_invocation_get_method_name (invocation));
-      deny (task, "Not authorized");
-      return;
-    }
 
   if (pending_of (self, sender) >= MAX_PENDING_CHECKS_PER_CALLER)
     {

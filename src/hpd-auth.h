@@ -1,10 +1,10 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The one authorization component. Every mutating method asks it; it maps
- * the method to a polkit action with a static table, asks polkit about the
- * caller's bus name (never a PID), asynchronously, with user interaction only
- * when the caller's message allows it, and denies on any doubt. */
+/* The one authorization component. Every mutating method asks it (through
+ * hpd-job.h); it asks polkit about the caller's bus name (never a PID), asynchronously, with user interaction only
+ * when the caller's message allows it, and denies on any doubt. The action
+ * is the method's, from the method table (hpd-methods.h). */
 #pragma once
 
 #include <gio/gio.h>
@@ -16,6 +16,8 @@ typedef struct {
   char *sender;
   guint32 uid;
   guint32 pid;
+  /* polkit allowed the method's action (hpd_auth_check_finish) */
+  gboolean authorized;
 } HpdCaller;
 
 void hpd_caller_free (HpdCaller *caller);
@@ -27,12 +29,6 @@ void hpd_caller_lookup (GDBusMethodInvocation *invocation,
                         GAsyncReadyCallback callback, gpointer user_data);
 HpdCaller *hpd_caller_lookup_finish (GAsyncResult *result, GError **error);
 
-/* The polkit action for a method, NULL if the method has none (read-only
- * methods, unknown methods). Exposed so a test can check the table against
- * the interface XML. */
-const char *hpd_auth_action_for_method (const char *interface_name,
-                                        const char *method_name);
-
 #define HPD_TYPE_AUTH (hpd_auth_get_type ())
 G_DECLARE_FINAL_TYPE (HpdAuth, hpd_auth, HPD, AUTH, GObject)
 
@@ -43,12 +39,13 @@ HpdAuth *hpd_auth_new (void);
  * connection. */
 void hpd_auth_forget_authority (HpdAuth *self);
 
-/* Authorizes @invocation's method for its sender. @details (may be NULL) is
+/* Authorizes @action (the method's, from its row in hpd-methods.c) for
+ * @invocation's sender. @details (may be NULL) is
  * shown to polkit rules (for example page-size and pages). Busy when the
  * sender's uid has its share of the checks waiting (hpd-slots.h); denied
  * at once when the sender leaves the bus while its check waits. */
 void hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
-                           PolkitDetails *details, GCancellable *cancellable,
+                           const char *action, PolkitDetails *details, GCancellable *cancellable,
                            GAsyncReadyCallback callback, gpointer user_data);
 HpdCaller *hpd_auth_check_finish (HpdAuth *self, GAsyncResult *result,
                                   GError **error);

@@ -9,7 +9,6 @@
 #include "hpd-config.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
-#include "hpd-options.h"
 
 void
 hpd_boot_state_read (HpdDaemon *daemon, const HpdConfig *config, HpdBootState *state)
@@ -124,13 +123,12 @@ joined (GPtrArray *lines)
 }
 
 void
-hpd_boot_calls_configure (HpdDaemon *daemon, GDBusMethodInvocation *invocation, GVariant *options)
+hpd_boot_calls_configure (const HpdCall *method_call)
 {
+  HpdDaemon *daemon = method_call->daemon;
+  GDBusMethodInvocation *invocation = method_call->invocation;
   const char *root = hpd_kernel_get_root (hpd_daemon_get_kernel (daemon));
   gboolean dry_run = FALSE;
-  const HpdOption known[] = {
-    { "dry-run", "b", &dry_run },
-  };
   g_auto(HpdBootState) state = { 0, };
   g_autoptr(GError) error = NULL;
   g_autoptr(PolkitDetails) details = NULL;
@@ -138,12 +136,7 @@ hpd_boot_calls_configure (HpdDaemon *daemon, GDBusMethodInvocation *invocation, 
   g_autofree char *path = NULL;
   BootCall *call;
 
-  if (!hpd_options_parse (options, known, G_N_ELEMENTS (known), &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
-
+  g_variant_lookup (method_call->options, "dry-run", "b", &dry_run);
   hpd_boot_state_read (daemon, NULL, &state);
   /* writing less than the configuration asks for would fail silently at boot */
   if (state.problems->len > 0)

@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 
 #include "hpd-boot.h"
+#include "hpd-methods.h"
 
 G_BEGIN_DECLS
 
@@ -30,7 +31,7 @@ void hpd_boot_state_read (HpdDaemon *daemon, const HpdConfig *config, HpdBootSta
 void hpd_boot_state_clear (HpdBootState *state);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdBootState, hpd_boot_state_clear)
 
-void hpd_boot_calls_configure (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                               GVariant *options);
+/* ConfigureBoot's handler (hpd-methods.c). */
+void hpd_boot_calls_configure (const HpdCall *call);
 
 G_END_DECLS

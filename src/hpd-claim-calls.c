@@ -10,7 +10,6 @@
 #include "hpd-claim-calls.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
-#include "hpd-options.h"
 #include "hpd-requested.h"
 
 static guint64
@@ -94,6 +93,7 @@ typedef struct {
   guint64 old_pages;
   guint64 target;
   guint64 kernel_after;
+  HpdAllocReport report;
 } ClaimOp;
 
 static void
@@ -270,6 +270,7 @@ claim_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErro
   ClaimOp *op = data;
   g_autofree char *place = place_text (op);
 
+  hpd_daemon_note_allocation (op->daemon, op->pool, &op->report);
   hpd_daemon_refresh_pools (op->daemon);
   if (reply == NULL)
     {
@@ -300,22 +301,17 @@ typedef struct {
   gboolean drop_caches;
 } ClaimOptions;
 
+/* The keys a method accepts are its row's (hpd-methods.c), checked. */
 static gboolean
-parse_claim_options (GVariant *options, gboolean release, ClaimOptions *out, GError **error)
+read_claim_options (const HpdCall *call, ClaimOptions *out, GError **error)
 {
-  /* "node" first: Release takes it alone */
-  const HpdOption known[] = {
-    { "node", "u", &out->node },
-    { "persist", "b", &out->persist },
-    { "dry-run", "b", &out->dry_run },
-    { "hard", "b", &out->hard },
-    { "timeout-ms", "u", &out->timeout_ms },
-    { "drop-caches", "b", &out->drop_caches },
-  };
-
   *out = (ClaimOptions) { .node = HPD_CLAIM_ALL_NODES, .timeout_ms = HPD_ALLOC_DEFAULT_TIMEOUT_MS };
-  if (!hpd_options_parse (options, known, release ? 1 : G_N_ELEMENTS (known), error))
-    return FALSE;
+  g_variant_lookup (call->options, "node", "u", &out->node);
+  g_variant_lookup (call->options, "persist", "b", &out->persist);
+  g_variant_lookup (call->options, "dry-run", "b", &out->dry_run);
+  g_variant_lookup (call->options, "hard", "b", &out->hard);
+  g_variant_lookup (call->options, "timeout-ms", "u", &out->timeout_ms);
+  g_variant_lookup (call->options, "drop-caches", "b", &out->drop_caches);
   return hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error);
 }
 
@@ -393,6 +389,7 @@ validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean r
     .hard = opts->hard,
     .timeout_ms = opts->timeout_ms,
     .drop_caches = opts->drop_caches,
+    .report = &op->report,
   };
   op->has_configured_base = configured_base (daemon, pool, &op->configured_base);
   return op;
@@ -422,15 +419,18 @@ run (HpdDaemon *daemon, GDBusMethodInvocation *invocation, ClaimOp *op)
 }
 
 void
-hpd_claim_calls_claim (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                       const char *consumer, guint64 page_size, guint64 pages,
-                       GVariant *options)
+hpd_claim_calls_claim (const HpdCall *call)
 {
+  HpdDaemon *daemon = call->daemon;
+  GDBusMethodInvocation *invocation = call->invocation;
   g_autoptr(GError) error = NULL;
+  const char *consumer;
+  guint64 page_size, pages;
   ClaimOptions opts;
   ClaimOp *op;
 
-  if (!parse_claim_options (options, FALSE, &opts, &error) ||
+  g_variant_get (call->parameters, "(&stt@a{sv})", &consumer, &page_size, &pages, NULL);
+  if (!read_claim_options (call, &opts, &error) ||
       (op = validate (daemon, consumer, page_size, FALSE, pages, &opts, &error)) == NULL)
     {
       hpd_job_return_error (invocation, error);
@@ -446,14 +446,18 @@ hpd_claim_calls_claim (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
 }
 
 void
-hpd_claim_calls_release (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                         const char *consumer, guint64 page_size, GVariant *options)
+hpd_claim_calls_release (const HpdCall *call)
 {
+  HpdDaemon *daemon = call->daemon;
+  GDBusMethodInvocation *invocation = call->invocation;
   g_autoptr(GError) error = NULL;
+  const char *consumer;
+  guint64 page_size;
   ClaimOptions opts;
   ClaimOp *op;
 
-  if (!parse_claim_options (options, TRUE, &opts, &error) ||
+  g_variant_get (call->parameters, "(&st@a{sv})", &consumer, &page_size, NULL);
+  if (!read_claim_options (call, &opts, &error) ||
       (op = validate (daemon, consumer, page_size, TRUE, 0, &opts, &error)) == NULL)
     {
       hpd_job_return_error (invocation, error);
@@ -463,17 +467,10 @@ hpd_claim_calls_release (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
 }
 
 void
-hpd_claim_calls_get (HpdDaemon *daemon, GDBusMethodInvocation *invocation, GVariant *options)
+hpd_claim_calls_get (const HpdCall *call)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) claims = NULL;
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (call->daemon);
 
-  if (!hpd_options_parse (options, NULL, 0, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
-  claims = hpd_daemon_get_claims (daemon);
-  g_dbus_method_invocation_return_value (invocation,
+  g_dbus_method_invocation_return_value (call->invocation,
                                          g_variant_new ("(@aa{sv})", hpd_claims_to_variant (claims)));
 }

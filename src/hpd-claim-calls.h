@@ -16,19 +16,17 @@
 #include <gio/gio.h>
 
 #include "hpd-claims.h"
+#include "hpd-methods.h"
 #include "hpd-pool.h"
 
 G_BEGIN_DECLS
 
 typedef struct _HpdDaemon HpdDaemon;
 
-void hpd_claim_calls_claim (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                            const char *consumer, guint64 page_size, guint64 pages,
-                            GVariant *options);
-void hpd_claim_calls_release (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                              const char *consumer, guint64 page_size, GVariant *options);
-void hpd_claim_calls_get (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                          GVariant *options);
+/* Handlers of Claim, Release and GetClaims (hpd-methods.c). */
+void hpd_claim_calls_claim (const HpdCall *call);
+void hpd_claim_calls_release (const HpdCall *call);
+void hpd_claim_calls_get (const HpdCall *call);
 
 /* The Claims property and GetClaims' reply: aa{sv}. */
 GVariant *hpd_claims_to_variant (GPtrArray *claims);

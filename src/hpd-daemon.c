@@ -16,6 +16,7 @@
 #include "hpd-idle.h"
 #include "hpd-manager.h"
 #include "hpd-memory.h"
+#include "hpd-methods.h"
 #include "hpd-namespace.h"
 #include "hpd-page-size.h"
 #include "hpd-parse.h"
@@ -544,11 +545,13 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
       g_autoptr(HpDBusObjectSkeleton) object = hp_dbus_object_skeleton_new (path);
       g_autoptr(HpdPageSize) page_size = hpd_page_size_new (self, pool);
 
+      hpd_methods_serve (G_DBUS_INTERFACE_SKELETON (page_size), self);
       hp_dbus_object_skeleton_set_manager_page_size (object, HP_DBUS_MANAGER_PAGE_SIZE (page_size));
       g_ptr_array_add (self->page_sizes, g_object_ref (page_size));
       g_dbus_object_manager_server_export (self->object_manager, G_DBUS_OBJECT_SKELETON (object));
     }
   self->manager = hpd_manager_new (self);
+  hpd_methods_serve (G_DBUS_INTERFACE_SKELETON (self->manager), self);
 
   /* the kernel tells about mount changes; our own and everybody else's */
   self->mount_monitor = g_unix_mount_monitor_get ();
@@ -716,6 +719,18 @@ hpd_daemon_refresh_pools (HpdDaemon *self)
     hpd_page_size_refresh_now (g_ptr_array_index (self->page_sizes, i));
   if (self->manager != NULL)
     hpd_manager_refresh_claims (self->manager);
+}
+
+void
+hpd_daemon_note_allocation (HpdDaemon *self, const HpdPool *pool, const HpdAllocReport *report)
+{
+  for (guint i = 0; self->page_sizes != NULL && i < self->page_sizes->len; i++)
+    {
+      HpdPageSize *page_size = g_ptr_array_index (self->page_sizes, i);
+
+      if (hp_dbus_manager_page_size_get_size (HP_DBUS_MANAGER_PAGE_SIZE (page_size)) == pool->size)
+        hpd_page_size_set_last_allocation (page_size, report);
+    }
 }
 
 void

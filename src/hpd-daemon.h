@@ -102,6 +102,12 @@ void hpd_daemon_refresh_mounts (HpdDaemon *self);
  * Release), with PropertiesChanged. */
 void hpd_daemon_refresh_pools (HpdDaemon *self);
 
+/* Publishes @report in @pool's LastAllocation, when the engine ran (a
+ * change made outside the pool's own methods, such as a claim). Main
+ * thread. */
+void hpd_daemon_note_allocation (HpdDaemon *self, const HpdPool *pool,
+                                 const HpdAllocReport *report);
+
 /* Re-reads the tunables into the Manager's properties. */
 void hpd_daemon_refresh_tunables (HpdDaemon *self);
 

@@ -272,8 +272,6 @@ tunables (Walk *w, const HpdConfig *c)
       guint32 gid;
 
       list (w, "tunables shm-group", c->shm_group.value, &c->shm_group.origin);
-      /* the group database can change without any file event we watch */
-      hpd_kernel_note_unwatched_input (w->kernel);
       if (!hpd_tunables_resolve_shm_group (c->shm_group.value, &gid, &error))
         drifted (w, "tunables shm-group", c->shm_group.value, actual, "%s", error->message);
       else if (gid != t->shm_group)
@@ -377,9 +375,6 @@ mount_section (gpointer key, gpointer value, gpointer data)
     return FALSE;
 
   options = hpd_apply_mount_options (m);
-  /* owners come from the user and group databases, which can change
-   * without any file event we watch */
-  hpd_kernel_note_unwatched_input (w->kernel);
   request = hpd_mount_request_new (scopes[m->scope], m->owner ? m->owner : "", options, &error);
   if (request == NULL)
     {
@@ -421,10 +416,6 @@ walk (Walk *w, const HpdConfig *config)
 {
   w->config = config;
   w->claims = hpd_daemon_get_claims (w->daemon);
-  /* claim files are no kernel files: what is built from them is made
-   * again at every read while there are any */
-  if (w->claims->len > 0)
-    hpd_kernel_note_unwatched_input (w->kernel);
   g_tree_foreach (config->pools, pool_section, w);
   g_clear_pointer (&w->claims, g_ptr_array_unref);
   g_tree_foreach (config->mounts, mount_section, w);

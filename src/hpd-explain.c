@@ -19,6 +19,7 @@
 #include "hpd-drift.h"
 #include "hpd-explain.h"
 #include "hpd-hugetlbfs.h"
+#include "hpd-job.h"
 #include "hpd-mounts.h"
 #include "hpd-options.h"
 #include "hpd-parse.h"
@@ -626,4 +627,49 @@ hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid)
 
   g_free (e.meminfo);
   return g_variant_builder_end (&e.builder);
+}
+
+typedef struct {
+  HpdDaemon *daemon;
+  guint32 uid;
+  guint32 pid;
+} ExplainCall;
+
+static void
+explain_call_free (ExplainCall *call)
+{
+  g_object_unref (call->daemon);
+  g_free (call);
+}
+
+/* The caller's uid and pid tailor two checks (shm group, memlock); they
+ * come from the bus daemon, as for authorization. */
+static void
+explain_identified (gpointer data, const HpdCaller *caller)
+{
+  ExplainCall *call = data;
+
+  call->uid = caller->uid;
+  call->pid = caller->pid;
+}
+
+/* Main thread (HPD_LANE_MAIN): the configuration cache is the main
+ * thread's. */
+static GVariant *
+explain_work (gpointer data, GCancellable *cancellable, GError **error)
+{
+  ExplainCall *call = data;
+  GVariant *findings = hpd_explain (call->daemon, call->uid, call->pid);
+
+  return g_variant_new_tuple (&findings, 1);
+}
+
+void
+hpd_explain_call (const HpdCall *method_call)
+{
+  ExplainCall *call = g_new0 (ExplainCall, 1);
+
+  call->daemon = g_object_ref (method_call->daemon);
+  hpd_job_run_full (method_call->daemon, method_call->invocation, NULL, explain_identified,
+                    explain_work, NULL, call, (GDestroyNotify) explain_call_free);
 }

@@ -9,11 +9,14 @@
 
 #include <gio/gio.h>
 
-G_BEGIN_DECLS
+#include "hpd-methods.h"
 
-typedef struct _HpdDaemon HpdDaemon;
+G_BEGIN_DECLS
 
 /* @uid and @pid are the caller's, for the group and memlock checks. */
 GVariant *hpd_explain (HpdDaemon *daemon, guint32 uid, guint32 pid);
+
+/* Explain's handler (hpd-methods.c). */
+void hpd_explain_call (const HpdCall *call);
 
 G_END_DECLS

@@ -4,10 +4,10 @@
 #include "config.h"
 
 #include "hpd-fresh.h"
+#include "hpd-methods.h"
 
 typedef struct {
   HpdRefreshFunc refresh;
-  HpdKernelOfFunc kernel_of;
   GDBusInterfaceSkeletonClass *parent_class;
   const GDBusInterfaceVTable *parent_vtable;
   GDBusInterfaceVTable vtable;
@@ -15,12 +15,10 @@ typedef struct {
 
 static GQuark fresh_class_quark (void);
 static GQuark fresh_pending_quark (void);
-static GQuark fresh_stamp_quark (void);
 static GQuark fresh_all_quark (void);
 static G_DEFINE_QUARK (hpd-fresh-class, fresh_class)
 static G_DEFINE_QUARK (hpd-fresh-all, fresh_all)
 static G_DEFINE_QUARK (hpd-fresh-pending, fresh_pending)
-static G_DEFINE_QUARK (hpd-fresh-stamp, fresh_stamp)
 
 static FreshClass *
 fresh_class_for (gpointer instance)
@@ -41,35 +39,6 @@ remove_source (gpointer id)
   g_source_remove (GPOINTER_TO_UINT (id));
 }
 
-/* Runs the refresh function, unless every file it read last time is one
- * whose changes inotify reports and none changed since: then it would set
- * the very same values (see hpd_kernel_observe_begin). On sysfs and procfs
- * it always runs. */
-static void
-refresh_if_changed (FreshClass *fc, GDBusInterfaceSkeleton *skeleton)
-{
-  HpdKernel *kernel = fc->kernel_of != NULL ? fc->kernel_of (skeleton) : NULL;
-  HpdKernelStamp *stamp;
-
-  if (kernel == NULL)
-    {
-      fc->refresh (skeleton);
-      return;
-    }
-  stamp = g_object_get_qdata (G_OBJECT (skeleton), fresh_stamp_quark ());
-  if (stamp == NULL)
-    {
-      stamp = g_new0 (HpdKernelStamp, 1);
-      g_object_set_qdata_full (G_OBJECT (skeleton), fresh_stamp_quark (), stamp, g_free);
-    }
-  else if (hpd_kernel_stamp_is_current (kernel, stamp))
-    return;
-
-  hpd_kernel_observe_begin (kernel);
-  fc->refresh (skeleton);
-  hpd_kernel_observe_end (kernel, stamp);
-}
-
 /* Refreshes now unless that already happened in this main loop iteration. */
 void
 hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
@@ -80,7 +49,7 @@ hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
   if (g_object_get_qdata (G_OBJECT (skeleton), fresh_pending_quark ()) != NULL)
     return;
 
-  refresh_if_changed (fc, skeleton);
+  fc->refresh (skeleton);
   /* High priority: forgotten before the next incoming call is dispatched,
    * even while calls keep arriving. */
   id = g_idle_add_full (G_PRIORITY_HIGH, forget_refresh, skeleton, NULL);
@@ -111,6 +80,9 @@ fresh_get_vtable (GDBusInterfaceSkeleton *skeleton)
       fc->parent_vtable = fc->parent_class->get_vtable (skeleton);
       fc->vtable = *fc->parent_vtable;
       fc->vtable.get_property = fresh_get_property;
+      /* every method call goes to the one method table, not to the
+       * generated handle-* signals */
+      fc->vtable.method_call = hpd_methods_dispatch;
     }
   return &fc->vtable;
 }
@@ -145,14 +117,12 @@ fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
 }
 
 void
-hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
-                   HpdKernelOfFunc kernel_of)
+hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh)
 {
   /* Lives as long as the class, that is, for the whole process. */
   FreshClass *fc = g_new0 (FreshClass, 1);
 
   fc->refresh = refresh;
-  fc->kernel_of = kernel_of;
   fc->parent_class = g_type_class_peek_parent (klass);
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), fresh_class_quark (), fc);
   klass->get_vtable = fresh_get_vtable;

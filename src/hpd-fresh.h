@@ -1,31 +1,44 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Property values that are fresh whenever they are read. The kernel gives no
- * notification for pool counters and other programs change them, so a
- * skeleton class installs a refresh function that runs before the bus reads
- * its properties (Get, GetAll, GetManagedObjects). Reads within one main
- * loop iteration share one refresh, so GetAll costs one pass over sysfs.
+/* The freshness model: when the service reads each source of truth again.
+ * One rule per source, nothing else keeps a value (HACKING.md, "Freshness").
  *
- * A class whose values come only from kernel files (and facts fixed at
- * start-up) also gives @kernel_of: its refresh is then skipped while the
- * files it read last time are all watched and unchanged (hpd-kernel.h,
- * hpd-file-cache.h). Where any input can change unseen, as every sysfs and
- * procfs file can, it runs on every read. */
+ * - Kernel files: pool counters and node counters (sysfs), meminfo,
+ *   mountinfo, the sysctls and the THP files (procfs, sysfs). The kernel
+ *   announces no change of them and anybody may write them, so they are
+ *   read whenever a value made from them is asked for: a bus read (Get,
+ *   GetAll, GetManagedObjects) runs the object's refresh function first
+ *   (installed here), a method reads what it needs when it runs, and a
+ *   change reads back what the kernel kept. Nothing is kept between calls.
+ *   Reads within one main loop turn share one refresh: every call that
+ *   turn dispatches arrived before the first read began, so whatever its
+ *   caller changed before calling is seen. While somebody watches, the
+ *   same refresh runs on a timer (hpd-watchers.h) and the skeletons send
+ *   PropertiesChanged; mount changes also come at once from the mount
+ *   monitor (hpd_daemon_refresh_mounts).
+ * - Facts the kernel fixes at boot (the page sizes it offers, the pageblock
+ *   order in proc/pagetypeinfo): read once (hpd_kernel_read_fixed_at_boot).
+ * - The configuration files and the claims: kept parsed while stat() of
+ *   every file and directory they come from is unchanged and settled
+ *   (hpd-config-cache.h, hpd-claims.h): an edit is seen at the next use.
+ * - The user and group databases and the unit links of --apply: looked up
+ *   at each use.
+ * - Processes, SysV segments and files for GetUsage and Explain: scanned
+ *   in full by each call, nothing kept (hpd-usage.h).
+ *
+ * This file implements the first rule for the skeletons: their refresh
+ * function runs before the bus reads their properties, once per main loop
+ * iteration, and GetAll's a{sv} is built again only when a value changed. */
 #pragma once
 
 #include <gio/gio.h>
 
-#include "hpd-kernel.h"
-
 G_BEGIN_DECLS
 
 typedef void (*HpdRefreshFunc) (GDBusInterfaceSkeleton *skeleton);
-typedef HpdKernel *(*HpdKernelOfFunc) (GDBusInterfaceSkeleton *skeleton);
 
-/* @kernel_of may be NULL: the refresh then always runs. */
-void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
-                        HpdKernelOfFunc kernel_of);
+void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh);
 
 /* Refreshes @skeleton's properties now, as a read would (and not again in
  * this main loop iteration); the skeleton then emits PropertiesChanged for

@@ -1,9 +1,12 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The path every change takes after validation: authorize the caller,
- * queue the kernel work behind other changes, run it in the worker thread,
- * then back in the main thread let the owner refresh and log, and reply. */
+/* The one path of every call's work, after its handler validated it
+ * (hpd-methods.h): authorize the caller with the method's polkit action
+ * (or only identify it), take the place the method's lane needs (the
+ * queue of kernel changes, or one of the caller's scan slots), run the
+ * work in its thread, then back in the main thread let the owner read
+ * back, refresh and log, and reply. */
 #pragma once
 
 #include <gio/gio.h>
@@ -15,21 +18,26 @@ G_BEGIN_DECLS
 
 typedef struct _HpdDaemon HpdDaemon;
 
-/* Worker thread: does the change, returns the reply body (a tuple). */
+/* The method's lane's thread: does the work, returns the reply body (a
+ * tuple). */
 typedef GVariant *(*HpdJobWork) (gpointer data, GCancellable *cancellable, GError **error);
 
 /* Main thread, after the work (successful or not) and before the reply:
- * refresh properties, log with the caller's identity. */
+ * refresh properties, log with the caller's identity. May be NULL. */
 typedef void (*HpdJobDone) (gpointer data, const HpdCaller *caller,
                             GVariant *reply, const GError *error);
 
+/* Main thread, once the caller is authorized (or, for a method that asks
+ * no action or does not require it, identified) and before the work is
+ * queued: for work that records who asked (claims keep their uid) or
+ * depends on it. May be NULL. */
+typedef void (*HpdJobAuthorized) (gpointer data, const HpdCaller *caller);
+
+/* Runs @invocation's method's work along its row (hpd-methods.c). Takes
+ * @data. @details (may be NULL) is shown to polkit rules. */
 void hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                   PolkitDetails *details, HpdJobWork work, HpdJobDone done,
                   gpointer data, GDestroyNotify free_data);
-
-/* Main thread, once the caller is authorized and before the work is
- * queued: for work that records who asked (claims keep their uid). */
-typedef void (*HpdJobAuthorized) (gpointer data, const HpdCaller *caller);
 
 void hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                        PolkitDetails *details, HpdJobAuthorized authorized,

@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
-#include "hpd-file-cache.h"
 #include "hpd-kernel.h"
 #include "hpd-parse.h"
 
@@ -23,16 +25,8 @@ struct _HpdKernel
 {
   GObject parent_instance;
   char *root;
-  HpdFileCache *cache;
   GMutex fixed_lock;
   GHashTable *fixed;     /* relative path -> contents, of the kernel's own files */
-
-  /* hpd_kernel_observe_begin(): the thread whose reads are watched, the
-   * cache generation when it began, and whether a file read since was one
-   * that can change without an event */
-  GThread *observer;
-  guint64 observed_generation;
-  gboolean observed_unwatched;
 };
 
 G_DEFINE_TYPE (HpdKernel, hpd_kernel, G_TYPE_OBJECT)
@@ -43,7 +37,6 @@ hpd_kernel_finalize (GObject *object)
   HpdKernel *self = HPD_KERNEL (object);
 
   g_free (self->root);
-  hpd_file_cache_free (self->cache);
   g_hash_table_unref (self->fixed);
   g_mutex_clear (&self->fixed_lock);
   G_OBJECT_CLASS (hpd_kernel_parent_class)->finalize (object);
@@ -68,7 +61,6 @@ hpd_kernel_new (const char *root)
   HpdKernel *self = g_object_new (HPD_TYPE_KERNEL, NULL);
 
   self->root = g_strdup (root != NULL && *root != '\0' ? root : "/");
-  self->cache = hpd_file_cache_new (self->root);
   return self;
 }
 
@@ -83,13 +75,6 @@ hpd_kernel_path (HpdKernel *self, const char *relative)
 {
   g_return_val_if_fail (relative != NULL && relative[0] != '/', NULL);
   return g_build_filename (self->root, relative, NULL);
-}
-
-static void
-note_kind (HpdKernel *self, HpdFileKind kind)
-{
-  if (kind != HPD_FILE_KIND_CACHEABLE && g_atomic_pointer_get (&self->observer) == g_thread_self ())
-    self->observed_unwatched = TRUE;
 }
 
 /* hpd_kernel_path() is NULL for a path that is not relative (a bug, which
@@ -108,19 +93,19 @@ gboolean
 hpd_kernel_exists (HpdKernel *self, const char *relative)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
-  guint64 generation;
 
   if (path == NULL)
     return FALSE;
-  note_kind (self, hpd_file_cache_prepare (self->cache, path, &generation));
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
 /* sysfs and procfs make a value when the file is read from offset 0, all
  * of it in one read() that has room for it: no fstat() and no second read()
- * to see the end, as g_file_get_contents() needs for a regular file. */
+ * to see the end, as g_file_get_contents() needs for a regular file. A
+ * plain file of a fake tree that holds a counter fits as well, and a longer
+ * one is no counter. */
 static gboolean
-read_pseudo_counter (const char *path, char **contents, GError **error)
+read_counter_text (const char *path, char **contents, GError **error)
 {
   char buffer[COUNTER_READ_MAX];
   ssize_t n;
@@ -150,31 +135,29 @@ read_pseudo_counter (const char *path, char **contents, GError **error)
   return TRUE;
 }
 
-/* Every read goes through the file cache (hpd-file-cache.h): on a fake tree
- * a file is read again only after inotify said something changed; on sysfs
- * and procfs it is read every time. */
+/* Every read reads the file: no kernel file says when it changed
+ * (hpd-fresh.h). */
 static gboolean
 read_file (HpdKernel *self, const char *relative, gboolean counter, char **contents,
            GError **error)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
-  gsize length;
-  guint64 generation;
-  HpdFileKind kind;
 
   if (!path_is_below_root (path, relative, error))
     return FALSE;
-  if (hpd_file_cache_lookup (self->cache, path, contents, NULL))
-    return TRUE;
-  kind = hpd_file_cache_prepare (self->cache, path, &generation);
-  note_kind (self, kind);
-  if (counter && kind == HPD_FILE_KIND_PSEUDO)
-    return read_pseudo_counter (path, contents, error);
-  if (!g_file_get_contents (path, contents, &length, error))
-    return FALSE;
-  if (kind == HPD_FILE_KIND_CACHEABLE)
-    hpd_file_cache_store (self->cache, path, generation, *contents, length);
-  return TRUE;
+  if (counter)
+    return read_counter_text (path, contents, error);
+  return g_file_get_contents (path, contents, NULL, error);
+}
+
+/* sysfs and procfs: the running kernel's own files. */
+static gboolean
+is_kernel_file_system (const char *path)
+{
+  struct statfs fs;
+
+  return statfs (path, &fs) == 0 &&
+         ((unsigned long) fs.f_type == SYSFS_MAGIC || (unsigned long) fs.f_type == PROC_SUPER_MAGIC);
 }
 
 gboolean
@@ -190,7 +173,6 @@ hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative, char **con
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
   const char *kept;
-  guint64 generation;
 
   if (!path_is_below_root (path, relative, error))
     return FALSE;
@@ -206,7 +188,7 @@ hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative, char **con
   }
   /* a fake tree's file stands for another boot whenever a test writes it:
    * read it as any other (its changes are seen) */
-  if (hpd_file_cache_prepare (self->cache, path, &generation) != HPD_FILE_KIND_PSEUDO)
+  if (!is_kernel_file_system (path))
     return read_file (self, relative, FALSE, contents, error);
   if (!g_file_get_contents (path, contents, NULL, error))
     return FALSE;
@@ -220,9 +202,7 @@ hpd_kernel_read_link (HpdKernel *self, const char *relative, char **target,
                       GError **error)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
-  guint64 generation;
 
-  note_kind (self, hpd_file_cache_prepare (self->cache, path, &generation));
   *target = g_file_read_link (path, error);
   return *target != NULL;
 }
@@ -339,7 +319,6 @@ hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
   g_autoptr(GPtrArray) names = NULL;
   const char *name;
 
-  note_kind (self, hpd_file_cache_prepare_dir (self->cache, path));
   dir = g_dir_open (path, 0, error);
   if (dir == NULL)
     return NULL;
@@ -349,38 +328,4 @@ hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
     g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, compare_names);
   return g_steal_pointer (&names);
-}
-
-void
-hpd_kernel_observe_begin (HpdKernel *self)
-{
-  g_return_if_fail (self->observer == NULL);
-
-  self->observed_generation = hpd_file_cache_get_generation (self->cache);
-  self->observed_unwatched = FALSE;
-  g_atomic_pointer_set (&self->observer, g_thread_self ());
-}
-
-void
-hpd_kernel_observe_end (HpdKernel *self, HpdKernelStamp *stamp)
-{
-  g_return_if_fail (self->observer == g_thread_self ());
-
-  g_atomic_pointer_set (&self->observer, NULL);
-  stamp->generation = self->observed_generation;
-  /* a change while the files were read may have been read only in part */
-  stamp->valid = !self->observed_unwatched &&
-                 hpd_file_cache_get_generation (self->cache) == self->observed_generation;
-}
-
-void
-hpd_kernel_note_unwatched_input (HpdKernel *self)
-{
-  note_kind (self, HPD_FILE_KIND_OTHER);
-}
-
-gboolean
-hpd_kernel_stamp_is_current (HpdKernel *self, const HpdKernelStamp *stamp)
-{
-  return stamp->valid && hpd_file_cache_get_generation (self->cache) == stamp->generation;
 }

@@ -50,22 +50,4 @@ gboolean hpd_kernel_write_text (HpdKernel *self, const char *relative,
 GPtrArray *hpd_kernel_list_dir (HpdKernel *self, const char *relative,
                                 GError **error);
 
-/* Whether reading the same files again can give anything new. Between
- * hpd_kernel_observe_begin() and _end() the calling thread's reads are
- * noted; the stamp is valid when every one of them was of a file whose
- * changes inotify reports (hpd-file-cache.h: a fake tree, never sysfs or
- * procfs) and nothing changed meanwhile. It stays current until something
- * below a watched directory changes. One observation at a time. */
-typedef struct {
-  guint64 generation;
-  gboolean valid;
-} HpdKernelStamp;
-
-void hpd_kernel_observe_begin (HpdKernel *self);
-void hpd_kernel_observe_end (HpdKernel *self, HpdKernelStamp *stamp);
-gboolean hpd_kernel_stamp_is_current (HpdKernel *self, const HpdKernelStamp *stamp);
-/* For an input of the observed work that is no kernel file (the user and
- * group databases): the stamp will not be valid. */
-void hpd_kernel_note_unwatched_input (HpdKernel *self);
-
 G_END_DECLS

@@ -5,7 +5,6 @@
 
 #include <unistd.h>
 
-#include "hp-error.h"
 #include "hpd-boot-calls.h"
 #include "hpd-claim-calls.h"
 #include "hpd-config.h"
@@ -14,36 +13,20 @@
 #include "hpd-drift.h"
 #include "hpd-fresh.h"
 #include "hpd-manager.h"
-#include "hpd-mount-calls.h"
-#include "hpd-explain.h"
-#include "hpd-job.h"
 #include "hpd-mounts.h"
-#include "hpd-options.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 #include "hpd-parse.h"
-#include "hpd-usage-calls.h"
 
 struct _HpdManager
 {
   HpDBusManagerSkeleton parent_instance;
   HpdDaemon *daemon; /* owns us */
-
-  /* Whether the properties from kernel files (mounts, tunables, meminfo),
-   * and those from the configuration and the kernel files it is compared
-   * with, can have changed since they were set (hpd_kernel_observe_begin):
-   * on a fake tree they are set again only when they can; on sysfs and
-   * procfs always. */
-  HpdKernelStamp kernel_stamp;
-  HpdKernelStamp config_stamp;
-  guint64 config_generation;
-
 };
 
-static void hpd_manager_iface_init (HpDBusManagerIface *iface);
-
-G_DEFINE_TYPE_WITH_CODE (HpdManager, hpd_manager, HP_DBUS_TYPE_MANAGER_SKELETON,
-                         G_IMPLEMENT_INTERFACE (HP_DBUS_TYPE_MANAGER, hpd_manager_iface_init))
+/* The methods are dispatched from the method table (hpd-methods.c), not
+ * through the generated handle-* signals. */
+G_DEFINE_TYPE (HpdManager, hpd_manager, HP_DBUS_TYPE_MANAGER_SKELETON)
 
 void
 hpd_manager_refresh_mounts (HpdManager *self)
@@ -120,29 +103,23 @@ overrides_to_variant (const HpdConfig *config)
 
 /* An administrator edits the files while the service runs: the
  * configuration is checked on every refresh (hpd-config-cache.h), and the
- * properties made from it and the kernel are made again when either
- * changed. */
+ * properties made from it and the kernel files are made again, as the
+ * kernel's side can have changed unseen (hpd-fresh.h). */
 static void
 refresh_configuration (HpdManager *self)
 {
   HpDBusManager *iface = HP_DBUS_MANAGER (self);
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
-  guint64 generation;
-  const HpdConfig *config = hpd_daemon_get_config (self->daemon, &generation);
+  const HpdConfig *config = hpd_daemon_get_config (self->daemon, NULL);
   g_auto(HpdBootState) boot = { 0, };
   g_auto(HpdBootHook) hook = { 0, };
   g_autoptr(GPtrArray) errors = NULL;
   GVariant *state, *drift;
 
-  /* the unit links are no file the kernel stamp or the configuration
-   * cache covers: a few directory reads on every refresh */
+  /* the unit links are no file the configuration cache covers: a few
+   * directory reads on every refresh */
   hpd_boot_hook_read (hpd_kernel_get_root (kernel), &hook);
   hp_dbus_manager_set_apply_at_boot (iface, hpd_boot_hook_to_variant (&hook));
-
-  if (generation == self->config_generation &&
-      hpd_kernel_stamp_is_current (kernel, &self->config_stamp))
-    return;
-  hpd_kernel_observe_begin (kernel);
 
   hpd_drift_describe (self->daemon, config, &state, &drift, &errors);
   hp_dbus_manager_set_configuration_errors (iface, (const char *const *) errors->pdata);
@@ -154,8 +131,6 @@ refresh_configuration (HpdManager *self)
   hp_dbus_manager_set_boot_parameters (iface, boot.boot_parameters);
   hp_dbus_manager_set_kernel_command_line (iface, boot.kernel_command_line);
   hp_dbus_manager_set_reboot_required (iface, boot.reboot_required);
-  hpd_kernel_observe_end (kernel, &self->config_stamp);
-  self->config_generation = generation;
 }
 
 static void
@@ -197,216 +172,18 @@ static void
 hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   HpdManager *self = HPD_MANAGER (skeleton);
-  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
 
-  if (!hpd_kernel_stamp_is_current (kernel, &self->kernel_stamp))
-    {
-      hpd_kernel_observe_begin (kernel);
-      hpd_manager_refresh_mounts (self);
-      hpd_manager_refresh_tunables (self);
-      refresh_meminfo (self);
-      hpd_kernel_observe_end (kernel, &self->kernel_stamp);
-    }
+  hpd_manager_refresh_mounts (self);
+  hpd_manager_refresh_tunables (self);
+  refresh_meminfo (self);
   refresh_configuration (self);
   set_claims (self);
-}
-
-static gboolean
-handle_create_mounts (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                      const char *scope, const char *owner, GVariant *options)
-{
-  HpdManager *self = HPD_MANAGER (object);
-
-  hpd_mount_calls_create (self->daemon, invocation, scope, owner, options, NULL);
-  return TRUE;
-}
-
-static gboolean
-handle_unmount (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                const char *path, GVariant *options)
-{
-  HpdManager *self = HPD_MANAGER (object);
-
-  hpd_mount_calls_unmount (self->daemon, invocation, path, options);
-  return TRUE;
-}
-
-static gboolean
-handle_set_shm_max (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                    guint64 value, GVariant *options)
-{
-  hpd_tunable_calls_set_shm_max (HPD_MANAGER (object)->daemon, invocation, value, options);
-  return TRUE;
-}
-
-static gboolean
-handle_set_recommended_shm_max (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                                GVariant *options)
-{
-  hpd_tunable_calls_set_recommended_shm_max (HPD_MANAGER (object)->daemon, invocation, options);
-  return TRUE;
-}
-
-static gboolean
-handle_set_shm_group (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                      const char *group, GVariant *options)
-{
-  hpd_tunable_calls_set_shm_group (HPD_MANAGER (object)->daemon, invocation, group, options);
-  return TRUE;
-}
-
-static gboolean
-handle_set_min_free_kbytes (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                            guint64 value, GVariant *options)
-{
-  hpd_tunable_calls_set_min_free_kbytes (HPD_MANAGER (object)->daemon, invocation, value, options);
-  return TRUE;
-}
-
-static gboolean
-handle_set_recommended_min_free_kbytes (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                                        GVariant *options)
-{
-  hpd_tunable_calls_set_recommended_min_free_kbytes (HPD_MANAGER (object)->daemon, invocation,
-                                                     options);
-  return TRUE;
-}
-
-static gboolean
-handle_set_zone_movable (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                         gboolean enabled, GVariant *options)
-{
-  hpd_tunable_calls_set_zone_movable (HPD_MANAGER (object)->daemon, invocation, enabled, options);
-  return TRUE;
-}
-
-static gboolean
-handle_set_thp (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                GVariant *settings, GVariant *options)
-{
-  hpd_tunable_calls_set_thp (HPD_MANAGER (object)->daemon, invocation, settings, options);
-  return TRUE;
-}
-
-static gboolean
-handle_configure_boot (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                       GVariant *options)
-{
-  hpd_boot_calls_configure (HPD_MANAGER (object)->daemon, invocation, options);
-  return TRUE;
-}
-
-typedef struct {
-  HpdManager *self;
-  GDBusMethodInvocation *invocation;
-} ExplainCall;
-
-/* The caller's uid and pid tailor two checks (shm group, memlock); they
- * come from the bus daemon, as for authorization. */
-static void
-explain_got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  ExplainCall *call = user_data;
-  g_autoptr(HpdCaller) caller = hpd_caller_lookup_finish (result, NULL);
-
-  if (caller == NULL)
-    g_dbus_method_invocation_return_error_literal (call->invocation, HP_ERROR, HP_ERROR_FAILED,
-                                                   "Could not identify the caller");
-  else
-    {
-      GVariant *findings = hpd_explain (call->self->daemon, caller->uid, caller->pid);
-
-      g_dbus_method_invocation_return_value (call->invocation, g_variant_new_tuple (&findings, 1));
-    }
-  g_object_unref (call->self);
-  g_object_unref (call->invocation);
-  g_free (call);
-}
-
-static gboolean
-handle_explain (HpDBusManager *object, GDBusMethodInvocation *invocation, GVariant *options)
-{
-  g_autoptr(GError) error = NULL;
-  ExplainCall *call;
-
-  if (!hpd_options_parse (options, NULL, 0, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return TRUE;
-    }
-
-  call = g_new0 (ExplainCall, 1);
-  call->self = g_object_ref (HPD_MANAGER (object));
-  call->invocation = g_object_ref (invocation);
-  hpd_caller_lookup (invocation, explain_got_caller, call);
-  return TRUE;
-}
-
-static gboolean
-handle_get_usage (HpDBusManager *object, GDBusMethodInvocation *invocation, GVariant *options)
-{
-  hpd_usage_calls_get_usage (HPD_MANAGER (object)->daemon, invocation, options);
-  return TRUE;
-}
-
-static gboolean
-handle_remove_orphan (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                      const char *path, GVariant *options)
-{
-  hpd_usage_calls_remove_orphan (HPD_MANAGER (object)->daemon, invocation, path, options);
-  return TRUE;
-}
-
-static gboolean
-handle_claim (HpDBusManager *object, GDBusMethodInvocation *invocation,
-              const char *consumer, guint64 page_size, guint64 pages, GVariant *options)
-{
-  hpd_claim_calls_claim (HPD_MANAGER (object)->daemon, invocation, consumer, page_size,
-                         pages, options);
-  return TRUE;
-}
-
-static gboolean
-handle_release (HpDBusManager *object, GDBusMethodInvocation *invocation,
-                const char *consumer, guint64 page_size, GVariant *options)
-{
-  hpd_claim_calls_release (HPD_MANAGER (object)->daemon, invocation, consumer, page_size,
-                           options);
-  return TRUE;
-}
-
-static gboolean
-handle_get_claims (HpDBusManager *object, GDBusMethodInvocation *invocation, GVariant *options)
-{
-  hpd_claim_calls_get (HPD_MANAGER (object)->daemon, invocation, options);
-  return TRUE;
-}
-
-static void
-hpd_manager_iface_init (HpDBusManagerIface *iface)
-{
-  iface->handle_claim = handle_claim;
-  iface->handle_release = handle_release;
-  iface->handle_get_claims = handle_get_claims;
-  iface->handle_get_usage = handle_get_usage;
-  iface->handle_remove_orphan = handle_remove_orphan;
-  iface->handle_set_shm_max = handle_set_shm_max;
-  iface->handle_set_recommended_shm_max = handle_set_recommended_shm_max;
-  iface->handle_set_shm_group = handle_set_shm_group;
-  iface->handle_set_min_free_kbytes = handle_set_min_free_kbytes;
-  iface->handle_set_recommended_min_free_kbytes = handle_set_recommended_min_free_kbytes;
-  iface->handle_set_zone_movable = handle_set_zone_movable;
-  iface->handle_set_thp = handle_set_thp;
-  iface->handle_configure_boot = handle_configure_boot;
-  iface->handle_explain = handle_explain;
-  iface->handle_create_mounts = handle_create_mounts;
-  iface->handle_unmount = handle_unmount;
 }
 
 static void
 hpd_manager_class_init (HpdManagerClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh, NULL);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh);
 }
 
 static void

@@ -8,7 +8,7 @@
 #include "hpd-job.h"
 #include "hpd-mount-calls.h"
 #include "hpd-mounts.h"
-#include "hpd-options.h"
+#include "hpd-page-size.h"
 #include "hpd-persist.h"
 
 typedef struct {
@@ -181,10 +181,11 @@ create_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
                caller->uid, caller->pid, error->message);
 }
 
-void
-hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                        const char *scope, const char *owner, GVariant *options,
-                        const HpdPool *only)
+/* CreateMounts (every page size) and CreateMount (@only's). */
+static void
+create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
+        const char *scope, const char *owner, GVariant *options,
+        const HpdPool *only)
 {
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
   GPtrArray *pools = hpd_daemon_get_pools (daemon);
@@ -326,18 +327,39 @@ unmount_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GEr
 }
 
 void
-hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                         const char *path, GVariant *options)
+hpd_mount_calls_create_mounts (const HpdCall *method_call)
 {
+  const char *scope, *owner;
+
+  g_variant_get (method_call->parameters, "(&s&s@a{sv})", &scope, &owner, NULL);
+  create (method_call->daemon, method_call->invocation, scope, owner, method_call->options, NULL);
+}
+
+void
+hpd_mount_calls_create_mount (const HpdCall *method_call)
+{
+  const char *scope, *owner;
+
+  g_variant_get (method_call->parameters, "(&s&s@a{sv})", &scope, &owner, NULL);
+  create (method_call->daemon, method_call->invocation, scope, owner, method_call->options,
+          hpd_page_size_get_pool (HPD_PAGE_SIZE (method_call->object)));
+}
+
+void
+hpd_mount_calls_unmount (const HpdCall *method_call)
+{
+  HpdDaemon *daemon = method_call->daemon;
+  GDBusMethodInvocation *invocation = method_call->invocation;
   g_autoptr(MountCall) call = mount_call_new (daemon);
   g_autoptr(GPtrArray) mounts = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(PolkitDetails) details = NULL;
   gboolean persist = FALSE, dry_run = FALSE;
-  const HpdOption known[] = {
-    { "persist", "b", &persist },
-    { "dry-run", "b", &dry_run },
-  };
+  const char *path;
+
+  g_variant_get (method_call->parameters, "(&s@a{sv})", &path, NULL);
+  g_variant_lookup (method_call->options, "persist", "b", &persist);
+  g_variant_lookup (method_call->options, "dry-run", "b", &dry_run);
 
   /* unmounting here would leave the system's mount in place */
   if (!hpd_daemon_check_mounts_visible (daemon, &error))
@@ -346,11 +368,6 @@ hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
       return;
     }
 
-  if (!hpd_options_parse (options, known, G_N_ELEMENTS (known), &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
   if (!hpd_mount_path_is_valid (path))
     {
       g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,

@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "hpd-methods.h"
 #include "hpd-pool.h"
 
 G_BEGIN_DECLS
@@ -15,11 +16,10 @@ typedef struct _HpdDaemon HpdDaemon;
 
 /* One mount for @pool, replying "(s)", or, with @pool NULL, one per page
  * size, replying "(as)". */
-void hpd_mount_calls_create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                             const char *scope, const char *owner,
-                             GVariant *options, const HpdPool *pool);
-
-void hpd_mount_calls_unmount (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                              const char *path, GVariant *options);
+/* Handlers of CreateMounts, PageSize.CreateMount and Unmount
+ * (hpd-methods.c). */
+void hpd_mount_calls_create_mounts (const HpdCall *call);
+void hpd_mount_calls_create_mount (const HpdCall *call);
+void hpd_mount_calls_unmount (const HpdCall *call);
 
 G_END_DECLS

@@ -12,14 +12,16 @@
 #define MAX_OPTIONS 32
 
 gboolean
-hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
-                   GError **error)
+hpd_options_check (GVariant *options, const HpdOptionSpec *allowed, GError **error)
 {
   gsize n = g_variant_n_children (options);
+  gsize n_allowed = 0;
   guint64 seen = 0;
 
   G_STATIC_ASSERT (MAX_OPTIONS <= 64);
-  g_return_val_if_fail (n_known <= 64, FALSE);
+  while (allowed[n_allowed].key != NULL)
+    n_allowed++;
+  g_return_val_if_fail (n_allowed <= 64, FALSE);
 
   if (n > MAX_OPTIONS)
     {
@@ -35,11 +37,11 @@ hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
       gsize k;
 
       g_variant_get_child (options, i, "{sv}", &key, &value);
-      for (k = 0; k < n_known; k++)
-        if (strcmp (known[k].key, key) == 0)
+      for (k = 0; k < n_allowed; k++)
+        if (strcmp (allowed[k].key, key) == 0)
           break;
 
-      if (k == n_known)
+      if (k == n_allowed)
         {
           g_autofree char *shown = g_strescape (key, NULL);
           if (strlen (shown) > 64)
@@ -54,16 +56,37 @@ hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
                        "Option '%s' given twice", key);
           return FALSE;
         }
-      if (strcmp (known[k].type, "v") != 0 &&
-          !g_variant_is_of_type (value, G_VARIANT_TYPE (known[k].type)))
+      if (strcmp (allowed[k].type, "v") != 0 &&
+          !g_variant_is_of_type (value, G_VARIANT_TYPE (allowed[k].type)))
         {
           g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
                        "Option '%s' must be of type '%s', not '%s'",
-                       key, known[k].type, g_variant_get_type_string (value));
+                       key, allowed[k].type, g_variant_get_type_string (value));
           return FALSE;
         }
       seen |= G_GUINT64_CONSTANT (1) << k;
+    }
 
+  return TRUE;
+}
+
+gboolean
+hpd_options_parse (GVariant *options, const HpdOption *known, gsize n_known,
+                   GError **error)
+{
+  g_autofree HpdOptionSpec *allowed = g_new0 (HpdOptionSpec, n_known + 1);
+
+  for (gsize k = 0; k < n_known; k++)
+    allowed[k] = (HpdOptionSpec) { known[k].key, known[k].type };
+  if (!hpd_options_check (options, allowed, error))
+    return FALSE;
+
+  for (gsize k = 0; k < n_known; k++)
+    {
+      g_autoptr(GVariant) value = g_variant_lookup_value (options, known[k].key, NULL);
+
+      if (value == NULL)
+        continue;
       if (strcmp (known[k].type, "b") == 0)
         *(gboolean *) known[k].value = g_variant_get_boolean (value);
       else if (strcmp (known[k].type, "u") == 0)

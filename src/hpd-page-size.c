@@ -9,9 +9,8 @@
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
 #include "hpd-job.h"
-#include "hpd-mount-calls.h"
+#include "hpd-last-alloc.h"
 #include "hpd-mounts.h"
-#include "hpd-options.h"
 #include "hpd-page-size.h"
 #include "hpd-persist.h"
 #include "hp-units.h"
@@ -25,11 +24,9 @@ struct _HpdPageSize
   const HpdPool *pool;     /* owned by the daemon */
 };
 
-static void hpd_page_size_iface_init (HpDBusManagerPageSizeIface *iface);
-
-G_DEFINE_TYPE_WITH_CODE (HpdPageSize, hpd_page_size, HP_DBUS_TYPE_MANAGER_PAGE_SIZE_SKELETON,
-                         G_IMPLEMENT_INTERFACE (HP_DBUS_TYPE_MANAGER_PAGE_SIZE,
-                                                hpd_page_size_iface_init))
+/* The methods are dispatched from the method table (hpd-methods.c), not
+ * through the generated handle-* signals. */
+G_DEFINE_TYPE (HpdPageSize, hpd_page_size, HP_DBUS_TYPE_MANAGER_PAGE_SIZE_SKELETON)
 
 static void
 publish_counters (HpdPageSize *self, const HpdPoolCounters *c)
@@ -120,6 +117,7 @@ typedef struct {
   GMainContext *context;       /* the daemon's, where signals are emitted */
   HpdAllocThrottle throttle;   /* worker thread only */
   gboolean progress_started;   /* set in the worker, read after it ended */
+  HpdAllocReport report;       /* the same */
 } Change;
 
 static void
@@ -452,7 +450,9 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
     ? g_strdup_printf (" on node %u", change->node) : g_strdup ("");
   guint64 result;
 
-  /* Whatever happened, show the kernel's state as it is now. */
+  /* Whatever happened, show the kernel's state as it is now, and what the
+   * engine did (a failed reply may follow a change the kernel made). */
+  hpd_page_size_set_last_allocation (self, &change->report);
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
   g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
   emit_final_progress (change, reply);
@@ -488,6 +488,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->node = node;
   change->pages = pages;
   change->alloc = *alloc;
+  change->alloc.report = &change->report;
   change->persist = persist;
   change->context = g_main_context_ref_thread_default ();
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
@@ -515,26 +516,21 @@ typedef struct {
   gboolean drop_caches;
 } PoolOptions;
 
+/* The keys a method accepts are its row's (hpd-methods.c), checked. */
 static gboolean
-parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
-                    HpdAllocOptions *alloc, GError **error)
+read_pool_options (const HpdCall *call, PoolOptions *out, HpdAllocOptions *alloc, GError **error)
 {
-  const HpdOption known[] = {
-    { "persist", "b", &out->persist },
-    { "dry-run", "b", &out->dry_run },
-    { "hard", "b", &out->hard },
-    { "timeout-ms", "u", &out->timeout_ms },
-    { "drop-caches", "b", &out->drop_caches },
-  };
-
   out->persist = FALSE;
   out->drop_caches = FALSE;
   out->hard = FALSE;
   out->dry_run = FALSE;
   out->timeout_ms = HPD_ALLOC_DEFAULT_TIMEOUT_MS;
+  g_variant_lookup (call->options, "persist", "b", &out->persist);
+  g_variant_lookup (call->options, "dry-run", "b", &out->dry_run);
+  g_variant_lookup (call->options, "hard", "b", &out->hard);
+  g_variant_lookup (call->options, "timeout-ms", "u", &out->timeout_ms);
+  g_variant_lookup (call->options, "drop-caches", "b", &out->drop_caches);
 
-  if (!hpd_options_parse (options, known, allow_hard ? G_N_ELEMENTS (known) : 2, error))
-    return FALSE;
   if (!hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error))
     return FALSE;
 
@@ -549,17 +545,20 @@ parse_pool_options (GVariant *options, gboolean allow_hard, PoolOptions *out,
 /* SetMinimum and SetMaximum: validate, answer a dry run or a request that
  * changes nothing at once, authorize and apply the rest. */
 static void
-handle_pool_target (HpdPageSize *self, GDBusMethodInvocation *invocation,
-                    ChangeKind kind, guint64 pages, GVariant *options)
+handle_pool_target (const HpdCall *call, ChangeKind kind)
 {
+  HpdPageSize *self = HPD_PAGE_SIZE (call->object);
+  GDBusMethodInvocation *invocation = call->invocation;
   g_auto(HpdPoolCounters) now = { 0, };
   g_autoptr(GError) error = NULL;
   HpdAllocOptions alloc;
   HpdPoolTarget target;
   PoolOptions opts;
   guint64 claimed = kind == CHANGE_MINIMUM ? claimed_pages (self) : 0;
+  guint64 pages;
 
-  if (!parse_pool_options (options, kind == CHANGE_MINIMUM, &opts, &alloc, &error) ||
+  g_variant_get (call->parameters, "(t@a{sv})", &pages, NULL);
+  if (!read_pool_options (call, &opts, &alloc, &error) ||
       !hpd_daemon_check_pool_memory (self->daemon, self->pool, plus_claims (pages, claimed),
                                      &error) ||
       !read_counters (self, &now, &error))
@@ -593,56 +592,55 @@ handle_pool_target (HpdPageSize *self, GDBusMethodInvocation *invocation,
     authorize_and_apply (self, invocation, kind, 0, pages, &alloc, opts.persist);
 }
 
-static gboolean
-handle_set_minimum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
-                    guint64 pages, GVariant *options)
+void
+hpd_page_size_set_minimum (const HpdCall *call)
 {
-  handle_pool_target (HPD_PAGE_SIZE (object), invocation, CHANGE_MINIMUM, pages, options);
-  return TRUE;
+  handle_pool_target (call, CHANGE_MINIMUM);
 }
 
-static gboolean
-handle_set_maximum (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
-                    guint64 pages, GVariant *options)
+void
+hpd_page_size_set_maximum (const HpdCall *call)
 {
-  handle_pool_target (HPD_PAGE_SIZE (object), invocation, CHANGE_MAXIMUM, pages, options);
-  return TRUE;
+  handle_pool_target (call, CHANGE_MAXIMUM);
 }
 
-static gboolean
-handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
-                       guint node, guint64 pages, GVariant *options)
+void
+hpd_page_size_set_node_pages (const HpdCall *call)
 {
-  HpdPageSize *self = HPD_PAGE_SIZE (object);
+  HpdPageSize *self = HPD_PAGE_SIZE (call->object);
+  GDBusMethodInvocation *invocation = call->invocation;
   g_auto(HpdPoolCounters) now = { 0, };
   g_autoptr(GError) error = NULL;
   const HpdNodeCounters *n;
   guint64 node_minimum;
   HpdAllocOptions alloc;
   PoolOptions opts;
+  guint32 node;
+  guint64 pages;
 
-  if (!parse_pool_options (options, TRUE, &opts, &alloc, &error))
+  g_variant_get (call->parameters, "(ut@a{sv})", &node, &pages, NULL);
+  if (!read_pool_options (call, &opts, &alloc, &error))
     {
       hpd_job_return_error (invocation, error);
-      return TRUE;
+      return;
     }
   if (!hpd_pool_has_node (self->pool, node))
     {
       g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
                                              "NUMA node %u has no %s pool", node,
                                              self->pool->name);
-      return TRUE;
+      return;
     }
   if (!read_counters (self, &now, &error))
     {
       hpd_job_return_error (invocation, error);
-      return TRUE;
+      return;
     }
 
   if (!check_node_memory (self, &now, node, pages, &error))
     {
       hpd_job_return_error (invocation, error);
-      return TRUE;
+      return;
     }
   n = hpd_pool_counters_node (&now, node);
   node_minimum = n->total > n->surplus ? n->total - n->surplus : 0;
@@ -651,32 +649,33 @@ handle_set_node_pages (HpDBusManagerPageSize *object, GDBusMethodInvocation *inv
     return_pages (invocation, pages);
   else
     authorize_and_apply (self, invocation, CHANGE_NODE, node, pages, &alloc, opts.persist);
-  return TRUE;
 }
 
-static gboolean
-handle_demote (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
-               guint64 pages, GVariant *options)
+void
+hpd_page_size_demote (const HpdCall *call)
 {
-  HpdPageSize *self = HPD_PAGE_SIZE (object);
+  HpdPageSize *self = HPD_PAGE_SIZE (call->object);
+  GDBusMethodInvocation *invocation = call->invocation;
   g_auto(HpdPoolCounters) now = { 0, };
   g_autoptr(GError) error = NULL;
   HpdAllocOptions alloc;
   PoolOptions opts;
   guint64 available;
+  guint64 pages;
 
-  if (!parse_pool_options (options, FALSE, &opts, &alloc, &error) ||
+  g_variant_get (call->parameters, "(t@a{sv})", &pages, NULL);
+  if (!read_pool_options (call, &opts, &alloc, &error) ||
       !read_counters (self, &now, &error))
     {
       hpd_job_return_error (invocation, error);
-      return TRUE;
+      return;
     }
   if (self->pool->demote_size == 0)
     {
       g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
                                              "The kernel cannot demote %s pages",
                                              self->pool->name);
-      return TRUE;
+      return;
     }
 
   /* the kernel only demotes free pages nobody has reserved */
@@ -687,40 +686,26 @@ handle_demote (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
     return_pages (invocation, 0);
   else
     authorize_and_apply (self, invocation, CHANGE_DEMOTE, 0, pages, &alloc, opts.persist);
-  return TRUE;
 }
 
-static gboolean
-handle_create_mount (HpDBusManagerPageSize *object, GDBusMethodInvocation *invocation,
-                     const char *scope, const char *owner, GVariant *options)
+const HpdPool *
+hpd_page_size_get_pool (HpdPageSize *self)
 {
-  HpdPageSize *self = HPD_PAGE_SIZE (object);
-
-  hpd_mount_calls_create (self->daemon, invocation, scope, owner, options, self->pool);
-  return TRUE;
+  return self->pool;
 }
 
-static void
-hpd_page_size_iface_init (HpDBusManagerPageSizeIface *iface)
+void
+hpd_page_size_set_last_allocation (HpdPageSize *self, const HpdAllocReport *report)
 {
-  iface->handle_create_mount = handle_create_mount;
-  iface->handle_set_minimum = handle_set_minimum;
-  iface->handle_set_maximum = handle_set_maximum;
-  iface->handle_set_node_pages = handle_set_node_pages;
-  iface->handle_demote = handle_demote;
-}
-
-/* Counters and mounts: kernel files only (the pool's facts are fixed). */
-static HpdKernel *
-kernel_of (GDBusInterfaceSkeleton *skeleton)
-{
-  return hpd_daemon_get_kernel (HPD_PAGE_SIZE (skeleton)->daemon);
+  if (report->done)
+    hp_dbus_manager_page_size_set_last_allocation (HP_DBUS_MANAGER_PAGE_SIZE (self),
+                                                   hpd_alloc_report_to_variant (report));
 }
 
 static void
 hpd_page_size_class_init (HpdPageSizeClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh, kernel_of);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh);
 }
 
 static void
@@ -733,6 +718,7 @@ hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool)
 {
   HpdPageSize *self = g_object_new (HPD_TYPE_PAGE_SIZE, NULL);
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
+  HpdAllocReport last;
 
   self->daemon = daemon;
   self->pool = pool;
@@ -743,6 +729,9 @@ hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool)
   hp_dbus_manager_page_size_set_gigantic (iface, pool->gigantic);
   hp_dbus_manager_page_size_set_can_overcommit (iface, pool->can_overcommit);
   hp_dbus_manager_page_size_set_demote_size (iface, pool->demote_size);
+  /* what the service did before an idle exit, or an empty a{sv} */
+  hpd_last_alloc_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)), pool->name, &last);
+  hp_dbus_manager_page_size_set_last_allocation (iface, hpd_alloc_report_to_variant (&last));
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
   return self;
 }

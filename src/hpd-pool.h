@@ -92,6 +92,20 @@ HpdPoolTarget hpd_pool_target_for_maximum (const HpdPoolCounters *now,
 typedef void (*HpdAllocProgress) (guint64 achieved, guint64 target,
                                   const char *phase, gpointer user_data);
 
+/* What one run of the allocation engine did (the LastAllocation property):
+ * filled in by the engine when it ran to its end. */
+typedef struct {
+  gboolean done;
+  gint64 ended_usec;      /* CLOCK_REALTIME */
+  gint64 duration_usec;
+  guint64 requested;      /* persistent pages asked of the pool, or of the node */
+  guint64 achieved;       /* persistent pages read back after the last write */
+  gboolean on_node;       /* SetNodePages and node claims: @node only */
+  guint node;
+  gboolean hard;
+  guint writes;           /* writes of nr_hugepages it took */
+} HpdAllocReport;
+
 /* How hard an allocation tries; the engine is in hpd-alloc.c. */
 typedef struct {
   gboolean hard;          /* compact and retry while tries make progress */
@@ -99,6 +113,7 @@ typedef struct {
   gboolean drop_caches;   /* with hard: once, when retries stall */
   HpdAllocProgress progress;   /* may be NULL */
   gpointer progress_data;
+  HpdAllocReport *report;      /* may be NULL */
 } HpdAllocOptions;
 
 /* Writes @target (overcommit first when it grows, then the persistent pool,

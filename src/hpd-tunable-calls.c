@@ -11,7 +11,6 @@
 #include "hpd-daemon.h"
 #include "hpd-hugetlbfs.h"
 #include "hpd-job.h"
-#include "hpd-options.h"
 #include "hpd-parse.h"
 #include "hpd-persist.h"
 #include "hpd-tunable-calls.h"
@@ -242,17 +241,14 @@ typedef struct {
   gboolean allow_lower;
 } TunableOptions;
 
-static gboolean
-parse_options (GVariant *options, gboolean with_allow_lower, TunableOptions *out, GError **error)
+/* The keys a method accepts are its row's (hpd-methods.c), checked. */
+static void
+read_options (const HpdCall *call, TunableOptions *out)
 {
-  const HpdOption known[] = {
-    { "dry-run", "b", &out->dry_run },
-    { "persist", "b", &out->persist },
-    { "allow-lower", "b", &out->allow_lower },
-  };
-
   *out = (TunableOptions) { FALSE, FALSE, FALSE };
-  return hpd_options_parse (options, known, with_allow_lower ? 3 : 2, error);
+  g_variant_lookup (call->options, "dry-run", "b", &out->dry_run);
+  g_variant_lookup (call->options, "persist", "b", &out->persist);
+  g_variant_lookup (call->options, "allow-lower", "b", &out->allow_lower);
 }
 
 /* Answers at once what needs no authorization: a dry run, or a call that
@@ -383,17 +379,15 @@ set_shmmax (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint64 value,
 }
 
 void
-hpd_tunable_calls_set_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                               guint64 value, GVariant *options)
+hpd_tunable_calls_set_shm_max (const HpdCall *call)
 {
-  g_autoptr(GError) error = NULL;
+  HpdDaemon *daemon = call->daemon;
+  GDBusMethodInvocation *invocation = call->invocation;
   TunableOptions opts;
+  guint64 value;
 
-  if (!parse_options (options, FALSE, &opts, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
+  g_variant_get (call->parameters, "(t@a{sv})", &value, NULL);
+  read_options (call, &opts);
   if (value < (guint64) sysconf (_SC_PAGESIZE))
     {
       g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
@@ -405,19 +399,15 @@ hpd_tunable_calls_set_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocat
 }
 
 void
-hpd_tunable_calls_set_recommended_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                           GVariant *options)
+hpd_tunable_calls_set_recommended_shm_max (const HpdCall *call)
 {
-  g_autoptr(GError) error = NULL;
+  HpdDaemon *daemon = call->daemon;
+  GDBusMethodInvocation *invocation = call->invocation;
   g_auto(HpdTunables) t = { 0, };
   TunableOptions opts;
   guint64 recommended;
 
-  if (!parse_options (options, TRUE, &opts, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
+  read_options (call, &opts);
   if (opts.persist && opts.allow_lower)
     {
       /* the saved keyword never lowers at boot; saving it would not keep
@@ -445,21 +435,20 @@ hpd_tunable_calls_set_recommended_shm_max (HpdDaemon *daemon, GDBusMethodInvocat
 }
 
 void
-hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                 const char *group, GVariant *options)
+hpd_tunable_calls_set_shm_group (const HpdCall *method_call)
 {
+  HpdDaemon *daemon = method_call->daemon;
+  GDBusMethodInvocation *invocation = method_call->invocation;
   g_autoptr(GError) error = NULL;
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
   g_autofree char *text = NULL;
   TunableOptions opts;
+  const char *group;
   guint32 gid;
 
-  if (!parse_options (options, FALSE, &opts, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
+  g_variant_get (method_call->parameters, "(&s@a{sv})", &group, NULL);
+  read_options (method_call, &opts);
 
   if (!hpd_tunables_resolve_shm_group (group, &gid, &error))
     {
@@ -506,14 +495,17 @@ set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation, guint
 }
 
 void
-hpd_tunable_calls_set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                       guint64 value, GVariant *options)
+hpd_tunable_calls_set_min_free_kbytes (const HpdCall *call)
 {
+  HpdDaemon *daemon = call->daemon;
+  GDBusMethodInvocation *invocation = call->invocation;
   g_autoptr(GError) error = NULL;
   TunableOptions opts;
+  guint64 value;
 
-  if (!parse_options (options, FALSE, &opts, &error) ||
-      !hpd_tunables_check_min_free_kbytes (hpd_daemon_get_kernel (daemon), value, &error))
+  g_variant_get (call->parameters, "(t@a{sv})", &value, NULL);
+  read_options (call, &opts);
+  if (!hpd_tunables_check_min_free_kbytes (hpd_daemon_get_kernel (daemon), value, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
@@ -522,20 +514,15 @@ hpd_tunable_calls_set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation 
 }
 
 void
-hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
-                                                   GDBusMethodInvocation *invocation,
-                                                   GVariant *options)
+hpd_tunable_calls_set_recommended_min_free_kbytes (const HpdCall *call)
 {
-  g_autoptr(GError) error = NULL;
+  HpdDaemon *daemon = call->daemon;
+  GDBusMethodInvocation *invocation = call->invocation;
   g_auto(HpdTunables) t = { 0, };
   TunableOptions opts;
   guint64 recommended;
 
-  if (!parse_options (options, TRUE, &opts, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
+  read_options (call, &opts);
   if (opts.persist && opts.allow_lower)
     {
       g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
@@ -563,19 +550,17 @@ hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
 }
 
 void
-hpd_tunable_calls_set_zone_movable (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                    gboolean enabled, GVariant *options)
+hpd_tunable_calls_set_zone_movable (const HpdCall *method_call)
 {
-  g_autoptr(GError) error = NULL;
+  HpdDaemon *daemon = method_call->daemon;
+  GDBusMethodInvocation *invocation = method_call->invocation;
   g_autoptr(TunableCall) call = NULL;
   g_auto(HpdTunables) t = { 0, };
   TunableOptions opts;
+  gboolean enabled;
 
-  if (!parse_options (options, FALSE, &opts, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
+  g_variant_get (method_call->parameters, "(b@a{sv})", &enabled, NULL);
+  read_options (method_call, &opts);
 
   hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
   if (t.zone_movable_file == NULL)
@@ -605,24 +590,20 @@ is_numeric_thp (const char *name)
 }
 
 void
-hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                           GVariant *settings, GVariant *options)
+hpd_tunable_calls_set_thp (const HpdCall *method_call)
 {
+  HpdDaemon *daemon = method_call->daemon;
+  GDBusMethodInvocation *invocation = method_call->invocation;
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(TunableCall) call = tunable_call_new (daemon, "transparent huge pages", NULL,
-                                                                 0);
+  g_autoptr(TunableCall) call = tunable_call_new (daemon, "transparent huge pages", NULL, 0);
   g_autoptr(GString) saved = g_string_new ("[thp]\n");
   g_auto(HpdTunables) t = { 0, };
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GVariant) settings = g_variant_get_child_value (method_call->parameters, 0);
   gsize n = g_variant_n_children (settings);
   TunableOptions opts;
 
-  if (!parse_options (options, FALSE, &opts, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
+  read_options (method_call, &opts);
   if (n == 0 || n > MAX_THP_SETTINGS)
     {
       g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,

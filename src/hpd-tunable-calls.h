@@ -10,28 +10,21 @@
 
 #include <gio/gio.h>
 
+#include "hpd-methods.h"
+
 G_BEGIN_DECLS
 
 typedef struct _HpdDaemon HpdDaemon;
 
-void hpd_tunable_calls_set_shm_max (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                    guint64 value, GVariant *options);
-void hpd_tunable_calls_set_recommended_shm_max (HpdDaemon *daemon,
-                                                GDBusMethodInvocation *invocation,
-                                                GVariant *options);
-void hpd_tunable_calls_set_shm_group (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                      const char *group, GVariant *options);
-void hpd_tunable_calls_set_min_free_kbytes (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                            guint64 value, GVariant *options);
-void hpd_tunable_calls_set_recommended_min_free_kbytes (HpdDaemon *daemon,
-                                                        GDBusMethodInvocation *invocation,
-                                                        GVariant *options);
-void hpd_tunable_calls_set_zone_movable (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                         gboolean enabled, GVariant *options);
-void hpd_tunable_calls_set_thp (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                GVariant *settings, GVariant *options);
+/* Handlers of the tunables' methods (hpd-methods.c). */
+void hpd_tunable_calls_set_shm_max (const HpdCall *call);
+void hpd_tunable_calls_set_recommended_shm_max (const HpdCall *call);
+void hpd_tunable_calls_set_shm_group (const HpdCall *call);
+void hpd_tunable_calls_set_min_free_kbytes (const HpdCall *call);
+void hpd_tunable_calls_set_recommended_min_free_kbytes (const HpdCall *call);
+void hpd_tunable_calls_set_zone_movable (const HpdCall *call);
+void hpd_tunable_calls_set_thp (const HpdCall *call);
 
-/* What the recommendations are now (also shown as properties). */
 guint64 hpd_tunables_recommended_shmmax (HpdDaemon *daemon);
 guint64 hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon);
 

@@ -9,15 +9,15 @@
 #include <gio/gio.h>
 
 #include "hpd-daemon.h"
+#include "hpd-methods.h"
 
 G_BEGIN_DECLS
 
 /* Both authorize first, then scan in a thread under the caller's scan
  * slots (hpd_daemon_get_scans). */
-void hpd_usage_calls_get_usage (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                GVariant *options);
-
-void hpd_usage_calls_remove_orphan (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                                    const char *path, GVariant *options);
+/* Handlers of GetUsage and RemoveOrphan (hpd-methods.c): both scan
+ * every process's maps, in the scan lane (hpd-job.h). */
+void hpd_usage_calls_get_usage (const HpdCall *call);
+void hpd_usage_calls_remove_orphan (const HpdCall *call);
 
 G_END_DECLS

@@ -204,7 +204,7 @@ def pytest_configure(config):
     config.addinivalue_line('markers', 'service_args(*args): further hugepagesd arguments '
                             'for fixtures that start it (test_idle_exit.py, test_live.py)')
     config.addinivalue_line('markers', 'valgrind(first=N): in the subset that tests/run-all --tier '
-                            'valgrind runs (every method and code path; see README), with the '
+                            'valgrind runs (every method and code path; see docs/testing.md), with the '
                             'first N parametrizations only if first is given')
 
 

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
 """Reads are cheap and the idle service is silent, without reads going
-stale: the service keeps a fake tree's kernel files and the parsed
-configuration between reads (src/hpd-file-cache.h, src/hpd-config-cache.h),
-so these tests change files behind its back in the ways that defeat a
-careless cache (same size, the old modification time put back, renamed
-over, a directory on the way replaced) and check the very next read. The
+stale: the service keeps the parsed configuration between reads
+(src/hpd-config-cache.h) and reads kernel files whenever they are asked for
+(src/hpd-fresh.h), so these tests change files behind its back in the ways
+that defeat a careless cache (same size, the old modification time put
+back, renamed over, a directory on the way replaced) and check the very
+next read. The
 idle tests count the service's context switches while nobody calls and
 nobody watches (a client that called and stays is a watcher: test_live.py)."""
 

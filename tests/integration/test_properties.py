@@ -141,6 +141,8 @@ def expected_page_size(fk, size_kb):
         'CanOvercommit': can_overcommit,
         'DemoteSize': demote,
         'Mounts': expected_page_size_mounts(fk, size_kb),
+        # the service changed no pool on this tree
+        'LastAllocation': {},
     }
 
 

@@ -6,7 +6,7 @@ hugeadm (libhugetlbfs-bin) and through `hugepagesctl` (its hugeadm
 compatibility, talking to the tier's hugepagesd), comparing what they print
 and the kernel state they leave: pool counters in sysfs, kernel.shmmax and
 shmall, vm.hugetlb_shm_group, the khugepaged numbers and the hugetlbfs
-mounts. Where hugeadm is wrong (README.md, "Coming from hugeadm") the test
+mounts. Where hugeadm is wrong (docs/hugeadm.md) the test
 checks the documented difference instead.
 
 Every value is put back after each run: the pools by conftest's pools_guard

@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-names.h"
+#include "hpd-methods.h"
 #include "hpd-options.h"
 
 static void
@@ -51,19 +53,23 @@ test_options (void)
   g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
 }
 
-/* Only the first n_known keys count: a method that does not take "hard"
- * refuses it. */
+/* A method accepts the keys of its row and no other: SetMaximum does not
+ * take "hard", SetMinimum does. */
 static void
-test_subset (void)
+test_row (void)
 {
-  gboolean dry = FALSE, hard = FALSE;
-  const HpdOption known[] = { { "dry-run", "b", &dry }, { "hard", "b", &hard } };
+  const HpdMethod *maximum = hpd_method_lookup (HP_PAGE_SIZE_INTERFACE, "SetMaximum");
+  const HpdMethod *minimum = hpd_method_lookup (HP_PAGE_SIZE_INTERFACE, "SetMinimum");
   g_autoptr(GVariant) v = g_variant_ref_sink (g_variant_new_parsed ("{'hard': <true>}"));
+  g_autoptr(GVariant) wrong = g_variant_ref_sink (g_variant_new_parsed ("{'hard': <'yes'>}"));
   g_autoptr(GError) error = NULL;
 
-  g_assert_false (hpd_options_parse (v, known, 1, &error));
+  g_assert_false (hpd_options_check (v, maximum->options, &error));
   g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
-  g_assert_false (hard);
+  g_clear_error (&error);
+  g_assert_true (hpd_options_check (v, minimum->options, NULL));
+  g_assert_false (hpd_options_check (wrong, minimum->options, &error));
+  g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
 }
 
 int
@@ -71,6 +77,6 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/options/parse", test_options);
-  g_test_add_func ("/options/subset", test_subset);
+  g_test_add_func ("/options/row", test_row);
   return g_test_run ();
 }

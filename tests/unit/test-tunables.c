@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "hp-names.h"
-#include "hpd-auth.h"
+#include "hpd-methods.h"
 #include "hpd-kernel.h"
 #include "hpd-parse.h"
 #include "hpd-test-util.h"
@@ -630,7 +630,7 @@ test_recommendation_from_tree (Tree *tree, gconstpointer data)
 }
 
 /* Every tunable method asks for configure-tunables; Explain asks for
- * nothing (the XML-wide check in test-auth only sees "some action"). */
+ * nothing (the XML-wide check in test-methods only sees "some action"). */
 static void
 test_auth_actions (void)
 {
@@ -639,12 +639,15 @@ test_auth_actions (void)
 
   for (gsize i = 0; i < G_N_ELEMENTS (methods); i++)
     {
+      const HpdMethod *row = hpd_method_lookup (HP_MANAGER_INTERFACE, methods[i]);
+
       g_test_message ("%s", methods[i]);
-      g_assert_cmpstr (hpd_auth_action_for_method (HP_MANAGER_INTERFACE, methods[i]), ==,
-                       HP_ACTION_CONFIGURE_TUNABLES);
-      g_assert_null (hpd_auth_action_for_method (HP_PAGE_SIZE_INTERFACE, methods[i]));
+      g_assert_nonnull (row);
+      g_assert_cmpint (row->auth, ==, HPD_AUTH_REQUIRED);
+      g_assert_cmpstr (row->action, ==, HP_ACTION_CONFIGURE_TUNABLES);
+      g_assert_null (hpd_method_lookup (HP_PAGE_SIZE_INTERFACE, methods[i]));
     }
-  g_assert_null (hpd_auth_action_for_method (HP_MANAGER_INTERFACE, "Explain"));
+  g_assert_null (hpd_method_lookup (HP_MANAGER_INTERFACE, "Explain")->action);
   g_assert_cmpstr (HP_ACTION_CONFIGURE_TUNABLES, ==, "org.hugepages.manager.configure-tunables");
 }
 

@@ -1,20 +1,21 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Kernel files kept between reads: a fake tree's files are read again
- * after any change (in place, same size, old timestamps, renamed over, a
- * directory on the way replaced), sysfs and procfs files every time, and a
- * stamp says whether a set of reads could give anything new. */
+/* Every read of a kernel file sees the file as it is now, however it was
+ * changed: in place to the same size with the old timestamps, renamed
+ * over, a directory on the way replaced, through a shared mapping that is
+ * still open (which makes no inotify event), or removed. Only what the
+ * kernel fixes at boot is read once, and only on sysfs and procfs. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
 
-#include "hpd-file-cache.h"
 #include "hpd-kernel.h"
 #include "hpd-test-util.h"
 
@@ -29,7 +30,7 @@ typedef struct {
 static void
 setup (Fixture *f, gconstpointer data)
 {
-  f->root = g_dir_make_tmp ("hpd-file-cache-XXXXXX", NULL);
+  f->root = g_dir_make_tmp ("hpd-kernel-read-XXXXXX", NULL);
   g_assert_nonnull (f->root);
   hpd_test_put (f->root, COUNTER, "5\n");
   hpd_test_put (f->root, NODE_COUNTER, "3\n");
@@ -79,23 +80,27 @@ test_in_place_same_size (Fixture *f, gconstpointer data)
     }
 }
 
+/* A writer through a shared mapping changes the file without any inotify
+ * event until it closes it: the next read still sees the new value. */
 static void
-test_kept_while_unchanged (Fixture *f, gconstpointer data)
+test_shared_mapping_write (Fixture *f, gconstpointer data)
 {
-  HpdKernelStamp stamp = { 0, };
+  g_autofree char *path = g_build_filename (f->root, NODE_COUNTER, NULL);
+  int fd;
+  char *map;
 
-  hpd_kernel_observe_begin (f->kernel);
-  g_assert_cmpuint (counter (f, COUNTER), ==, 5);
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 3);
-  hpd_kernel_observe_end (f->kernel, &stamp);
-  g_assert_true (stamp.valid);
-  g_assert_true (hpd_kernel_stamp_is_current (f->kernel, &stamp));
-  g_assert_true (hpd_kernel_stamp_is_current (f->kernel, &stamp));
-
-  /* a write anywhere below a watched directory ends it */
-  hpd_test_put_in_place (f->root, NODE_COUNTER, "4\n");
-  g_assert_false (hpd_kernel_stamp_is_current (f->kernel, &stamp));
-  g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 4);
+  g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 3);
+  fd = open (path, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  map = mmap (NULL, 2, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  g_assert_true (map != MAP_FAILED);
+  map[0] = '7';
+  g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 7);
+  map[0] = '8';
+  g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 8);
+  g_assert_cmpint (munmap (map, 2), ==, 0);
+  g_assert_cmpint (close (fd), ==, 0);
 }
 
 static void
@@ -120,7 +125,7 @@ test_directory_on_the_way_replaced (Fixture *f, gconstpointer data)
   g_assert_cmpint (g_rename (node, old), ==, 0);
   hpd_test_put (f->root, NODE_COUNTER, "8\n");
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 8);
-  /* and the new directory is watched in turn */
+  /* and the new directory is the one read from then on */
   hpd_test_put_in_place (f->root, NODE_COUNTER, "9\n");
   g_assert_cmpuint (counter (f, NODE_COUNTER), ==, 9);
   /* the old one is no longer what the path means */
@@ -142,121 +147,34 @@ test_removed (Fixture *f, gconstpointer data)
   g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 }
 
-/* A file made unreadable must fail to read, as it would without the cache. */
+/* The real kernel's files read as they are. */
 static void
-test_permissions_changed (Fixture *f, gconstpointer data)
-{
-  g_autoptr(HpdFileCache) cache = hpd_file_cache_new (f->root);
-  g_autofree char *path = g_build_filename (f->root, "proc/meminfo", NULL);
-  g_autofree char *contents = NULL;
-  guint64 generation;
-
-  g_assert_cmpint (hpd_file_cache_prepare (cache, path, &generation), ==,
-                   HPD_FILE_KIND_CACHEABLE);
-  hpd_file_cache_store (cache, path, generation, "x", 1);
-  g_assert_true (hpd_file_cache_lookup (cache, path, &contents, NULL));
-  g_clear_pointer (&contents, g_free);
-  g_assert_cmpint (g_chmod (path, 0), ==, 0);
-  g_assert_false (hpd_file_cache_lookup (cache, path, &contents, NULL));
-}
-
-/* Another thread emptied the cache while this one read: what it read may
- * be from before the change, so it is not kept. */
-static void
-test_not_kept_after_a_flush_during_the_read (Fixture *f, gconstpointer data)
-{
-  g_autoptr(HpdFileCache) cache = hpd_file_cache_new (f->root);
-  g_autofree char *path = g_build_filename (f->root, COUNTER, NULL);
-  g_autofree char *contents = NULL;
-  guint64 generation, hits, flushes;
-
-  g_assert_cmpint (hpd_file_cache_prepare (cache, path, &generation), ==,
-                   HPD_FILE_KIND_CACHEABLE);
-  hpd_test_put_in_place (f->root, COUNTER, "6\n");
-  g_assert_false (hpd_file_cache_lookup (cache, path, &contents, NULL));
-  hpd_file_cache_store (cache, path, generation, "5\n", 2);
-  g_assert_false (hpd_file_cache_lookup (cache, path, &contents, NULL));
-
-  g_assert_cmpint (hpd_file_cache_prepare (cache, path, &generation), ==,
-                   HPD_FILE_KIND_CACHEABLE);
-  hpd_file_cache_store (cache, path, generation, "6\n", 2);
-  g_assert_true (hpd_file_cache_lookup (cache, path, &contents, NULL));
-  g_assert_cmpstr (contents, ==, "6\n");
-  hpd_file_cache_get_stats (cache, &hits, &flushes);
-  g_assert_cmpuint (hits, ==, 1);
-  g_assert_cmpuint (flushes, >=, 1);
-}
-
-static void
-test_outside_the_root (Fixture *f, gconstpointer data)
-{
-  g_autoptr(HpdFileCache) cache = hpd_file_cache_new (f->root);
-  g_autofree char *sibling = g_strconcat (f->root, "-other/file", NULL);
-  guint64 generation;
-
-  g_assert_cmpint (hpd_file_cache_prepare (cache, sibling, &generation), ==,
-                   HPD_FILE_KIND_UNKNOWN);
-  g_assert_cmpint (hpd_file_cache_prepare (cache, "/etc/hostname", &generation), ==,
-                   HPD_FILE_KIND_UNKNOWN);
-}
-
-/* On the real kernel's files nothing is kept: values change without any
- * event. */
-static void
-test_procfs_is_read_every_time (void)
+test_procfs_reads (void)
 {
   g_autoptr(HpdKernel) kernel = hpd_kernel_new ("/");
-  g_autoptr(HpdFileCache) cache = hpd_file_cache_new ("/");
-  HpdKernelStamp stamp = { 0, };
-  guint64 generation, value;
   g_autofree char *text = NULL;
+  guint64 value;
 
-  g_assert_cmpint (hpd_file_cache_prepare (cache, "/proc/meminfo", &generation), ==,
-                   HPD_FILE_KIND_PSEUDO);
-  if (g_file_test ("/sys/kernel/mm", G_FILE_TEST_IS_DIR))
-    g_assert_cmpint (hpd_file_cache_prepare (cache, "/sys/kernel/mm/x", &generation), ==,
-                     HPD_FILE_KIND_PSEUDO);
-
-  hpd_kernel_observe_begin (kernel);
   g_assert_true (hpd_kernel_read_counter (kernel, "proc/sys/vm/min_free_kbytes", &value, NULL));
   g_assert_true (hpd_kernel_read_text (kernel, "proc/meminfo", &text, NULL));
-  hpd_kernel_observe_end (kernel, &stamp);
   g_assert_cmpuint (value, >, 0);
   g_assert_true (g_str_has_prefix (text, "MemTotal:"));
-  g_assert_false (stamp.valid);
-  g_assert_false (hpd_kernel_stamp_is_current (kernel, &stamp));
-}
-
-static void
-test_unwatched_input (Fixture *f, gconstpointer data)
-{
-  HpdKernelStamp stamp = { 0, };
-
-  hpd_kernel_observe_begin (f->kernel);
-  g_assert_cmpuint (counter (f, COUNTER), ==, 5);
-  hpd_kernel_note_unwatched_input (f->kernel);
-  hpd_kernel_observe_end (f->kernel, &stamp);
-  g_assert_false (stamp.valid);
-  g_assert_false (hpd_kernel_stamp_is_current (f->kernel, &stamp));
 }
 
 static void
 test_listing_and_existence (Fixture *f, gconstpointer data)
 {
-  HpdKernelStamp stamp = { 0, };
   g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GPtrArray) again = NULL;
 
-  hpd_kernel_observe_begin (f->kernel);
   names = hpd_kernel_list_dir (f->kernel, "sys/kernel/mm/hugepages", NULL);
   g_assert_false (hpd_kernel_exists (f->kernel, "sys/kernel/mm/hugepages/hugepages-1048576kB"));
-  hpd_kernel_observe_end (f->kernel, &stamp);
   g_assert_cmpuint (names->len, ==, 1);
-  g_assert_true (stamp.valid);
-  g_assert_true (hpd_kernel_stamp_is_current (f->kernel, &stamp));
 
   hpd_test_put (f->root, "sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "0\n");
-  g_assert_false (hpd_kernel_stamp_is_current (f->kernel, &stamp));
   g_assert_true (hpd_kernel_exists (f->kernel, "sys/kernel/mm/hugepages/hugepages-1048576kB"));
+  again = hpd_kernel_list_dir (f->kernel, "sys/kernel/mm/hugepages", NULL);
+  g_assert_cmpuint (again->len, ==, 2);
 }
 
 /* Fixed at boot on the real kernel; a fake tree's file is any file. */
@@ -288,20 +206,16 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(name, func) \
-  g_test_add ("/file-cache/" name, Fixture, NULL, setup, func, teardown)
+  g_test_add ("/kernel-read/" name, Fixture, NULL, setup, func, teardown)
   ADD ("in-place-same-size", test_in_place_same_size);
-  ADD ("kept-while-unchanged", test_kept_while_unchanged);
+  ADD ("shared-mapping-write", test_shared_mapping_write);
   ADD ("renamed-over", test_renamed_over);
   ADD ("directory-on-the-way-replaced", test_directory_on_the_way_replaced);
   ADD ("removed", test_removed);
-  ADD ("permissions-changed", test_permissions_changed);
-  ADD ("not-kept-after-a-flush-during-the-read", test_not_kept_after_a_flush_during_the_read);
-  ADD ("outside-the-root", test_outside_the_root);
-  ADD ("unwatched-input", test_unwatched_input);
   ADD ("listing-and-existence", test_listing_and_existence);
   ADD ("fixed-at-boot", test_fixed_at_boot);
 #undef ADD
-  g_test_add_func ("/file-cache/procfs-is-read-every-time", test_procfs_is_read_every_time);
+  g_test_add_func ("/kernel-read/procfs", test_procfs_reads);
 
   return g_test_run ();
 }
