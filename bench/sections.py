@@ -196,23 +196,51 @@ def _messages_why(commands, env):
 
 
 def _io_per_call(pid, fn, calls=20):
-    """", and each call makes N openat and M read calls (strace)" for the report."""
+    """", and each call makes N system calls, of which ..." for the report:
+    opens and reads of files (read, pread64) apart, as the read path is
+    judged by them."""
     counts = syscalls_during(pid, lambda: [fn() for _ in range(calls)])
     if not counts:
         return ""
-    return ("; each call makes %.0f openat and %.0f read system calls in the service (strace "
-            "-f -c over %d calls): the properties are read afresh from the kernel files for "
-            "every read (src/hpd-fresh.c)"
-            % (counts.get("openat", 0) / calls, counts.get("read", 0) / calls, calls))
+    return ("; each call makes %.1f system calls in the service (strace -f -c over %d calls), "
+            "of which %.1f openat, %.1f pread64 and %.1f read (kernel files, the main loop's "
+            "wakeups): sysfs and procfs files stay open and are read with one pread64 each, "
+            "once per main loop turn (src/kernel/hpd-kernel.c, src/bus/hpd-fresh.h)"
+            % (sum(counts.values()) / calls, calls, counts.get("openat", 0) / calls,
+               counts.get("pread64", 0) / calls, counts.get("read", 0) / calls))
 
 
 # --------------------------------------------------------------------------
 # 2. allocation
 
+def _cpu_ns(pid):
+    """CPU time of every thread of @pid so far (schedstat: nanoseconds)."""
+    total = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, task)) as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def _last_allocation(stack):
+    """The service's LastAllocation of the 2 MiB pool, {} where it has none
+    (a build from before the property)."""
+    try:
+        reply = stack.call(PATH_2M, PROPS, "Get",
+                           GLib.Variant("(ss)", (PAGE_SIZE_IFACE, "LastAllocation")), "(v)")
+    except GLib.Error:
+        return {}
+    return reply.unpack()[0]
+
+
 def section_alloc(ctx, sec):
     stack = ctx.real_stack()
+    pid = ctx.shared_service.pid
     pages = 16 if ctx.quick else 2048
-    reps = 3 if ctx.quick else 5
+    reps = 3 if ctx.quick else 9
     avail_kb = meminfo()["MemAvailable"]
     most = max(0, (avail_kb * 1024 - 2 * 1024 * MIB) // (2 * MIB))
     if pages > most:
@@ -223,13 +251,23 @@ def section_alloc(ctx, sec):
     start_oc = hpdsys.counters(KB_2M)["Overcommit"]
     target = start_min + pages
     nr_file = hpdsys.pool_dir(KB_2M) / "nr_hugepages"
+    # SetNodePages on the first node with a 2 MiB pool
+    node_dirs = sorted(Path("/sys/devices/system/node").glob("node*/hugepages/hugepages-%dkB" % KB_2M),
+                       key=lambda p: int(p.parent.parent.name[4:]))
+    node = int(node_dirs[0].parent.parent.name[4:]) if node_dirs else None
 
-    def raw():
-        fd = os.open(str(nr_file), os.O_WRONLY)
+    def node_counter(name):
+        return int((node_dirs[0] / name).read_text())
+
+    def write(path, value):
+        fd = os.open(str(path), os.O_WRONLY)
         try:
-            os.write(fd, b"%d\n" % (start_total + pages))
+            os.write(fd, b"%d\n" % value)
         finally:
             os.close(fd)
+
+    def raw():
+        write(nr_file, start_total + pages)
 
     def service():
         _set_minimum(stack, target)
@@ -239,27 +277,53 @@ def section_alloc(ctx, sec):
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300, check=True)
 
     methods = [("raw write", raw), ("service", service), ("hugeadm", hugeadm)]
+    if node is not None:
+        node_total = node_counter("nr_hugepages")
+        node_min = node_total - node_counter("surplus_hugepages")
+
+        def raw_node():
+            write(node_dirs[0] / "nr_hugepages", node_total + pages)
+
+        def service_node():
+            stack.call(PATH_2M, PAGE_SIZE_IFACE, "SetNodePages",
+                       GLib.Variant("(uta{sv})", (node, node_min + pages, {})), "(t)",
+                       timeout_ms=700000)
+        methods += [("raw node write", raw_node), ("service node", service_node)]
+    in_service = {"service", "service node"}
     # one untimed run: this kernel may initialise struct pages lazily
     # (deferred_init=lazy), which the first big allocation pays for
     raw()
     _reset_pool(start_total)
     times = {m: [] for m, _ in methods}
+    cpu = {m: [] for m, _ in methods}
     got = {m: [] for m, _ in methods}
+    outside = {m: [] for m in in_service}
+    writes = {m: [] for m in in_service}
     for r in range(reps):
-        order = methods[r % 3:] + methods[:r % 3]
+        order = methods[r % len(methods):] + methods[:r % len(methods)]
         for name, fn in order:
+            c0 = _cpu_ns(pid) if name in in_service else time.thread_time_ns()
             elapsed, _ = _timed(fn)
+            c1 = _cpu_ns(pid) if name in in_service else time.thread_time_ns()
             times[name].append(elapsed)
+            if name != "hugeadm":
+                cpu[name].append((c1 - c0) / 1e9)
             got[name].append(pool_minimum() - start_min)
+            if name in in_service:
+                last = _last_allocation(stack)
+                if "duration-usec" in last:
+                    outside[name].append(elapsed - last["duration-usec"] / 1e6)
+                    writes[name].append(last["writes"])
             _reset_pool(start_total, start_oc)
-    raw_t, svc_t, hg_t = median(times["raw write"]), median(times["service"]), median(times["hugeadm"])
+    med = {m: median(t) for m, t in times.items()}
+    raw_t, svc_t, hg_t = med["raw write"], med["service"], med["hugeadm"]
     ping = median([_timed(lambda: _ping(stack))[0] for _ in range(200)])
 
     def traced():
         for _ in range(3):
             service()
             _reset_pool(start_total, start_oc)
-    top = syscall_time_during(ctx.shared_service.pid, traced)
+    top = syscall_time_during(pid, traced)
     breakdown = ""
     if top:
         breakdown = ("; where the service's threads spent their system-call time over 3 traced "
@@ -269,24 +333,49 @@ def section_alloc(ctx, sec):
                      % ", ".join("%s %s in %d calls" % (name, fmt_ms(sec_), calls)
                                  for name, sec_, calls in top))
     polkit = _polkit_round_trip(stack, 50)
+
+    def engine_text(name):
+        if not outside[name]:
+            return ""
+        return ("; outside the allocation engine (the call less LastAllocation's duration-usec, "
+                "paired per call) %s; nr_hugepages written %s time(s) per call"
+                % (fmt_ms(median(outside[name])), "/".join(str(w) for w in sorted(set(writes[name])))))
+
     sec.row("Grow the 2 MiB pool by %d pages: service `SetMinimum` (median of %d)" % (pages, reps),
             fmt_ms(svc_t), "raw sysfs write: %s" % fmt_ms(raw_t), ratio_text(svc_t, raw_t),
-            "≤ 1.05×", svc_t <= 1.05 * raw_t,
+            "≤ 1.10×", svc_t <= 1.10 * raw_t,
             "the service spends %s beyond the write; a D-Bus round trip costs %s (Ping) and "
-            "the polkit check %s (python-dbusmock's polkitd, measured alone)%s"
-            % (fmt_ms(svc_t - raw_t), fmt_ms(ping), fmt_ms(polkit), breakdown))
+            "the polkit check %s (python-dbusmock's polkitd, measured alone)%s%s"
+            % (fmt_ms(svc_t - raw_t), fmt_ms(ping), fmt_ms(polkit), engine_text("service"),
+               breakdown))
+    if node is not None:
+        sn, rn = med["service node"], med["raw node write"]
+        sec.row("Grow node %d's 2 MiB pool by %d pages: service `SetNodePages` (median of %d)"
+                % (node, pages, reps),
+                fmt_ms(sn), "raw write of node%d's nr_hugepages: %s" % (node, fmt_ms(rn)),
+                ratio_text(sn, rn), "≤ 1.10×", sn <= 1.10 * rn,
+                "the service spends %s beyond the write%s"
+                % (fmt_ms(sn - rn), engine_text("service node")))
+    for name, baseline in (("service", "raw write"), ("service node", "raw node write")):
+        if name in cpu:
+            sec.row("CPU time: the service's threads during `%s` against the writing thread's "
+                    "(median of %d)" % ("SetMinimum" if name == "service" else "SetNodePages", reps),
+                    fmt_ms(median(cpu[name])), "%s: %s" % (baseline, fmt_ms(median(cpu[baseline]))),
+                    ratio_text(median(cpu[name]), median(cpu[baseline])), "(for comparison)")
     sec.row("Grow by %d pages: `hugeadm --pool-pages-min 2MB:+%d`, whole process" % (pages, pages),
             fmt_ms(hg_t), "raw sysfs write: %s" % fmt_ms(raw_t), ratio_text(hg_t, raw_t),
             "(for comparison)")
-    sec.row("Pages obtained per run (raw / service / hugeadm)",
-            "%s / %s / %s" % (got["raw write"], got["service"], got["hugeadm"]), "asked %d" % pages)
+    sec.row("Pages obtained per run (%s)" % " / ".join(m for m, _ in methods),
+            " / ".join(str(got[m]) for m, _ in methods), "asked %d" % pages)
     sec.note("Start: 2 MiB pool minimum %d (nr_hugepages %d), put back after every run. "
-             "Times: raw %s, service %s, hugeadm %s. The service time is the SetMinimum round "
-             "trip seen by an in-process GDBus client (python gi), polkitd being "
-             "python-dbusmock's template allowing everything; the raw write is open+write+close "
-             "of nr_hugepages from the same process."
-             % (start_min, start_total, [fmt_ms(t) for t in times["raw write"]],
-                [fmt_ms(t) for t in times["service"]], [fmt_ms(t) for t in times["hugeadm"]]))
+             "Times: %s. The service times are the round trips seen by an in-process GDBus "
+             "client (python gi), polkitd being python-dbusmock's template allowing everything; "
+             "the raw writes are open+write+close of nr_hugepages from the same process. CPU "
+             "time is /proc/PID/task/*/schedstat of the service over the call, and the writing "
+             "thread's CLOCK_THREAD_CPUTIME_ID for a raw write: on a loaded machine the wall "
+             "times carry the other programs' time slices, the CPU times do not."
+             % (start_min, start_total,
+                "; ".join("%s %s" % (m, [fmt_ms(t) for t in times[m]]) for m, _ in methods)))
 
 
 # --------------------------------------------------------------------------
@@ -623,7 +712,7 @@ def section_scale(ctx, sec):
     if any("malformed counter" in first for _c, first in errors.values()):
         sec.note("The Failed errors name a node file read as malformed: under --kernel-root the "
                  "files are plain files, which read back empty between the service's own "
-                 "O_TRUNC and write, and src/hpd-kernel.c looks again only 3 times, 1 ms apart; "
+                 "O_TRUNC and write, and src/kernel/hpd-kernel.c looks again only 3 times, 1 ms apart; "
                  "with 50 clients on 2 CPUs the writing thread can be off the CPU for longer. "
                  "sysfs never reads back empty, so this concerns the fake kernel only.")
     sec.note("Concurrency: %d client processes (python gi, one connection each) started together; "
@@ -661,7 +750,7 @@ def _thread_switches(pid):
 
 def _timer_explanation(delta, window):
     """Names the source of the wakeups when the main thread woke at the rate
-    of the malloc-trim timer that src/hpd-memory.c declares."""
+    of the malloc-trim timer that src/bus/hpd-memory.c declares."""
     import re
     from benchlib import REPO
     try:
@@ -676,7 +765,7 @@ def _timer_explanation(delta, window):
     expected = window / interval
     if abs(main - expected) > 0.25 * expected + 1:
         return ""
-    return (" The main thread woke %d times in %.0f s, the rate of src/hpd-memory.c's "
+    return (" The main thread woke %d times in %.0f s, the rate of src/bus/hpd-memory.c's "
             "malloc-trim check (g_timeout_add_seconds every CHECK_INTERVAL_S = %d s, armed by "
             "hpd_memory_watch() at start), a timer that fires whether or not anything was "
             "freed: %.0f wakeups a minute" % (main, window, interval, 60.0 / interval))

@@ -364,6 +364,7 @@ hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
 {
   GVariant *nodes = hp_dbus_manager_page_size_get_nodes (p);
   const char *const *mounts = hp_dbus_manager_page_size_get_mounts (p);
+  GVariant *last = hp_dbus_manager_page_size_get_last_allocation (p);
 
   json_builder_begin_object (builder);
   hpctl_json_add_string (builder, "name", hp_dbus_manager_page_size_get_name (p));
@@ -379,6 +380,11 @@ hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
   hpctl_json_add_uint (builder, "overcommit", hp_dbus_manager_page_size_get_overcommit (p));
   hpctl_json_add_bool (builder, "can_overcommit", hp_dbus_manager_page_size_get_can_overcommit (p));
   hpctl_json_add_uint (builder, "demote_size", hp_dbus_manager_page_size_get_demote_size (p));
+  /* the service's last change of the pool; null before the first */
+  if (last != NULL && g_variant_n_children (last) > 0)
+    hpctl_json_add_variant (builder, "last_allocation", last);
+  else
+    hpctl_json_add_variant (builder, "last_allocation", NULL);
 
   hpctl_json_add_records (builder, "nodes", nodes,
                           (const char *[]) { "node", "total", "free", "surplus", "minimum", NULL });

@@ -7,8 +7,9 @@
  * its properties every second for a client that called it, and the proxies'
  * GetManagedObjects is such a call), changes are method calls. The channel
  * asks for superuser "try", so with Cockpit's administrative access on the
- * calls come from root and polkit lets them through; without it polkit
- * refuses and the page says so and turns read-only. */
+ * calls come from root; without it they come from the user and polkit
+ * decides: the page is read-only with the reason when polkit would refuse
+ * (service.js asks first) or did refuse. */
 
 import "./index.css";
 import { describeError, isNotAuthorized } from "./errors.js";
@@ -17,14 +18,10 @@ import {
     alert, button, card, formatBytes, h, label, progress, replaceChildren, select, table, textInput,
 } from "./dom.js";
 
-const BUS_NAME = "org.hugepages.Manager";
-const MANAGER_PATH = "/org/hugepages/Manager";
-const MANAGER_IFACE = "org.hugepages.Manager";
-const PAGE_SIZE_IFACE = "org.hugepages.Manager.PageSize";
-
-const client = cockpit.dbus(BUS_NAME, { bus: "system", superuser: "try" });
-const manager = client.proxy(MANAGER_IFACE, MANAGER_PATH);
-const pageSizes = client.proxies(PAGE_SIZE_IFACE, MANAGER_PATH);
+import {
+    MANAGER_PATH, MANAGER_IFACE, PAGE_SIZE_IFACE, call, client, manager, pageSizes, variant, watchAccess,
+} from "./service.js";
+import { followShellTheme } from "./theme.js";
 
 const state = {
     ready: false,
@@ -45,10 +42,6 @@ const sections = {};
 
 /* --- calls ---------------------------------------------------------------- */
 
-function variant(type, value) {
-    return cockpit.variant(type, value);
-}
-
 /* The options of a change: with "Keep after reboot" ticked the service also
  * saves it in its configuration (hugepagesd --apply makes it at boot). */
 function changeOptions(extra = {}) {
@@ -59,10 +52,6 @@ function changeOptions(extra = {}) {
  * order asked, undefined where a record lacks one (a claim's node). */
 function records(list, keys) {
     return (list || []).map(record => keys.map(key => record[key] ? record[key].v : undefined));
-}
-
-function call(path, iface, method, args, signature) {
-    return client.call(path, iface, method, args, { type: signature });
 }
 
 function sizeProxies() {
@@ -780,27 +769,20 @@ function layout() {
 /* --- administrative access --------------------------------------------------- */
 
 function watchSuperuser() {
-    const superuser = cockpit.dbus(null, { bus: "internal" }).proxy("cockpit.Superuser", "/superuser");
-    let current = null;
-    const update = () => {
-        const limitedReason = "Administrative access is off (limited access). Turn it on in Cockpit's top bar to change huge page settings.";
-        /* a refusal by polkit holds until the access changes */
-        if (superuser.valid && current !== null && superuser.Current !== current)
-            state.limited = null;
-        current = superuser.valid ? superuser.Current : null;
-        if (superuser.valid && superuser.Current === "none")
-            state.limited = limitedReason;
-        else if (state.limited === limitedReason)
-            state.limited = null;
+    /* a refusal by polkit holds until the access changes (which reloads) */
+    let accessReason = null;
+    watchAccess(reason => {
+        if (state.limited === null || state.limited === accessReason)
+            state.limited = reason;
+        accessReason = reason;
         renderAll();
-    };
-    superuser.addEventListener("changed", update);
-    superuser.wait(update);
+    });
 }
 
 /* --- start ----------------------------------------------------------------- */
 
 function start() {
+    followShellTheme();
     layout();
     renderUsage();
     manager.addEventListener("changed", () => {

@@ -22,33 +22,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 COLLECTION = os.path.join(REPO, 'ansible', 'ansible_collections', 'hugepages', 'manager')
 
+# Every fixture and hook of the integration tier's conftest, taken over
+# whole rather than name by name. Not pytest_plugins: a plugin whose file is
+# a conftest.py has its fixtures scoped to its own directory, so
+# tests/integration's would not reach the tests here.
 _spec = importlib.util.spec_from_file_location(
     'hpd_integration_conftest', os.path.join(REPO, 'tests', 'integration', 'conftest.py'))
-integration = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(integration)
-hpdtest = integration.hpdtest
+_integration = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_integration)
+globals().update((name, value) for name, value in vars(_integration).items()
+                 if not name.startswith('__') and name not in globals())
 # test_client_remote's sshd, test_client's client fixtures
 sys.path.insert(0, os.path.join(REPO, 'tests', 'integration'))
-
-pytest_configure = integration.pytest_configure
-pytest_collection_modifyitems = integration.pytest_collection_modifyitems
-pytest_report_header = integration.pytest_report_header
-pytest_terminal_summary = integration.pytest_terminal_summary
-pytest_runtest_makereport = integration.pytest_runtest_makereport
-builddir = integration.builddir
-hugepagesd = integration.hugepagesd
-_session_dir = integration._session_dir
-bus = integration.bus
-conn = integration.conn
-_polkit_mock = integration._polkit_mock
-polkit = integration.polkit
-fake_kernel = integration.fake_kernel
-start_service = integration.start_service
-service = integration.service
-run_as = integration.run_as
-NOBODY = integration.NOBODY
-attach_log = integration.attach_log
-wait_for = integration.wait_for
 
 
 @pytest.fixture(scope='session')

@@ -23,6 +23,8 @@ import urllib.request
 import pytest
 import yaml
 
+import hpdtest
+
 from fakekernel import Mount, NodePool, Pool
 from test_client_remote import SSHD, Sshd
 
@@ -313,7 +315,7 @@ def test_info(service, polkit, fake_kernel, play):
 # --- metrics ---------------------------------------------------------------------
 
 @pytest.mark.fake_kernel(pools=POOLS)
-def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, builddir):
+def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, conn, builddir):
     from prometheus_client.parser import text_string_to_metric_families
 
     if not os.access(NODE_EXPORTER, os.X_OK):
@@ -323,6 +325,13 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, bui
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
     subprocess.run([ctl, 'claim', 'vm-1', '2M', '2', '--node', '1'], env=env, check=True,
                    capture_output=True, timeout=30)
+    # the service's last allocation: one that falls short where the fake
+    # kernel can simulate that, else one that is met
+    if fake_kernel.simulating:
+        fake_kernel.limit_pool(SMALL, 7)
+    began = time.time()
+    subprocess.run([ctl, 'set-min', '2M', '10'], env=env, capture_output=True, timeout=30)
+    ended = time.time()
     # a configured minimum the pool does not have: requested, shortfall, drift
     conf = fake_kernel.path('etc/hugepagesd/hugepagesd.conf')
     os.makedirs(os.path.dirname(conf), exist_ok=True)
@@ -394,6 +403,28 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, bui
         not in samples
     assert value('hugepages_pool_shortfall_pages', page_size_bytes=GIANT * 1024) == 0
     assert value('hugepages_drift_items', section='pool') >= 1
+
+    # the last allocation: the base of 10 plus the claim's 2 asked of the
+    # kernel, what sysfs holds given, as LastAllocation says
+    last = hpdtest.get(conn, hpdtest.page_size_path(SMALL), hpdtest.PAGE_SIZE_IFACE,
+                       'LastAllocation')
+    achieved = nr(fake_kernel, SMALL) - nr(fake_kernel, SMALL, 'surplus_hugepages')
+    assert achieved == (7 if fake_kernel.simulating else 12)
+    assert value('hugepages_last_allocation_requested_pages', page_size_bytes=SMALL_BYTES) == \
+        last['requested'] == 12
+    assert value('hugepages_last_allocation_achieved_pages', page_size_bytes=SMALL_BYTES) == \
+        last['achieved'] == achieved
+    assert value('hugepages_last_allocation_shortfall_pages', page_size_bytes=SMALL_BYTES) == \
+        last['shortfall'] == 12 - achieved
+    assert value('hugepages_last_allocation_duration_seconds', page_size_bytes=SMALL_BYTES) == \
+        pytest.approx(last['duration-usec'] / 1e6, abs=1e-6)
+    assert 0 < last['duration-usec'] <= (ended - began) * 1e6
+    assert began - 1 <= value('hugepages_last_allocation_timestamp_seconds',
+                              page_size_bytes=SMALL_BYTES) <= ended + 1
+    # a size the service did not change has none
+    assert not any(name.startswith('hugepages_last_allocation_') and
+                   ('page_size_bytes', str(GIANT * 1024)) in labels
+                   for name, labels in samples)
 
     promtool = shutil.which('promtool')
     if promtool:

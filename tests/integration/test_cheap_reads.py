@@ -3,8 +3,8 @@
 
 """Reads are cheap and the idle service is silent, without reads going
 stale: the service keeps the parsed configuration between reads
-(src/hpd-config-cache.h) and reads kernel files whenever they are asked for
-(src/hpd-fresh.h), so these tests change files behind its back in the ways
+(src/config/hpd-config-cache.h) and reads kernel files whenever they are asked for
+(src/bus/hpd-fresh.h), so these tests change files behind its back in the ways
 that defeat a careless cache (same size, the old modification time put
 back, renamed over, a directory on the way replaced) and check the very
 next read. The
@@ -23,9 +23,9 @@ from fakekernel import NodePool, Pool
 
 from gi.repository import GLib
 
-# HPD_CONFIG_SETTLE_US in src/hpd-config-cache.h, and a margin
+# HPD_CONFIG_SETTLE_US in src/config/hpd-config-cache.h, and a margin
 CONFIG_SETTLE_S = 3.0 + 0.5
-# QUIET_BEFORE_CHECK_US in src/hpd-memory.c
+# QUIET_BEFORE_CHECK_US in src/bus/hpd-memory.c
 TRIM_AFTER_S = 2.0
 TRIM_LINE = 'Calls stopped:'
 CONFIG_READ_LINE = 'Read the configuration'

@@ -6,6 +6,7 @@ kernel, what it got, when and how long it took, on a fake kernel that gives
 less than asked (fk.limit_pool); announced with PropertiesChanged, kept
 across a restart (under /run), and printed by `hugepagesctl metrics`."""
 
+import json
 import os
 import subprocess
 import time
@@ -126,6 +127,14 @@ def test_metrics_print_the_last_allocation(service, bus, conn, fk, polkit, build
     assert samples(text, 'hugepages_last_allocation_timestamp_seconds')[labels] == \
         pytest.approx(got['ended-usec'] / 1e6, abs=1e-3)
 
+    # status --json (and so Ansible's info module) carries it per pool
+    proc = subprocess.run([os.path.join(builddir, 'client', 'hugepagesctl'), 'status', '--json'],
+                          env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address),
+                          capture_output=True, text=True, timeout=30)
+    small, giant = json.loads(proc.stdout)['pools']
+    assert small['last_allocation'] == {k.replace('-', '_'): v for k, v in got.items()}
+    assert giant['last_allocation'] is None
+
     # on one node: the node is a label
     fk.limit_pool(SMALL, None)
     assert pool_call(conn, SMALL, 'SetNodePages', 1, 4) == 4
@@ -170,3 +179,16 @@ def test_a_restart_keeps_it_a_refusal_changes_nothing(start_service, fake_kernel
     with pytest.raises(hpdtest.BusError):
         pool_call(conn, SMALL, 'SetMinimum', 1)
     assert last(conn) == kept
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_a_plain_change_is_one_write(service, conn, fk, polkit):
+    """Without "hard" the engine writes the whole target once, for the pool
+    and for one node: no steps."""
+    polkit.allow(ACTION_POOLS)
+    assert pool_call(conn, SMALL, 'SetMinimum', 2048) == 2048
+    got = last(conn)
+    assert (got['writes'], got['requested'], got['achieved']) == (1, 2048, 2048)
+    assert pool_call(conn, SMALL, 'SetNodePages', 0, 2000) == 2000
+    got = last(conn)
+    assert (got['writes'], got['node'], got['achieved']) == (1, 0, 2000)

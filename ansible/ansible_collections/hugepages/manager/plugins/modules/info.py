@@ -39,6 +39,11 @@ EXAMPLES = r'''
 - name: Fail on drift
   ansible.builtin.assert:
     that: hp.drift | length == 0
+
+- name: Fail when the last change of a pool fell short
+  ansible.builtin.assert:
+    that: hp.pools | rejectattr('last_allocation', 'none')
+                   | selectattr('last_allocation.shortfall', 'gt', 0) | list | length == 0
 '''
 
 RETURN = r'''
@@ -48,11 +53,18 @@ service_version:
   type: str
   sample: "1.0"
 pools:
-  description: Every pool, as in C(hugepagesctl status --json).
+  description:
+    - Every pool, as in C(hugepagesctl status --json).
+    - C(last_allocation) is the service's last change of the pool (null before the first since
+      boot) with C(requested), C(achieved) and C(shortfall) pages, C(duration_usec),
+      C(ended_usec) (Unix time in microseconds), C(mode), C(writes) and C(node) for one node.
   returned: always
   type: list
   elements: dict
-  sample: [{"name": "2MB", "page_size": 2097152, "minimum": 512, "total": 512, "free": 512}]
+  sample: [{"name": "2MB", "page_size": 2097152, "minimum": 512, "total": 512, "free": 512,
+            "last_allocation": {"requested": 512, "achieved": 500, "shortfall": 12,
+                                "duration_usec": 10512, "ended_usec": 1796400000000000,
+                                "mode": "plain", "writes": 1}}]
 nodes:
   description: The NUMA node numbers.
   returned: always

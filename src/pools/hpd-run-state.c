@@ -1,0 +1,86 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "hpd-run-state.h"
+
+GKeyFile *
+hpd_run_state_load (const char *root, const char *relative)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  GKeyFile *file = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+
+  if (!g_key_file_load_from_file (file, path, G_KEY_FILE_NONE, &error) &&
+      !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    g_debug ("Ignoring %s: %s", path, error->message);
+  return file;
+}
+
+/* The whole of @text into @fd. */
+static gboolean
+write_all (int fd, const char *text, gsize length)
+{
+  while (length > 0)
+    {
+      ssize_t n = write (fd, text, length);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      text += n;
+      length -= (gsize) n;
+    }
+  return TRUE;
+}
+
+void
+hpd_run_state_save (const char *root, const char *relative, GKeyFile *file, const char *what)
+{
+  g_autofree char *path = g_build_filename (root, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *temporary = g_strconcat (path, ".XXXXXX", NULL);
+  g_autofree char *text = NULL;
+  gsize length;
+  int fd, e;
+
+  if (g_mkdir_with_parents (dir, 0755) < 0)
+    {
+      e = errno;
+      g_warning ("Cannot create %s: %s", dir, g_strerror (e));
+      return;
+    }
+  text = g_key_file_to_data (file, &length, NULL);
+  /* g_file_set_contents () would fsync the new file before the rename
+   * whenever the old one is not empty, even without DURABLE */
+  fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      e = errno;
+      g_warning ("Cannot remember %s: %s: %s", what, temporary, g_strerror (e));
+      return;
+    }
+  if (!write_all (fd, text, length))
+    {
+      e = errno;
+      close (fd);
+      unlink (temporary);
+      g_warning ("Cannot remember %s: %s: %s", what, temporary, g_strerror (e));
+      return;
+    }
+  if (close (fd) < 0 || rename (temporary, path) < 0)
+    {
+      e = errno;
+      unlink (temporary);
+      g_warning ("Cannot remember %s: %s: %s", what, path, g_strerror (e));
+    }
+}
