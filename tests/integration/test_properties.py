@@ -202,7 +202,7 @@ def test_the_rich_tree_is_what_the_expectations_assume(fake_kernel):
                             'options-uid': 0, 'options-gid': 0, 'options-mode': 0o755, 'root-known': False,}),
         ('/mnt/huge pages', {'page-size': 2 << 20, 'uid': 0, 'gid': 100, 'mode': 0o1770,
                              'flags': 'rw,nosuid,nodev,relatime', 'managed': False,
-                             'nr-inodes': 0, 'options-uid': 0, 'options-gid': 100, 'options-mode': 0o1770, 'root-known': False,}),
+                             'max-inodes': 0, 'options-uid': 0, 'options-gid': 100, 'options-mode': 0o1770, 'root-known': False,}),
     ]
     assert e['Mounts'] == [f'{base}/pagesize-2MB', '/dev/hugepages', '/mnt/huge pages']
     assert g['Mounts'] == [f'{base}/user/nobody/pagesize-1GB']

@@ -51,12 +51,23 @@ def different_value(sig, current):
         return list(current) + ['/mnt/other']
     if sig == 'aa{sv}':    # the records: Nodes, ConfiguredState, Drift, overrides, Claims
         return list(current) + [{'key': 'pool 4MB minimum', 'node': 99}]
-    if sig == 'a{sv}':     # ApplyAtBoot, LastAllocation (empty until a change)
-        return {**current, 'enabled': not current.get('enabled', False)}
+    if sig == 'a{sv}':     # ApplyAtBoot, LastAllocation
+        return {**current, 'intruder': True}
     if sig == 'a(sa{sv})':
         return list(current) + [('/mnt/other', {'page-size': 2 << 20, 'uid': 0, 'gid': 0,
                                                 'mode': 0o777, 'flags': 'rw', 'managed': True})]
     raise AssertionError(f'no test value for type {sig}')
+
+
+def guessed_type(value):
+    """A type for a record's value sent back in a Set (refused whatever it is)."""
+    if isinstance(value, bool):
+        return 'b'
+    if isinstance(value, int):
+        return 't' if value >= 0 else 'x'
+    if isinstance(value, str):
+        return 's'
+    raise AssertionError(f'no type for {value!r}')
 
 
 def variant(sig, value):
@@ -65,11 +76,11 @@ def variant(sig, value):
         value = [(path, {k: GLib.Variant(MOUNT_ATTRIBUTES[k], v) for k, v in attrs.items()})
                  for path, attrs in value]
     if sig == 'a{sv}':
-        value = {k: GLib.Variant(APPLY_AT_BOOT[k], v) for k, v in value.items()}
+        value = {k: GLib.Variant(APPLY_AT_BOOT.get(k) or guessed_type(v), v)
+                 for k, v in value.items()}
     if sig == 'aa{sv}':
-        value = [{k: GLib.Variant('u' if isinstance(v, int) and not isinstance(v, bool) else
-                                  'b' if isinstance(v, bool) else 's', v)
-                  for k, v in record.items()} for record in value]
+        value = [{k: GLib.Variant(guessed_type(v), v) for k, v in record.items()}
+                 for record in value]
     return GLib.Variant(sig, value)
 
 

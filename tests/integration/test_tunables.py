@@ -339,7 +339,7 @@ def test_shm_group_file_values(service, conn, fake_kernel, text, shown):
 @pytest.mark.valgrind
 def test_set_shmmax_raises_shmall(service, conn, fake_kernel, allowed):
     before = fake_kernel.snapshot()
-    assert set_shmmax(conn, 64 * MiB) == ()
+    assert set_shmmax(conn, 64 * MiB) == (64 * MiB,)   # read back from the kernel
     assert fake_kernel.changes_since(before) == {SHMMAX: (b(32 * MiB), b(64 * MiB)),
                                                  SHMALL: (b(2048), b(64 * MiB // BASE_PAGE))}
     assert_single_check(allowed, 'kernel.shmmax', str(64 * MiB))
@@ -370,9 +370,9 @@ def test_set_shmmax_keeps_the_kernel_default_shmall(service, conn, fake_kernel, 
 @pytest.mark.valgrind
 def test_set_shmmax_dry_run_and_no_op_need_no_polkit(service, conn, fake_kernel, polkit):
     before = fake_kernel.snapshot()
-    assert set_shmmax(conn, 64 * MiB, dry_run=True) == ()
-    assert set_shmmax(conn, 32 * MiB) == ()             # same value, shmall large enough
-    assert set_shmmax(conn, 32 * MiB, dry_run=False) == ()
+    assert set_shmmax(conn, 64 * MiB, dry_run=True) == (64 * MiB,)
+    assert set_shmmax(conn, 32 * MiB) == (32 * MiB,)    # same value, shmall large enough
+    assert set_shmmax(conn, 32 * MiB, dry_run=False) == (32 * MiB,)
     assert fake_kernel.changes_since(before) == {}
     assert polkit.checks() == []
     # the same shmmax with a shmall too small is a change: shmall is raised
