@@ -196,14 +196,18 @@ def _messages_why(commands, env):
 
 
 def _io_per_call(pid, fn, calls=20):
-    """", and each call makes N openat and M read calls (strace)" for the report."""
+    """", and each call makes N system calls, of which ..." for the report:
+    opens and reads of files (read, pread64) apart, as the read path is
+    judged by them."""
     counts = syscalls_during(pid, lambda: [fn() for _ in range(calls)])
     if not counts:
         return ""
-    return ("; each call makes %.0f openat and %.0f read system calls in the service (strace "
-            "-f -c over %d calls): the properties are read afresh from the kernel files for "
-            "every read (src/hpd-fresh.c)"
-            % (counts.get("openat", 0) / calls, counts.get("read", 0) / calls, calls))
+    return ("; each call makes %.1f system calls in the service (strace -f -c over %d calls), "
+            "of which %.1f openat, %.1f pread64 and %.1f read (kernel files, the main loop's "
+            "wakeups): sysfs and procfs files stay open and are read with one pread64 each, "
+            "once per main loop turn (src/kernel/hpd-kernel.c, src/bus/hpd-fresh.h)"
+            % (sum(counts.values()) / calls, calls, counts.get("openat", 0) / calls,
+               counts.get("pread64", 0) / calls, counts.get("read", 0) / calls))
 
 
 # --------------------------------------------------------------------------
@@ -708,7 +712,7 @@ def section_scale(ctx, sec):
     if any("malformed counter" in first for _c, first in errors.values()):
         sec.note("The Failed errors name a node file read as malformed: under --kernel-root the "
                  "files are plain files, which read back empty between the service's own "
-                 "O_TRUNC and write, and src/hpd-kernel.c looks again only 3 times, 1 ms apart; "
+                 "O_TRUNC and write, and src/kernel/hpd-kernel.c looks again only 3 times, 1 ms apart; "
                  "with 50 clients on 2 CPUs the writing thread can be off the CPU for longer. "
                  "sysfs never reads back empty, so this concerns the fake kernel only.")
     sec.note("Concurrency: %d client processes (python gi, one connection each) started together; "
@@ -746,7 +750,7 @@ def _thread_switches(pid):
 
 def _timer_explanation(delta, window):
     """Names the source of the wakeups when the main thread woke at the rate
-    of the malloc-trim timer that src/hpd-memory.c declares."""
+    of the malloc-trim timer that src/bus/hpd-memory.c declares."""
     import re
     from benchlib import REPO
     try:
@@ -761,7 +765,7 @@ def _timer_explanation(delta, window):
     expected = window / interval
     if abs(main - expected) > 0.25 * expected + 1:
         return ""
-    return (" The main thread woke %d times in %.0f s, the rate of src/hpd-memory.c's "
+    return (" The main thread woke %d times in %.0f s, the rate of src/bus/hpd-memory.c's "
             "malloc-trim check (g_timeout_add_seconds every CHECK_INTERVAL_S = %d s, armed by "
             "hpd_memory_watch() at start), a timer that fires whether or not anything was "
             "freed: %.0f wakeups a minute" % (main, window, interval, 60.0 / interval))

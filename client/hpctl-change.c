@@ -145,13 +145,13 @@ node_minimum (Change *change, guint64 *minimum, GError **error)
 
   for (gsize i = 0; nodes != NULL && i < g_variant_n_children (nodes); i++)
     {
-      guint32 node;
-      guint64 total, free, surplus, min;
+      g_autoptr(GVariant) record = g_variant_get_child_value (nodes, i);
+      guint32 node = 0;
 
-      g_variant_get_child (nodes, i, "(utttt)", &node, &total, &free, &surplus, &min);
+      g_variant_lookup (record, "node", "u", &node);
       if (node == change->node)
         {
-          *minimum = min;
+          *minimum = hpctl_record_uint64 (record, "minimum");
           return TRUE;
         }
       g_string_append_printf (known, "%s%u", known->len > 0 ? ", " : "", node);

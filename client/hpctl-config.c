@@ -13,12 +13,14 @@ static GHashTable *
 drift_by_key (GVariant *drift)
 {
   GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
-  GVariantIter iter;
-  const char *key, *configured, *actual, *message;
 
-  g_variant_iter_init (&iter, drift);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
-    g_hash_table_insert (table, (gpointer) key, (gpointer) message);
+  for (gsize i = 0; i < g_variant_n_children (drift); i++)
+    {
+      g_autoptr(GVariant) record = g_variant_get_child_value (drift, i);
+
+      g_hash_table_insert (table, (gpointer) hpctl_record_string (record, "key"),
+                           (gpointer) hpctl_record_string (record, "message"));
+    }
   return table;
 }
 
@@ -60,7 +62,7 @@ print_json (GVariant *state, GVariant *drift, const char *const *errors, GVarian
   if (overrides != NULL)
     hpctl_json_add_records (builder, "overrides", overrides,
                             (const char *[]) { "key", "value", "origin", "overridden",
-                                               "overridden_origin", NULL });
+                                               "overridden-origin", NULL });
   if (hook != NULL)
     {
       json_builder_set_member_name (builder, "apply_at_boot");
@@ -74,32 +76,35 @@ print_json (GVariant *state, GVariant *drift, const char *const *errors, GVarian
 static void
 print_overridden (GVariant *overrides, const char *key)
 {
-  GVariantIter iter;
-  const char *k, *value, *origin, *old, *old_origin;
   gsize len = strlen (key);
 
-  if (overrides == NULL)
-    return;
-  g_variant_iter_init (&iter, overrides);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &k, &value, &origin, &old, &old_origin))
-    if (strncmp (k, key, len) == 0 && (k[len] == '\0' ||
-                                       (g_str_has_prefix (key, "mount ") && k[len] == ' ')))
-      g_print ("  overrides %s%s%s at %s (%s here)\n", k[len] ? k + len + 1 : "",
-               k[len] ? " = " : "", old, old_origin, origin);
+  for (gsize i = 0; overrides != NULL && i < g_variant_n_children (overrides); i++)
+    {
+      g_autoptr(GVariant) record = g_variant_get_child_value (overrides, i);
+      const char *k = hpctl_record_string (record, "key");
+
+      if (strncmp (k, key, len) == 0 && (k[len] == '\0' ||
+                                         (g_str_has_prefix (key, "mount ") && k[len] == ' ')))
+        g_print ("  overrides %s%s%s at %s (%s here)\n", k[len] ? k + len + 1 : "",
+                 k[len] ? " = " : "", hpctl_record_string (record, "overridden"),
+                 hpctl_record_string (record, "overridden-origin"),
+                 hpctl_record_string (record, "origin"));
+    }
 }
 
 static void
 warn_overrides (GVariant *overrides)
 {
-  GVariantIter iter;
-  const char *k, *value, *origin, *old, *old_origin;
+  for (gsize i = 0; overrides != NULL && i < g_variant_n_children (overrides); i++)
+    {
+      g_autoptr(GVariant) record = g_variant_get_child_value (overrides, i);
 
-  if (overrides == NULL)
-    return;
-  g_variant_iter_init (&iter, overrides);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s&s)", &k, &value, &origin, &old, &old_origin))
-    g_printerr ("%s: warning: %s: %s = %s overrides %s from %s\n", g_get_prgname (),
-                origin, k, value, old, old_origin);
+      g_printerr ("%s: warning: %s: %s = %s overrides %s from %s\n", g_get_prgname (),
+                  hpctl_record_string (record, "origin"), hpctl_record_string (record, "key"),
+                  hpctl_record_string (record, "value"),
+                  hpctl_record_string (record, "overridden"),
+                  hpctl_record_string (record, "overridden-origin"));
+    }
 }
 
 int
@@ -116,8 +121,6 @@ hpctl_config (HpctlContext *ctx, GStrv args)
   GVariant *state, *drift, *overrides;
   g_autoptr(GHashTable) drifted = NULL;
   const char *const *errors;
-  const char *key, *value, *origin;
-  GVariantIter iter;
   int width = 0;
 
   g_option_context_set_summary (options,
@@ -148,19 +151,25 @@ hpctl_config (HpctlContext *ctx, GStrv args)
     print_json (state, drift, errors, overrides,
                 hp_dbus_manager_get_apply_at_boot (ctx->manager));
 
-  g_variant_iter_init (&iter, state);
-  while (!json && g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
-    width = MAX (width, (int) (strlen (key) + 1 + strlen (value)));
+  for (gsize i = 0; !json && i < g_variant_n_children (state); i++)
+    {
+      g_autoptr(GVariant) record = g_variant_get_child_value (state, i);
+
+      width = MAX (width, (int) (strlen (hpctl_record_string (record, "key")) + 1 +
+                                 strlen (hpctl_record_string (record, "value"))));
+    }
 
   if (!json && g_variant_n_children (state) == 0)
     g_print ("Nothing is configured.\n");
-  g_variant_iter_init (&iter, state);
-  while (!json && g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+  for (gsize i = 0; !json && i < g_variant_n_children (state); i++)
     {
-      g_autofree char *setting = g_strdup_printf ("%s %s", key, value);
+      g_autoptr(GVariant) record = g_variant_get_child_value (state, i);
+      const char *key = hpctl_record_string (record, "key");
+      g_autofree char *setting = g_strdup_printf ("%s %s", key,
+                                                  hpctl_record_string (record, "value"));
       const char *message = g_hash_table_lookup (drifted, key);
 
-      g_print ("%-*s  %s\n", width, setting, origin);
+      g_print ("%-*s  %s\n", width, setting, hpctl_record_string (record, "origin"));
       print_overridden (overrides, key);
       if (message != NULL)
         g_print ("  ! %s\n", message);

@@ -29,19 +29,19 @@
 static void
 print_text (GVariant *entries)
 {
-  GVariantIter iter;
-  const char *severity, *id, *message, *fix;
-
   if (g_variant_n_children (entries) == 0)
     {
       g_print ("Nothing to report.\n");
       return;
     }
 
-  g_variant_iter_init (&iter, entries);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &severity, &id, &message, &fix))
+  for (gsize i = 0; i < g_variant_n_children (entries); i++)
     {
-      g_print ("[%s] %s: %s\n", severity, id, message);
+      g_autoptr(GVariant) entry = g_variant_get_child_value (entries, i);
+      const char *fix = hpctl_record_string (entry, "fix");
+
+      g_print ("[%s] %s: %s\n", hpctl_record_string (entry, "severity"),
+               hpctl_record_string (entry, "id"), hpctl_record_string (entry, "message"));
       if (fix[0] != '\0')
         g_print ("    fix: %s\n", fix);
     }
@@ -51,26 +51,9 @@ static void
 print_json (GVariant *entries)
 {
   g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
-  GVariantIter iter;
-  const char *severity, *id, *message, *fix;
 
-  json_builder_set_member_name (builder, "entries");
-  json_builder_begin_array (builder);
-  g_variant_iter_init (&iter, entries);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &severity, &id, &message, &fix))
-    {
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "severity");
-      json_builder_add_string_value (builder, severity);
-      json_builder_set_member_name (builder, "id");
-      json_builder_add_string_value (builder, id);
-      json_builder_set_member_name (builder, "message");
-      json_builder_add_string_value (builder, message);
-      json_builder_set_member_name (builder, "fix");
-      json_builder_add_string_value (builder, fix);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
+  hpctl_json_add_records (builder, "entries", entries,
+                          (const char *[]) { "severity", "id", "message", "fix", NULL });
   hpctl_json_print (builder);
 }
 

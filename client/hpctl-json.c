@@ -319,9 +319,7 @@ void
 hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *records,
                         const char *const *fields)
 {
-  g_return_if_fail (records == NULL ||
-                    g_variant_type_n_items (g_variant_type_element (g_variant_get_type (records))) ==
-                    g_strv_length ((char **) fields));
+  g_return_if_fail (records == NULL || g_variant_is_of_type (records, G_VARIANT_TYPE ("aa{sv}")));
 
   json_builder_set_member_name (builder, name);
   json_builder_begin_array (builder);
@@ -332,14 +330,33 @@ hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *record
       json_builder_begin_object (builder);
       for (gsize f = 0; fields[f] != NULL; f++)
         {
-          g_autoptr(GVariant) value = g_variant_get_child_value (record, f);
+          g_autoptr(GVariant) value = g_variant_lookup_value (record, fields[f], NULL);
+          g_autofree char *member = g_strdelimit (g_strdup (fields[f]), "-", '_');
 
-          json_builder_set_member_name (builder, fields[f]);
+          if (value == NULL)
+            continue;
+          json_builder_set_member_name (builder, member);
           json_builder_add_value (builder, hpctl_json_from_variant_raw (value));
         }
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
+}
+
+const char *
+hpctl_record_string (GVariant *record, const char *key)
+{
+  const char *value;
+
+  return g_variant_lookup (record, key, "&s", &value) ? value : "";
+}
+
+guint64
+hpctl_record_uint64 (GVariant *record, const char *key)
+{
+  guint64 value;
+
+  return g_variant_lookup (record, key, "t", &value) ? value : 0;
 }
 
 void

@@ -103,10 +103,10 @@ pool_family (GString *out, GPtrArray *page_sizes, const char *name, const char *
     }
 }
 
-/* Nodes holds (node, total, free, surplus, minimum); @field is 1 to 4. */
+/* @key is one of the counters of a Nodes record. */
 static void
 node_family (GString *out, GPtrArray *page_sizes, const char *name, const char *help,
-             gsize field)
+             const char *key)
 {
   family (out, name, "gauge", help);
   for (guint i = 0; i < page_sizes->len; i++)
@@ -118,16 +118,16 @@ node_family (GString *out, GPtrArray *page_sizes, const char *name, const char *
 
       for (gsize j = 0; nodes != NULL && j < g_variant_n_children (nodes); j++)
         {
-          guint32 node;
-          guint64 values[4];
+          g_autoptr(GVariant) record = g_variant_get_child_value (nodes, j);
+          guint32 node = 0;
+          guint64 value = 0;
           g_autofree char *node_text = NULL;
 
-          g_variant_get_child (nodes, j, "(utttt)", &node, &values[0], &values[1], &values[2],
-                               &values[3]);
+          g_variant_lookup (record, "node", "u", &node);
+          g_variant_lookup (record, key, "t", &value);
           node_text = g_strdup_printf ("%u", node);
           sample (out, name,
-                  (const char *[]) { "page_size_bytes", size, "node", node_text, NULL },
-                  values[field - 1]);
+                  (const char *[]) { "page_size_bytes", size, "node", node_text, NULL }, value);
         }
     }
 }
@@ -140,16 +140,20 @@ configured_minimum (GVariant *state, HpDBusManagerPageSize *p, guint64 *pages)
 {
   g_autofree char *own = g_strdup_printf ("pool %s minimum", hp_dbus_manager_page_size_get_name (p));
   GVariantIter iter;
-  const char *key, *value, *origin;
+  GVariant *record;
   gboolean found = FALSE;
 
   if (state == NULL)
     return FALSE;
   g_variant_iter_init (&iter, state);
-  while (g_variant_iter_next (&iter, "(&s&s&s)", &key, &value, &origin))
+  while ((record = g_variant_iter_next_value (&iter)) != NULL)
     {
+      g_autoptr(GVariant) owned = record;
+      const char *key = "", *value = "";
       HpAmount amount;
 
+      g_variant_lookup (record, "key", "&s", &key);
+      g_variant_lookup (record, "value", "&s", &value);
       if (strcmp (key, own) != 0 &&
           !(hp_dbus_manager_page_size_get_is_default (p) &&
             strcmp (key, "pool DEFAULT minimum") == 0))
@@ -168,16 +172,22 @@ static guint64
 claimed_pages (GVariant *claims, guint64 size)
 {
   GVariantIter iter;
-  const char *consumer;
-  guint64 claim_size, pages, sum = 0;
-  guint32 node;
+  GVariant *claim;
+  guint64 sum = 0;
 
   if (claims == NULL)
     return 0;
   g_variant_iter_init (&iter, claims);
-  while (g_variant_iter_next (&iter, "(&sttu)", &consumer, &claim_size, &pages, &node))
-    if (claim_size == size)
-      sum += pages;
+  while ((claim = g_variant_iter_next_value (&iter)) != NULL)
+    {
+      g_autoptr(GVariant) owned = claim;
+      guint64 claim_size = 0, pages = 0;
+
+      g_variant_lookup (claim, "page-size", "t", &claim_size);
+      g_variant_lookup (claim, "pages", "t", &pages);
+      if (claim_size == size)
+        sum += pages;
+    }
   return sum;
 }
 
@@ -287,21 +297,28 @@ claim_family (GString *out, HpctlContext *ctx)
 {
   GVariant *claims = hp_dbus_manager_get_claims (ctx->manager);
   GVariantIter iter;
-  const char *consumer;
-  guint64 size, pages;
-  guint32 node;
+  GVariant *claim;
 
   family (out, "hugepages_claim_pages", "gauge",
           "Pages claimed per consumer; no node label for a claim on the whole pool");
   if (claims == NULL)
     return;
   g_variant_iter_init (&iter, claims);
-  while (g_variant_iter_next (&iter, "(&sttu)", &consumer, &size, &pages, &node))
+  while ((claim = g_variant_iter_next_value (&iter)) != NULL)
     {
-      g_autofree char *size_text = g_strdup_printf ("%" G_GUINT64_FORMAT, size);
+      g_autoptr(GVariant) owned = claim;
+      const char *consumer = "";
+      guint64 size = 0, pages = 0;
+      guint32 node = 0;
+      gboolean on_node = g_variant_lookup (claim, "node", "u", &node);
+      g_autofree char *size_text = NULL;
       g_autofree char *node_text = g_strdup_printf ("%u", node);
 
-      if (node == HP_CLAIM_ALL_NODES)
+      g_variant_lookup (claim, "consumer", "&s", &consumer);
+      g_variant_lookup (claim, "page-size", "t", &size);
+      g_variant_lookup (claim, "pages", "t", &pages);
+      size_text = g_strdup_printf ("%" G_GUINT64_FORMAT, size);
+      if (!on_node)
         sample (out, "hugepages_claim_pages",
                 (const char *[]) { "consumer", consumer, "page_size_bytes", size_text, NULL }, pages);
       else
@@ -371,11 +388,11 @@ mount_families (GString *out, HpctlContext *ctx)
         }
     }
 
-  mount_limit_family (out, mounts, "hugepages_mount_size_limit_bytes", "size",
+  mount_limit_family (out, mounts, "hugepages_mount_size_limit_bytes", "max-size",
                       "A hugetlbfs mount's size= limit; mounts without one are left out");
   mount_limit_family (out, mounts, "hugepages_mount_min_size_bytes", "min-size",
                       "A hugetlbfs mount's min_size= reservation; mounts without one are left out");
-  mount_limit_family (out, mounts, "hugepages_mount_inodes_limit", "nr-inodes",
+  mount_limit_family (out, mounts, "hugepages_mount_inodes_limit", "max-inodes",
                       "A hugetlbfs mount's nr_inodes= limit; mounts without one are left out");
 }
 
@@ -391,13 +408,19 @@ drift_family (GString *out, HpctlContext *ctx)
   if (drift != NULL)
     {
       GVariantIter iter;
-      const char *key, *configured, *actual, *message;
+      const char *key;
 
       g_variant_iter_init (&iter, drift);
-      while (g_variant_iter_next (&iter, "(&s&s&s&s)", &key, &configured, &actual, &message))
-        for (gsize i = 0; i < G_N_ELEMENTS (sections); i++)
-          if (g_str_has_prefix (key, sections[i]) && key[strlen (sections[i])] == ' ')
-            counts[i]++;
+      for (GVariant *record; (record = g_variant_iter_next_value (&iter)) != NULL;)
+        {
+          g_autoptr(GVariant) owned = record;
+
+          if (!g_variant_lookup (record, "key", "&s", &key))
+            continue;
+          for (gsize i = 0; i < G_N_ELEMENTS (sections); i++)
+            if (g_str_has_prefix (key, sections[i]) && key[strlen (sections[i])] == ' ')
+              counts[i]++;
+        }
     }
 
   family (out, "hugepages_drift_items", "gauge",
@@ -413,13 +436,19 @@ explain_family (GString *out, GVariant *findings)
   static const char *const severities[] = { "info", "warning", "error" };
   guint64 counts[G_N_ELEMENTS (severities)] = { 0, };
   GVariantIter iter;
-  const char *severity, *id, *message, *fix;
+  const char *severity;
 
   g_variant_iter_init (&iter, findings);
-  while (g_variant_iter_next (&iter, "(&s&s&s&s)", &severity, &id, &message, &fix))
-    for (gsize i = 0; i < G_N_ELEMENTS (severities); i++)
-      if (strcmp (severity, severities[i]) == 0)
-        counts[i]++;
+  for (GVariant *record; (record = g_variant_iter_next_value (&iter)) != NULL;)
+    {
+      g_autoptr(GVariant) owned = record;
+
+      if (!g_variant_lookup (record, "severity", "&s", &severity))
+        continue;
+      for (gsize i = 0; i < G_N_ELEMENTS (severities); i++)
+        if (strcmp (severity, severities[i]) == 0)
+          counts[i]++;
+    }
 
   family (out, "hugepages_explain_findings", "gauge",
           "Findings of hugepagesctl explain, by severity");
@@ -483,11 +512,14 @@ render (HpctlContext *ctx, GPtrArray *page_sizes, GVariant *findings)
                "How far the pool may grow on demand (minimum plus overcommit)", get_maximum);
   pool_family (out, page_sizes, "hugepages_pool_overcommit_pages",
                "nr_overcommit_hugepages", get_overcommit);
-  node_family (out, page_sizes, "hugepages_node_pool_pages", "Pages of the pool on a NUMA node", 1);
-  node_family (out, page_sizes, "hugepages_node_pool_free_pages", "Free pages on a NUMA node", 2);
-  node_family (out, page_sizes, "hugepages_node_pool_surplus_pages", "Surplus pages on a NUMA node", 3);
+  node_family (out, page_sizes, "hugepages_node_pool_pages", "Pages of the pool on a NUMA node",
+               "total");
+  node_family (out, page_sizes, "hugepages_node_pool_free_pages", "Free pages on a NUMA node",
+               "free");
+  node_family (out, page_sizes, "hugepages_node_pool_surplus_pages",
+               "Surplus pages on a NUMA node", "surplus");
   node_family (out, page_sizes, "hugepages_node_pool_minimum_pages",
-               "Persistent pages on a NUMA node", 4);
+               "Persistent pages on a NUMA node", "minimum");
   requested_families (out, ctx, page_sizes);
   last_allocation_families (out, page_sizes);
   claim_family (out, ctx);

@@ -152,9 +152,9 @@ mount_row (const char *path, GVariant *attributes)
   row[COLUMN_PAGE_SIZE] = page_size > 0 ? hp_size_name (page_size) : g_strdup ("-");
   row[COLUMN_OWNER] = g_strdup_printf ("%s:%s", user, group);
   row[COLUMN_MODE] = g_strdup_printf ("%04o", mode);
-  row[COLUMN_MAX_SIZE] = optional_number (attributes, "size");
+  row[COLUMN_MAX_SIZE] = optional_number (attributes, "max-size");
   row[COLUMN_MIN_SIZE] = optional_number (attributes, "min-size");
-  row[COLUMN_MAX_INODES] = optional_number (attributes, "nr-inodes");
+  row[COLUMN_MAX_INODES] = optional_number (attributes, "max-inodes");
   row[COLUMN_FLAGS] = flags != NULL && *flags != '\0' ? escape_field (flags) : g_strdup ("-");
   row[COLUMN_OPTIONS] = options_differ (attributes);
   if (row[COLUMN_OPTIONS] == NULL)
@@ -237,9 +237,9 @@ print_mounts_json (GVariant *mounts)
       hpctl_json_add_uint (builder, "uid", uid);
       hpctl_json_add_uint (builder, "gid", gid);
       hpctl_json_add_uint (builder, "mode", mode);
-      add_optional_uint (builder, "max_size", attributes, "size");
+      add_optional_uint (builder, "max_size", attributes, "max-size");
       add_optional_uint (builder, "min_size", attributes, "min-size");
-      add_optional_uint (builder, "max_inodes", attributes, "nr-inodes");
+      add_optional_uint (builder, "max_inodes", attributes, "max-inodes");
       hpctl_json_add_string (builder, "flags", flags);
       hpctl_json_add_bool (builder, "managed", managed);
       /* the mount options' owner and mode, which the root's may differ from */

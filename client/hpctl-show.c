@@ -252,10 +252,16 @@ node_rows (GPtrArray *page_sizes)
 
       for (gsize j = 0; nodes != NULL && j < g_variant_n_children (nodes); j++)
         {
-          NodeRow row = { .size = hp_dbus_manager_page_size_get_size (p) };
+          g_autoptr(GVariant) record = g_variant_get_child_value (nodes, j);
+          NodeRow row = {
+            .size = hp_dbus_manager_page_size_get_size (p),
+            .total = hpctl_record_uint64 (record, "total"),
+            .free = hpctl_record_uint64 (record, "free"),
+            .surplus = hpctl_record_uint64 (record, "surplus"),
+            .minimum = hpctl_record_uint64 (record, "minimum"),
+          };
 
-          g_variant_get_child (nodes, j, "(utttt)", &row.node, &row.total, &row.free,
-                               &row.surplus, &row.minimum);
+          g_variant_lookup (record, "node", "u", &row.node);
           g_array_append_val (rows, row);
         }
     }

@@ -161,7 +161,7 @@ show_shm_max_json (HpctlContext *ctx)
   guint64 recommended = hp_dbus_manager_get_recommended_shm_max (m);
 
   hpctl_json_add_uint (builder, "shmmax", hp_dbus_manager_get_shm_max (m));
-  hpctl_json_add_uint (builder, "shmall", hp_dbus_manager_get_shm_all (m));
+  hpctl_json_add_uint (builder, "shmall", hp_dbus_manager_get_shm_all_pages (m));
   hpctl_json_add_uint (builder, "base_page_size", hp_dbus_manager_get_base_page_size (m));
   /* null as the text's "none": no pool is configured */
   if (recommended == 0)
@@ -173,7 +173,7 @@ show_shm_max_json (HpctlContext *ctx)
     {
       hpctl_json_add_uint (builder, "recommended_shmmax", recommended);
       hpctl_json_add_uint (builder, "recommended_shmall",
-                           hp_dbus_manager_get_recommended_shm_all (m));
+                           hp_dbus_manager_get_recommended_shm_all_pages (m));
     }
   hpctl_json_print (builder);
   return HPCTL_EXIT_OK;
@@ -191,7 +191,7 @@ show_shm_max (HpctlContext *ctx, const TunableOptions *o)
     return show_shm_max_json (ctx);
   g_print ("kernel.shmmax:       %s\n", shmmax);
   g_print ("kernel.shmall:       %" G_GUINT64_FORMAT " pages of %" G_GUINT64_FORMAT " bytes\n",
-           hp_dbus_manager_get_shm_all (m), hp_dbus_manager_get_base_page_size (m));
+           hp_dbus_manager_get_shm_all_pages (m), hp_dbus_manager_get_base_page_size (m));
   if (recommended == 0)
     {
       g_print ("Recommended shmmax:  none (no pool is configured)\n");
@@ -201,7 +201,7 @@ show_shm_max (HpctlContext *ctx, const TunableOptions *o)
     {
       g_print ("Recommended shmmax:  %s\n", recommended_text);
       g_print ("Recommended shmall:  %" G_GUINT64_FORMAT " pages\n",
-               hp_dbus_manager_get_recommended_shm_all (m));
+               hp_dbus_manager_get_recommended_shm_all_pages (m));
     }
   return HPCTL_EXIT_OK;
 }
@@ -266,12 +266,12 @@ hpctl_shm_max (HpctlContext *ctx, GStrv args)
   if (argument == NULL)
     return show_shm_max (ctx, &o);
 
-  old_shmall = hp_dbus_manager_get_shm_all (ctx->manager);
+  old_shmall = hp_dbus_manager_get_shm_all_pages (ctx->manager);
   if (!recommended)
     {
       if (!hp_dbus_manager_call_set_shm_max_sync (ctx->manager, value, build_options (&o),
                                                   call_flags (ctx, &o), call_timeout (&o),
-                                                  NULL, &error))
+                                                  &value, NULL, &error))
         return hpctl_fail (error);
       report_shm_max (ctx, &o, value, old_shmall, NULL);
       return HPCTL_EXIT_OK;
@@ -363,7 +363,7 @@ hpctl_shm_group (HpctlContext *ctx, GStrv args)
 
   if (!hp_dbus_manager_call_set_shm_group_sync (ctx->manager, group, build_options (&o),
                                                 call_flags (ctx, &o), call_timeout (&o),
-                                                NULL, &error))
+                                                NULL, NULL, &error))
     return hpctl_fail (error);
   shown = describe_group_argument (group);
   report_value (&o, "vm.hugetlb_shm_group", shown, NULL);
@@ -441,7 +441,8 @@ hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args)
   else if (!hp_dbus_manager_call_set_min_free_kbytes_sync (ctx->manager, value,
                                                            build_options (&o),
                                                            call_flags (ctx, &o),
-                                                           call_timeout (&o), NULL, &error))
+                                                           call_timeout (&o), &value, NULL,
+                                                           &error))
     return hpctl_fail (error);
 
   /* the service keeps a larger value unless told to lower it, and never
@@ -506,7 +507,7 @@ hpctl_zone_movable (HpctlContext *ctx, GStrv args)
 
   if (!hp_dbus_manager_call_set_zone_movable_sync (ctx->manager, enabled, build_options (&o),
                                                    call_flags (ctx, &o), call_timeout (&o),
-                                                   NULL, &error))
+                                                   NULL, NULL, &error))
     return hpctl_fail (error);
   report_value (&o, "zone movable", argument, NULL);
   return HPCTL_EXIT_OK;

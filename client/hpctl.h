@@ -135,11 +135,15 @@ void hpctl_json_add_variant (JsonBuilder *builder, const char *name, GVariant *v
 JsonNode *hpctl_json_from_variant (GVariant *value);
 /* @value with its dictionary keys as they are (some are data). */
 JsonNode *hpctl_json_from_variant_raw (GVariant *value);
-/* A member holding an array of objects, one per tuple of @records (an
- * array of structs, NULL for none), with @fields (NULL-terminated) naming
- * the tuple's members in order. */
+/* A member holding an array of objects, one per record of @records
+ * (aa{sv}, NULL for none), with the record's keys @fields (NULL-terminated)
+ * as members in that order, '-' written '_'; missing keys are left out. */
 void hpctl_json_add_records (JsonBuilder *builder, const char *name, GVariant *records,
                              const char *const *fields);
+/* A string or a number of an a{sv} record: "" or 0 where it is missing. */
+const char *hpctl_record_string (GVariant *record, const char *key);
+guint64 hpctl_record_uint64 (GVariant *record, const char *key);
+
 /* One pool of a PageSize object: every counter, as in status --json. */
 void hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *page_size);
 

@@ -4,7 +4,7 @@
 
 """Generates the D-Bus API reference (reStructuredText) from the interface XML.
 
-    dbus-reference.py GDBUS_CODEGEN XML OUTDIR PREFIX
+    dbus-reference.py GDBUS_CODEGEN XML OUTDIR PREFIX [CHANGES]
 
 writes OUTDIR/PREFIX-INTERFACE.rst for each interface, with gdbus-codegen
 --generate-rst. gdbus-codegen reads gtk-doc markup in the doc comments, where
@@ -12,6 +12,10 @@ writes OUTDIR/PREFIX-INTERFACE.rst for each interface, with gdbus-codegen
 "max-size=50%") would come out as empty literals. The comments are written
 for people, so the percent signs are hidden from gdbus-codegen and put back
 in its output.
+
+CHANGES (docs/api-changes-0.1.0.md), when given, ends the reference of the
+main interface as a section of its own, as written (a literal block: its
+tables are Markdown).
 """
 
 import os
@@ -23,8 +27,20 @@ import tempfile
 PERCENT_STANDIN = "\ue025"
 
 
+def changes_section(text):
+    """The changes against 0.1.0 as a section of the reference."""
+    title = "Changes since 0.1.0"
+    lines = [line for line in text.splitlines(True) if not line.startswith("<!--")]
+    body = "".join("   " + line if line.strip() else "\n" for line in lines).lstrip("\n")
+    return f"\n\n{title}\n{'=' * len(title)}\n\n::\n\n{body}\n"
+
+
 def main():
     codegen, xml, outdir, prefix = sys.argv[1:5]
+    changes = None
+    if len(sys.argv) > 5:
+        with open(sys.argv[5], encoding="utf-8") as f:
+            changes = f.read()
     with open(xml, encoding="utf-8") as f:
         text = f.read()
     if PERCENT_STANDIN in text:
@@ -45,8 +61,11 @@ def main():
         for name in made:
             with open(os.path.join(tmp, name), encoding="utf-8") as f:
                 rst = f.read()
+            rst = rst.replace(PERCENT_STANDIN, "%")
+            if changes is not None and name == f"{prefix}-org.hugepages.Manager.rst":
+                rst += changes_section(changes)
             with open(os.path.join(outdir, name), "w", encoding="utf-8") as f:
-                f.write(rst.replace(PERCENT_STANDIN, "%"))
+                f.write(rst)
 
 
 if __name__ == "__main__":

@@ -66,11 +66,13 @@ export function alert(severity, title, body, { id } = {}) {
     body ? h("div", { class: "pf-v6-c-alert__description" }, body) : null);
 }
 
+/* A card scrolls sideways when its tables are wider than a phone: it takes
+ * the focus then, so that the keyboard can scroll it too (WCAG 2.1.1). */
 export function card(title, id, ...body) {
-    return h("section", { class: "pf-v6-c-card pf-m-plain hp-card", id },
+    return h("section", { class: "pf-v6-c-card pf-m-plain hp-card", id, tabindex: "0", "aria-labelledby": `${id}-title` },
              h("div", { class: "pf-v6-c-card__header" },
                h("div", { class: "pf-v6-c-card__title" },
-                 h("h2", { class: "pf-v6-c-card__title-text" }, title))),
+                 h("h2", { class: "pf-v6-c-card__title-text", id: `${id}-title` }, title))),
              h("div", { class: "pf-v6-c-card__body" }, ...body));
 }
 

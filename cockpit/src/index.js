@@ -7,8 +7,9 @@
  * its properties every second for a client that called it, and the proxies'
  * GetManagedObjects is such a call), changes are method calls. The channel
  * asks for superuser "try", so with Cockpit's administrative access on the
- * calls come from root and polkit lets them through; without it polkit
- * refuses and the page says so and turns read-only. */
+ * calls come from root; without it they come from the user and polkit
+ * decides: the page is read-only with the reason when polkit would refuse
+ * (service.js asks first) or did refuse. */
 
 import "./index.css";
 import { describeError, isNotAuthorized } from "./errors.js";
@@ -17,14 +18,10 @@ import {
     alert, button, card, formatBytes, h, label, progress, replaceChildren, select, table, textInput,
 } from "./dom.js";
 
-const BUS_NAME = "org.hugepages.Manager";
-const MANAGER_PATH = "/org/hugepages/Manager";
-const MANAGER_IFACE = "org.hugepages.Manager";
-const PAGE_SIZE_IFACE = "org.hugepages.Manager.PageSize";
-
-const client = cockpit.dbus(BUS_NAME, { bus: "system", superuser: "try" });
-const manager = client.proxy(MANAGER_IFACE, MANAGER_PATH);
-const pageSizes = client.proxies(PAGE_SIZE_IFACE, MANAGER_PATH);
+import {
+    MANAGER_PATH, MANAGER_IFACE, PAGE_SIZE_IFACE, call, client, manager, pageSizes, variant, watchAccess,
+} from "./service.js";
+import { followShellTheme } from "./theme.js";
 
 const state = {
     ready: false,
@@ -45,18 +42,16 @@ const sections = {};
 
 /* --- calls ---------------------------------------------------------------- */
 
-function variant(type, value) {
-    return cockpit.variant(type, value);
-}
-
 /* The options of a change: with "Keep after reboot" ticked the service also
  * saves it in its configuration (hugepagesd --apply makes it at boot). */
 function changeOptions(extra = {}) {
     return state.persist ? { ...extra, persist: variant("b", true) } : extra;
 }
 
-function call(path, iface, method, args, signature) {
-    return client.call(path, iface, method, args, { type: signature });
+/* The service's records (aa{sv}) as arrays of the keys' values in the
+ * order asked, undefined where a record lacks one (a claim's node). */
+function records(list, keys) {
+    return (list || []).map(record => keys.map(key => record[key] ? record[key].v : undefined));
 }
 
 function sizeProxies() {
@@ -186,8 +181,8 @@ function createMounts(scope, owner, pageSize, maxSize) {
     }, { success: paths => `Mounted ${paths.join(", ")}.` });
 }
 
-/* A claim on the whole pool has this node (the Claims property's u). */
-const ALL_NODES = 4294967295;
+/* A claim on the whole pool has no node (absent from the Claims record). */
+const ALL_NODES = undefined;
 
 function sizeName(size) {
     const proxy = sizeProxies().find(p => p.Size === size);
@@ -271,7 +266,7 @@ async function refreshExplain() {
         const [entries] = await call(MANAGER_PATH, MANAGER_IFACE, "Explain", [{}], "a{sv}");
         if (serial !== explainSerial)
             return;
-        state.explain = entries;
+        state.explain = records(entries, ["severity", "id", "message", "fix"]);
         state.explainError = null;
     } catch (error) {
         state.explainError = describeError(error);
@@ -352,7 +347,7 @@ function renderPools() {
     rerender(sections.pools, () => {
         const rows = proxies.map(p => {
             const id = p.Name.replace(/[^A-Za-z0-9]/g, "");
-            const nodes = (p.Nodes || []).map(([node, total, free, surplus, minimum]) =>
+            const nodes = records(p.Nodes, ["node", "total", "free", "surplus", "minimum"]).map(([node, total, free, surplus, minimum]) =>
                 h("div", { class: "hp-node", "data-node": node },
                   `node ${node}: ${total} (${free} free`, surplus ? `, ${surplus} surplus` : "", ")",
                   h("input", {
@@ -424,9 +419,9 @@ function renderMounts() {
         const rows = mounts.map(([path, attrs]) => {
             const a = name => attrs[name] ? attrs[name].v : undefined;
             const limits = [
-                a("size") !== undefined ? `max ${formatBytes(a("size"))}` : null,
+                a("max-size") !== undefined ? `max ${formatBytes(a("max-size"))}` : null,
                 a("min-size") !== undefined ? `min ${formatBytes(a("min-size"))}` : null,
-                a("nr-inodes") !== undefined ? `${a("nr-inodes")} inodes` : null,
+                a("max-inodes") !== undefined ? `${a("max-inodes")} inodes` : null,
             ].filter(Boolean).join(", ") || "none";
             // the root's owner and mode are shown; the mount options' where
             // they differ (hugeadm sets them after mounting)
@@ -504,7 +499,7 @@ function renderTunables() {
                       v => setTunable("SetShmMax", "ta{sv}", [v], "Setting kernel.shmmax"),
                       m.RecommendedShmMax,
                       () => setTunable("SetRecommendedShmMax", "a{sv}", [], "Setting kernel.shmmax")),
-            ["kernel.shmall (base pages)", unsignedText(m.ShmAll), String(m.RecommendedShmAll), "raised with shmmax"],
+            ["kernel.shmall (base pages)", unsignedText(m.ShmAllPages), String(m.RecommendedShmAllPages), "raised with shmmax"],
             numberRow("vm.min_free_kbytes", "hp-min-free", m.MinFreeKbytes,
                       v => setTunable("SetMinFreeKbytes", "ta{sv}", [v], "Setting vm.min_free_kbytes"),
                       m.RecommendedMinFreeKbytes,
@@ -650,7 +645,7 @@ function renderClaims() {
     if (!manager.valid)
         return;
     rerender(sections.claims, () => {
-        const rows = (manager.Claims || []).map(([consumer, size, pages, node]) => {
+        const rows = records(manager.Claims, ["consumer", "page-size", "pages", "node"]).map(([consumer, size, pages, node]) => {
             const where = node === ALL_NODES ? "pool" : `node ${node}`;
             return {
                 attrs: { "data-claim": `${consumer} ${sizeName(size)} ${node === ALL_NODES ? "all" : node}` },
@@ -692,9 +687,10 @@ function renderConfig() {
     const m = manager;
     rerender(sections.config, () => {
         const drift = {};
-        for (const [key, configured, actual, message] of m.Drift || [])
+        for (const [key, configured, actual, message] of records(m.Drift, ["key", "configured", "actual", "message"]))
             drift[key] = { configured, actual, message };
-        const configured = (m.ConfiguredState || []).map(([key, value, origin]) => {
+        const settings = records(m.ConfiguredState, ["key", "value", "origin"]);
+        const configured = settings.map(([key, value, origin]) => {
             const d = drift[key];
             return {
                 class: d ? "hp-drift" : "",
@@ -706,7 +702,7 @@ function renderConfig() {
         /* drift of keys the state does not list (should not happen, but
          * never hide a difference) */
         for (const key of Object.keys(drift)) {
-            if (!(m.ConfiguredState || []).some(([k]) => k === key)) {
+            if (!settings.some(([k]) => k === key)) {
                 const d = drift[key];
                 configured.push({
                     class: "hp-drift",
@@ -773,27 +769,20 @@ function layout() {
 /* --- administrative access --------------------------------------------------- */
 
 function watchSuperuser() {
-    const superuser = cockpit.dbus(null, { bus: "internal" }).proxy("cockpit.Superuser", "/superuser");
-    let current = null;
-    const update = () => {
-        const limitedReason = "Administrative access is off (limited access). Turn it on in Cockpit's top bar to change huge page settings.";
-        /* a refusal by polkit holds until the access changes */
-        if (superuser.valid && current !== null && superuser.Current !== current)
-            state.limited = null;
-        current = superuser.valid ? superuser.Current : null;
-        if (superuser.valid && superuser.Current === "none")
-            state.limited = limitedReason;
-        else if (state.limited === limitedReason)
-            state.limited = null;
+    /* a refusal by polkit holds until the access changes (which reloads) */
+    let accessReason = null;
+    watchAccess(reason => {
+        if (state.limited === null || state.limited === accessReason)
+            state.limited = reason;
+        accessReason = reason;
         renderAll();
-    };
-    superuser.addEventListener("changed", update);
-    superuser.wait(update);
+    });
 }
 
 /* --- start ----------------------------------------------------------------- */
 
 function start() {
+    followShellTheme();
     layout();
     renderUsage();
     manager.addEventListener("changed", () => {

@@ -8,36 +8,32 @@
 #include "hp-error.h"
 #include "hp-units.h"
 
-gboolean
-hp_parse_u64 (const char *text, guint64 *value, GError **error)
+/* g_ascii_string_to_unsigned() refuses what the header says (signs,
+ * spaces, anything after the digits); the messages are ours, as users and
+ * the kernel's text see them. */
+static gboolean
+parse_decimal (const char *text, guint64 max, guint64 *value, GError **error)
 {
-  guint64 v = 0;
+  g_autoptr(GError) local_error = NULL;
 
   if (text == NULL || *text == '\0')
     {
       g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "empty number");
       return FALSE;
     }
+  if (g_ascii_string_to_unsigned (text, 10, 0, max, value, &local_error))
+    return TRUE;
+  if (g_error_matches (local_error, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+    g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "'%s' is too large", text);
+  else
+    g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "'%s' is not a decimal number", text);
+  return FALSE;
+}
 
-  for (const char *p = text; *p; p++)
-    {
-      if (!g_ascii_isdigit (*p))
-        {
-          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                       "'%s' is not a decimal number", text);
-          return FALSE;
-        }
-      if (v > (G_MAXUINT64 - (guint64) (*p - '0')) / 10)
-        {
-          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                       "'%s' is too large", text);
-          return FALSE;
-        }
-      v = v * 10 + (guint64) (*p - '0');
-    }
-
-  *value = v;
-  return TRUE;
+gboolean
+hp_parse_u64 (const char *text, guint64 *value, GError **error)
+{
+  return parse_decimal (text, G_MAXUINT64, value, error);
 }
 
 gboolean
@@ -45,13 +41,8 @@ hp_parse_u32 (const char *text, guint32 *value, GError **error)
 {
   guint64 v;
 
-  if (!hp_parse_u64 (text, &v, error))
+  if (!parse_decimal (text, G_MAXUINT32, &v, error))
     return FALSE;
-  if (v > G_MAXUINT32)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "'%s' is too large", text);
-      return FALSE;
-    }
   *value = (guint32) v;
   return TRUE;
 }
@@ -229,6 +220,20 @@ gboolean
 hp_pages_to_bytes (guint64 pages, guint64 page_size, guint64 *bytes)
 {
   return !__builtin_mul_overflow (pages, page_size, bytes);
+}
+
+guint64
+hp_add_saturating (guint64 a, guint64 b)
+{
+  guint64 sum;
+
+  return g_uint64_checked_add (&sum, a, b) ? sum : G_MAXUINT64;
+}
+
+guint64
+hp_sub_saturating (guint64 a, guint64 b)
+{
+  return a > b ? a - b : 0;
 }
 
 char *

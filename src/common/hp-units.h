@@ -52,4 +52,11 @@ char *hp_format_bytes (guint64 bytes);
 /* Checked pages × size. */
 gboolean hp_pages_to_bytes (guint64 pages, guint64 page_size, guint64 *bytes);
 
+/* Counts that saturate instead of wrapping: a sum past 2^64-1 is 2^64-1
+ * (then refused by the memory limit, never taken for a small number), a
+ * difference below 0 is 0 (a racing read of the kernel's counters may see
+ * more surplus than total). Every sum and difference of pages uses these. */
+guint64 hp_add_saturating (guint64 a, guint64 b);
+guint64 hp_sub_saturating (guint64 a, guint64 b);
+
 G_END_DECLS

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
 /* node --test: the Explain fixes the page turns into D-Bus calls
- * (cockpit/src/fixes.js), for the fix texts src/hpd-explain.c writes, and
+ * (cockpit/src/fixes.js), for the fix texts src/bus/hpd-explain.c writes, and
  * the error texts (cockpit/src/errors.js). */
 import assert from "node:assert/strict";
 import test from "node:test";

@@ -64,6 +64,24 @@ POOL_METHODS = {
 
 UINT64_MAX = 2**64 - 1
 
+# The keys of the API's records (aa{sv}), in the order tests compare them.
+NODE_KEYS = ('node', 'total', 'free', 'surplus', 'minimum')
+STATE_KEYS = ('key', 'value', 'origin')
+DRIFT_KEYS = ('key', 'configured', 'actual', 'message')
+OVERRIDE_KEYS = ('key', 'value', 'origin', 'overridden', 'overridden-origin')
+EXPLAIN_KEYS = ('severity', 'id', 'message', 'fix')
+CLAIM_KEYS = ('consumer', 'page-size', 'pages', 'node')
+
+
+def rows(records, keys):
+    """Records (dictionaries) as tuples of keys' values, None where a key is
+    missing (a claim's node, say)."""
+    result = []
+    for record in records:
+        assert isinstance(record, dict), record
+        result.append(tuple(record.get(k) for k in keys))
+    return result
+
 
 def plain_build(binary):
     """False under valgrind (HUGEPAGESD_WRAPPER) or for an AddressSanitizer

@@ -23,7 +23,7 @@ NUMERIC_THP = ('khugepaged/pages_to_scan', 'khugepaged/scan_sleep_millisecs',
                'khugepaged/alloc_sleep_millisecs')
 
 TUNABLE_PROPERTIES = (
-    'ShmMax', 'ShmAll', 'ShmGroup', 'MinFreeKbytes', 'RecommendedShmMax', 'RecommendedShmAll',
+    'ShmMax', 'ShmAllPages', 'ShmGroup', 'MinFreeKbytes', 'RecommendedShmMax', 'RecommendedShmAllPages',
     'RecommendedMinFreeKbytes', 'ZoneMovableSupported', 'ZoneMovable', 'KhugepagedPagesToScan', 'KhugepagedScanSleepMillisecs',
     'KhugepagedAllocSleepMillisecs', 'ThpSettings')
 
@@ -141,11 +141,11 @@ def expected_tunables(fk):
     thp = thp_settings(fk)
     return {
         'ShmMax': number(SHMMAX),
-        'ShmAll': number(SHMALL),
+        'ShmAllPages': number(SHMALL),
         'ShmGroup': number(SHM_GROUP, 2**31 - 1),
         'MinFreeKbytes': number(MIN_FREE_KBYTES),
         'RecommendedShmMax': shmmax,
-        'RecommendedShmAll': ceil_pages(shmmax),
+        'RecommendedShmAllPages': ceil_pages(shmmax),
         'RecommendedMinFreeKbytes': recommended_min_free_kbytes(fk),
         'ZoneMovableSupported': bool(movable),
         'ZoneMovable': bool(movable) and (_int(fk, movable[0]) or 0) != 0,
@@ -179,8 +179,8 @@ def manager_call(conn, method, sig, args, reply=None, **kwargs):
 
 def explain(conn, options=None):
     """Explain() as [(severity, id, message, fix)]."""
-    return [tuple(e) for e in manager_call(conn, 'Explain', 'a{sv}', (options or {},),
-                                           '(a(ssss))')[0]]
+    return hpdtest.rows(manager_call(conn, 'Explain', 'a{sv}', (options or {},), '(aa{sv})')[0],
+                        hpdtest.EXPLAIN_KEYS)
 
 
 def set_meminfo(fk, key, kb):

@@ -16,8 +16,9 @@ import pytest
 import hpdtest
 from hpdtest import MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, PROPS_IFACE, page_size_path
 from conftest import TIMEOUT_FACTOR
-from fakekernel import (MIN_FREE_KBYTES, SHMMAX, THP_CHOICES, THP_DIR, Mount, choice_text,
-                        size_dir)
+from fakekernel import (MIN_FREE_KBYTES, SHMMAX, THP_CHOICES, THP_DIR, Mount, Tunables,
+                        choice_text, size_dir)
+from hpdtunables import ACTION_TUNABLES
 from test_cheap_reads import wait_for_log
 
 from gi.repository import Gio, GLib
@@ -159,3 +160,66 @@ def test_announcements_keep_the_annotations(start_service, fake_kernel, polkit, 
     # the changes reached the properties of every kind of source
     assert {'Total', 'Free', 'Nodes', 'Overcommit', 'MemTotal', 'MinFreeKbytes', 'ShmMax',
             'ThpSettings', 'Mounts'} <= changed_names
+
+
+# --- the shapes of 1.0 ---------------------------------------------------------
+
+# 0.1.0's names that 1.0 replaced (docs/api-changes-0.1.0.md)
+GONE = {MANAGER_IFACE: {'ThpEnabled', 'ThpDefrag', 'ThpShmemEnabled', 'ShmAll',
+                        'RecommendedShmAll'}}
+# every record a property or a reply holds is a dictionary, so it can grow
+RECORDS = {MANAGER_IFACE: {'ConfiguredState', 'ConfigurationOverrides', 'Drift', 'Claims'},
+           PAGE_SIZE_IFACE: {'Nodes'}}
+
+
+def test_records_are_dictionaries_and_duplicates_are_gone(service, conn):
+    for path, iface in ((MANAGER_PATH, MANAGER_IFACE), (page_size_path(2048), PAGE_SIZE_IFACE)):
+        props = hpdtest.introspected_properties(conn, path, iface)
+        assert not GONE.get(iface, set()) & set(props)
+        for name in RECORDS[iface]:
+            assert props[name][0] == 'aa{sv}', name
+        # no other property holds a tuple, whose fields cannot grow, but
+        # Mounts (path, attributes) and ThpSettings' (current, allowed)
+        assert [n for n, (t, _a) in props.items()
+                if '(' in t and n not in ('Mounts', 'ThpSettings')] == []
+    node = hpdtest.introspect(conn, MANAGER_PATH)
+    explain = node.find("interface[@name='org.hugepages.Manager']/method[@name='Explain']")
+    assert [a.get('type') for a in explain.findall("arg[@direction='out']")] == ['aa{sv}']
+
+
+def test_claims_have_one_shape_and_the_whole_pool_no_node(service, conn, fake_kernel, polkit):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    for consumer, options in (('whole', {}), ('one-node', {'node': GLib.Variant('u', 1)})):
+        hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Claim',
+                     GLib.Variant('(stta{sv})', (consumer, 2 << 20, 1, options)), '(t)')
+    prop = hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims')
+    got = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'GetClaims',
+                       GLib.Variant('(a{sv})', ({},)), '(aa{sv})')[0]
+    assert prop == got
+    assert {c['consumer']: c.get('node') for c in got} == {'whole': None, 'one-node': 1}
+
+
+def test_mount_limits_have_the_names_create_mounts_takes(service, conn, fake_kernel):
+    fake_kernel.write_mountinfo([Mount('/mnt/limited', size=4 << 20, min_size=2 << 20,
+                                       nr_inodes=5)])
+    (path, attrs), = hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Mounts')
+    assert (attrs['max-size'], attrs['min-size'], attrs['max-inodes']) == (4 << 20, 2 << 20, 5)
+    assert 'size' not in attrs and 'nr-inodes' not in attrs
+
+
+@pytest.mark.fake_kernel(tunables=Tunables(movable_gigantic_pages=0))
+def test_every_tunable_change_replies_what_the_kernel_holds(service, conn, fake_kernel, polkit):
+    polkit.allow(ACTION_TUNABLES)
+    changes = [
+        ('SetShmMax', 'ta{sv}', 1 << 30, '(t)', 'ShmMax'),
+        ('SetMinFreeKbytes', 'ta{sv}', 70000, '(t)', 'MinFreeKbytes'),
+        ('SetShmGroup', 'sa{sv}', '0', '(u)', 'ShmGroup'),
+        ('SetZoneMovable', 'ba{sv}', True, '(b)', 'ZoneMovable'),
+    ]
+    for method, sig, value, reply, prop in changes:
+        for dry_run in (True, False):
+            options = {'dry-run': GLib.Variant('b', True)} if dry_run else {}
+            got = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, method,
+                               GLib.Variant(f'({sig})', (value, options)), reply)[0]
+            if not dry_run:
+                assert got == hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, prop), method

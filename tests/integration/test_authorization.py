@@ -197,7 +197,7 @@ def test_without_polkit_only_root_may_change(make_bus, start_service, fake_kerne
         assert result.get('error') == ERR_NOT_AUTHORIZED, result
         assert time.monotonic() - start < 5
         assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 4
-        # root falls back to being allowed (documented in src/hpd-auth.c)
+        # root falls back to being allowed (documented in src/bus/hpd-auth.c)
         assert pool_call(c, SMALL, 'SetMinimum', 6) == 6
     finally:
         c.close_sync(None)

@@ -3,8 +3,8 @@
 
 """Reads are cheap and the idle service is silent, without reads going
 stale: the service keeps the parsed configuration between reads
-(src/hpd-config-cache.h) and reads kernel files whenever they are asked for
-(src/hpd-fresh.h), so these tests change files behind its back in the ways
+(src/config/hpd-config-cache.h) and reads kernel files whenever they are asked for
+(src/bus/hpd-fresh.h), so these tests change files behind its back in the ways
 that defeat a careless cache (same size, the old modification time put
 back, renamed over, a directory on the way replaced) and check the very
 next read. The
@@ -23,9 +23,9 @@ from fakekernel import NodePool, Pool
 
 from gi.repository import GLib
 
-# HPD_CONFIG_SETTLE_US in src/hpd-config-cache.h, and a margin
+# HPD_CONFIG_SETTLE_US in src/config/hpd-config-cache.h, and a margin
 CONFIG_SETTLE_S = 3.0 + 0.5
-# QUIET_BEFORE_CHECK_US in src/hpd-memory.c
+# QUIET_BEFORE_CHECK_US in src/bus/hpd-memory.c
 TRIM_AFTER_S = 2.0
 TRIM_LINE = 'Calls stopped:'
 CONFIG_READ_LINE = 'Read the configuration'
@@ -54,7 +54,8 @@ def node_counters(conn, size_kb, how):
         nodes = hpdtest.page_size_props(conn, size_kb)['Nodes']
     else:
         nodes = hpdtest.managed_objects(conn)[page_size_path(size_kb)][PAGE_SIZE_IFACE]['Nodes']
-    return {node: (total, free, surplus) for node, total, free, surplus, _minimum in nodes}
+    return {node: (total, free, surplus)
+            for node, total, free, surplus, _minimum in hpdtest.rows(nodes, hpdtest.NODE_KEYS)}
 
 
 @pytest.mark.fake_kernel(**MANY)
@@ -118,7 +119,8 @@ def test_tunables_and_meminfo_edits_are_seen(service, conn, fake_kernel):
 
 def configured(conn):
     return {key: value for key, value, _origin in
-            hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfiguredState')}
+            hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ConfiguredState'),
+                         hpdtest.STATE_KEYS)}
 
 
 def config_reads(service):
@@ -160,7 +162,8 @@ def test_drift_follows_the_kernel_with_a_kept_configuration(service, conn, fake_
 
     def drift():
         return {key: actual for key, _configured, actual, _message in
-                hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Drift')}
+                hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Drift'),
+                             hpdtest.DRIFT_KEYS)}
 
     assert drift() == {'pool 2MB minimum': '0'}
     assert drift() == {'pool 2MB minimum': '0'}

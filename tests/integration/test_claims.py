@@ -31,7 +31,7 @@ ADMIN = 'etc/hugepagesd/claims.d'
 VENDOR = 'usr/lib/hugepagesd/claims.d'
 CONF = 'etc/hugepagesd/hugepagesd.conf'
 SIZE_2M = 2048 * 1024
-ALL = 0xFFFFFFFF
+ALL = None   # a claim on the whole pool has no node
 PERSIST = {'persist': GLib.Variant('b', True)}
 
 
@@ -46,7 +46,7 @@ def release(conn, consumer, size=SIZE_2M, **opts):
 
 
 def claims_prop(conn):
-    return [tuple(c) for c in hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims')]
+    return hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims'), hpdtest.CLAIM_KEYS)
 
 
 def get_claims(conn):
@@ -56,8 +56,9 @@ def get_claims(conn):
 
 def explain(conn):
     entries = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Explain',
-                           GLib.Variant('(a{sv})', ({},)), '(a(ssss))')[0]
-    return {id_: (severity, message, fix) for severity, id_, message, fix in entries}
+                           GLib.Variant('(a{sv})', ({},)), '(aa{sv})')[0]
+    return {id_: (severity, message, fix)
+            for severity, id_, message, fix in hpdtest.rows(entries, hpdtest.EXPLAIN_KEYS)}
 
 
 def set_min(conn, pages):
@@ -141,6 +142,8 @@ def test_get_claims_records_the_uid(service, conn, base4, allowed):
         {'consumer': 'postgresql', 'page-size': SIZE_2M, 'pages': 10, 'uid': os.getuid(),
          'persisted': False},
     ]
+    # one shape: the property is what GetClaims returns
+    assert hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims') == got
     info = explain(conn)['claims-2MB']
     assert info[0] == 'info'
     assert f'kubelet 2 (uid {os.getuid()}, persisted)' in info[1]
@@ -533,4 +536,4 @@ def test_apply_adds_node_claims_to_the_configured_node_count(hugepagesd, fake_ke
     assert fk.read_int(NODE1_2M) == 5
     start_service(fk.root)
     # the node's configured count and its claims are no drift
-    assert [d for d in hpdtest.manager_props(conn)['Drift'] if 'node1' in d[0]] == []
+    assert [d for d in hpdtest.manager_props(conn)['Drift'] if 'node1' in d['key']] == []

@@ -93,7 +93,8 @@ def test_dropin_overrides_main_file(service, fake_kernel, conn, ctl):
     fake_kernel.write(DROPIN, '[pool 2MB]\nminimum = 8\n')
     conf, dropin = fake_kernel.path(CONF), fake_kernel.path(DROPIN)
     assert props(conn)['ConfigurationOverrides'] == [
-        ('pool 2MB minimum', '8', f'{dropin}:2', '4', f'{conf}:2')]
+        {'key': 'pool 2MB minimum', 'value': '8', 'origin': f'{dropin}:2', 'overridden': '4',
+         'overridden-origin': f'{conf}:2'}]
     out = ok(ctl('config'))
     lines = out.splitlines()
     i = next(n for n, line in enumerate(lines) if line.startswith('pool 2MB minimum'))
@@ -111,7 +112,7 @@ def test_persisted_dropin_override_is_shown(service, fake_kernel, conn, polkit, 
     own = fake_kernel.path(OWN)
     overrides = props(conn)['ConfigurationOverrides']
     assert len(overrides) == 1
-    key, value, origin, old, old_origin = overrides[0]
+    key, value, origin, old, old_origin = hpdtest.rows(overrides, hpdtest.OVERRIDE_KEYS)[0]
     assert (key, value, old, old_origin) == ('pool 2MB minimum', '6', '4',
                                              f'{fake_kernel.path(CONF)}:2')
     assert origin.startswith(f'{own}:')
@@ -121,7 +122,7 @@ def test_persisted_dropin_override_is_shown(service, fake_kernel, conn, polkit, 
 def test_mount_and_thp_overrides(service, fake_kernel, conn):
     fake_kernel.write(CONF, '[mount system]\nmax-size = 50%\n[thp]\ndefrag = never\n')
     fake_kernel.write(DROPIN, '[mount system]\nmax-size = 25%\n[thp]\ndefrag = madvise\n')
-    keys = sorted(o[0] for o in props(conn)['ConfigurationOverrides'])
+    keys = sorted(o['key'] for o in props(conn)['ConfigurationOverrides'])
     assert keys == ['mount system max-size', 'thp defrag']
 
 
@@ -158,7 +159,7 @@ def test_thp_values_that_are_no_keywords(service, fake_kernel, conn, ctl):
         or sorted(e.split(' ', 1)[0] for e in errors) == [f'{conf}:2:', f'{conf}:3:']
     assert any("'sometimes' is not a value of THP enabled" in e for e in errors)
     # configuration errors, not drift
-    assert [d[0] for d in props(conn)['Drift']] == []
+    assert [d['key'] for d in props(conn)['Drift']] == []
     proc = ctl('config', '--check')
     assert proc.returncode == 1
     assert f'error: {conf}:2: ' in proc.stdout
@@ -182,6 +183,6 @@ def test_percentage_of_an_empty_pool_is_drift(service, fake_kernel, conn, ctl):
     fake_kernel.write(CONF, '[mount system]\npage-size = 2MB\nmax-size = 50%\n')
     drift = props(conn)['Drift']
     assert len(drift) == 1
-    key, configured, actual, message = drift[0]
+    key, configured, actual, message = hpdtest.rows(drift, hpdtest.DRIFT_KEYS)[0]
     assert key == 'mount system' and 'No 2MB mount' in message
     assert ctl('config', '--check').returncode == 3

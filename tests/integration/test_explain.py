@@ -74,7 +74,7 @@ conn = Gio.DBusConnection.new_for_address_sync(os.environ["DBUS_SYSTEM_BUS_ADDRE
     Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
     None, None)
 reply = conn.call_sync("org.hugepages.Manager", "/org/hugepages/Manager", "org.hugepages.Manager",
-                       "Explain", GLib.Variant("(a{sv})", ({},)), GLib.VariantType("(a(ssss))"),
+                       "Explain", GLib.Variant("(a{sv})", ({},)), GLib.VariantType("(aa{sv})"),
                        Gio.DBusCallFlags.NONE, 10000, None)
 print(json.dumps({"pid": os.getpid(), "entries": reply.unpack()[0]}))
 '''
@@ -83,7 +83,7 @@ print(json.dumps({"pid": os.getpid(), "entries": reply.unpack()[0]}))
 def explain_as(run_as, uid):
     proc = run_as(uid, ['/usr/bin/python3', '-c', EXPLAIN_AS])
     assert proc.returncode == 0, proc.stderr
-    return [tuple(e) for e in json.loads(proc.stdout)['entries']]
+    return hpdtest.rows(json.loads(proc.stdout)['entries'], hpdtest.EXPLAIN_KEYS)
 
 
 # --- the basics --------------------------------------------------------------

@@ -8,7 +8,7 @@ spaced around the timeout all get their answer, from the exiting instance or
 from the one the bus starts next.
 
 A client that called the service watches its properties until it leaves the
-bus, and holds the service meanwhile (src/hpd-watchers.h; tested in
+bus, and holds the service meanwhile (src/bus/hpd-watchers.h; tested in
 test_live.py): so here each call comes from a client that leaves once it has
 its answer, as a command-line client does, and the idle time counts from
 then."""

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 The hugepagesd authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-"""Live properties (src/hpd-watchers.h): while a client that called the
+"""Live properties (src/bus/hpd-watchers.h): while a client that called the
 service is on the bus, the service reads the kernel again every
 --refresh-interval (1 s by default) and announces what changed with
 PropertiesChanged, changes made behind its back included. When the last such
@@ -23,10 +23,10 @@ from test_cheap_reads import TRIM_AFTER_S, TRIM_LINE, quietest_window, wait_for_
 
 from gi.repository import Gio, GLib
 
-DEFAULT_INTERVAL_S = 1.0      # HPD_DEFAULT_REFRESH_INTERVAL_MS in src/hpd-daemon.h
+DEFAULT_INTERVAL_S = 1.0      # HPD_DEFAULT_REFRESH_INTERVAL_MS in src/bus/hpd-daemon.h
 # a read of the fake tree and the signal's way over the bus; far more than needed
 SLACK_S = 0.5 * TIMEOUT_FACTOR
-WATCHERS_MAX = 128            # HPD_WATCHERS_MAX in src/hpd-watchers.h
+WATCHERS_MAX = 128            # HPD_WATCHERS_MAX in src/bus/hpd-watchers.h
 WATCHING = 'Watching '
 NOBODY_WATCHES = 'Nobody watches any more'
 PAGE_2MB = page_size_path(2048)
@@ -130,7 +130,8 @@ def test_counters_written_behind_the_back_arrive(live_service, fake_kernel, list
     # the per-node counters too, of any size
     fk.write(fk.node_file(1, 1048576, 'free_hugepages'), 2)
     fk.write(fk.node_file(1, 1048576, 'nr_hugepages'), 3)
-    assert watcher.wait(page_size_path(1048576), 'Nodes', [(0, 0, 0, 0, 0), (1, 3, 2, 0, 3)],
+    nodes = [dict(zip(hpdtest.NODE_KEYS, n)) for n in ((0, 0, 0, 0, 0), (1, 3, 2, 0, 3))]
+    assert watcher.wait(page_size_path(1048576), 'Nodes', nodes,
                         DEFAULT_INTERVAL_S + SLACK_S)
     print(f'announced {took * 1000:.0f} ms after the write')
 

@@ -48,7 +48,7 @@ POOLS = {SMALL: Pool(total=10, free=10), GIANT: Pool()}
 # The Manager.Mounts attribute types (interface XML).
 ATTRIBUTE_TYPES = {'page-size': 't', 'uid': 'u', 'gid': 'u', 'mode': 'u', 'flags': 's',
                    'options-uid': 'u', 'options-gid': 'u', 'options-mode': 'u', 'root-known': 'b',
-                   'managed': 'b', 'size': 't', 'min-size': 't', 'nr-inodes': 't'}
+                   'managed': 'b', 'max-size': 't', 'min-size': 't', 'max-inodes': 't'}
 
 
 # --- helpers ------------------------------------------------------------------
@@ -173,14 +173,15 @@ def size_mounts(conn, size_kb):
 
 def attrs(page_size, uid=0, gid=0, mode=0o755, flags=FLAGS, managed=False, options=None,
           root_known=False, **limits):
-    """Expected attributes; limits: size, min_size, nr_inodes. uid, gid and
+    """Expected attributes; limits (as mount options): size, min_size, nr_inodes. uid, gid and
     mode are the mount root's; options (uid, gid, mode) the mount options',
     the same unless given."""
     o_uid, o_gid, o_mode = options or (uid, gid, mode)
     result = {'page-size': page_size, 'uid': uid, 'gid': gid, 'mode': mode, 'flags': flags,
               'managed': managed, 'options-uid': o_uid, 'options-gid': o_gid,
               'options-mode': o_mode, 'root-known': root_known}
-    result.update({k.replace('_', '-'): v for k, v in limits.items()})
+    names = {'size': 'max-size', 'min_size': 'min-size', 'nr_inodes': 'max-inodes'}
+    result.update({names[k]: v for k, v in limits.items()})
     return result
 
 

@@ -48,12 +48,13 @@ def props(conn):
 
 
 def state(conn):
-    return {key: (value, origin) for key, value, origin in props(conn)['ConfiguredState']}
+    return {key: (value, origin)
+            for key, value, origin in hpdtest.rows(props(conn)['ConfiguredState'], hpdtest.STATE_KEYS)}
 
 
 def drift(conn):
     return {key: (configured, actual, message)
-            for key, configured, actual, message in props(conn)['Drift']}
+            for key, configured, actual, message in hpdtest.rows(props(conn)['Drift'], hpdtest.DRIFT_KEYS)}
 
 
 def set_min(conn, pages, opts=None, size_kb=2048):
@@ -339,8 +340,9 @@ def test_the_configuration_is_readable_by_anyone(service, conn, fake_kernel, run
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\n')
     result = run_python_as(NOBODY, [('get', hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, name)
                                      for name in ('ConfiguredState', 'Drift')])
-    assert result[0]['ok'] == [['pool 2MB minimum', '4', fake_kernel.path(CONF) + ':2']]
-    assert result[1]['ok'][0][:3] == ['pool 2MB minimum', '4', '0']
+    assert hpdtest.rows(result[0]['ok'], hpdtest.STATE_KEYS) == \
+        [('pool 2MB minimum', '4', fake_kernel.path(CONF) + ':2')]
+    assert hpdtest.rows(result[1]['ok'], hpdtest.DRIFT_KEYS)[0][:3] == ('pool 2MB minimum', '4', '0')
 
 
 # ---- crashes ----

@@ -77,7 +77,7 @@ def expected_mounts(fk):
             'options-uid': m.uid, 'options-gid': m.gid, 'options-mode': m.mode,
             'root-known': False,
         }
-        for key, value in (('size', m.size), ('min-size', m.min_size), ('nr-inodes', m.nr_inodes)):
+        for key, value in (('max-size', m.size), ('min-size', m.min_size), ('max-inodes', m.nr_inodes)):
             if value is not None:
                 attrs[key] = value
         result.append((m.path, attrs))
@@ -121,7 +121,7 @@ def expected_page_size(fk, size_kb):
         nt = fk.read_int(fk.node_file(node, size_kb, 'nr_hugepages'))
         nf = fk.read_int(fk.node_file(node, size_kb, 'free_hugepages'))
         ns = fk.read_int(fk.node_file(node, size_kb, 'surplus_hugepages'))
-        nodes.append((node, nt, nf, ns, max(nt - ns, 0)))
+        nodes.append(dict(zip(hpdtest.NODE_KEYS, (node, nt, nf, ns, max(nt - ns, 0)))))
     demote = 0
     if fk.exists(fk.pool_file(size_kb, 'demote')):
         demote = int(fk.read(fk.pool_file(size_kb, 'demote_size')).strip()[:-2]) * 1024
@@ -183,7 +183,7 @@ def test_the_rich_tree_is_what_the_expectations_assume(fake_kernel):
     e = expected_page_size(fake_kernel, 2048)
     assert (e['Total'], e['Free'], e['Reserved'], e['Surplus'], e['Overcommit']) == (10, 7, 3, 2, 4)
     assert (e['Minimum'], e['Maximum'], e['IsDefault'], e['Gigantic']) == (8, 12, True, False)
-    assert e['Nodes'] == [(0, 6, 4, 1, 5), (1, 4, 3, 1, 3)]
+    assert hpdtest.rows(e['Nodes'], hpdtest.NODE_KEYS) == [(0, 6, 4, 1, 5), (1, 4, 3, 1, 3)]
     g = expected_page_size(fake_kernel, 1048576)
     assert (g['CanOvercommit'], g['Gigantic'], g['DemoteSize'], g['Name']) == (False, True, 2 << 20, '1GB')
     assert expected_manager(fake_kernel)['PoolMemoryLimit'] == 15099500851
@@ -195,7 +195,7 @@ def test_the_rich_tree_is_what_the_expectations_assume(fake_kernel):
         (f'{base}/user/nobody/pagesize-1GB',
          {'page-size': 1 << 30, 'uid': 65534, 'gid': 0, 'mode': 0o700,
           'flags': 'rw,nosuid,nodev,relatime', 'managed': True,
-          'size': 2 << 30, 'min-size': 1 << 30, 'nr-inodes': 5,
+          'max-size': 2 << 30, 'min-size': 1 << 30, 'max-inodes': 5,
           'options-uid': 65534, 'options-gid': 0, 'options-mode': 0o700, 'root-known': False,}),
         ('/dev/hugepages', {'page-size': 2 << 20, 'uid': 0, 'gid': 0, 'mode': 0o755,
                             'flags': 'rw,relatime', 'managed': False,
@@ -322,7 +322,7 @@ def test_big_machine_nodes(service, conn, fake_kernel):
     for i, size_kb in enumerate(BIG_SIZES):
         props = hpdtest.page_size_props(conn, size_kb)
         assert_props(props, expected_page_size(fake_kernel, size_kb))
-        nodes = [tuple(n) for n in props['Nodes']]
+        nodes = hpdtest.rows(props['Nodes'], hpdtest.NODE_KEYS)
         assert [n[0] for n in nodes] == [0, 1, 2, 4, 5, 7, 9]
         for node, total, free, surplus, minimum in nodes:
             assert (total, free, surplus) == (3 * node + i + 1, node + i, node % 2 if i == 0 else 0)
@@ -368,7 +368,7 @@ def test_script_builds_a_tree_the_service_reads(tmp_path, start_service, conn, p
     assert manager['MemTotal'] == 8 << 30
     props = hpdtest.page_size_props(conn, 2048)
     assert (props['Total'], props['Free'], props['Overcommit'], props['Maximum']) == (8, 6, 5, 13)
-    assert [tuple(n)[1] for n in props['Nodes']] == [2, 2, 2, 2]
+    assert [n['total'] for n in props['Nodes']] == [2, 2, 2, 2]
     assert hpdtest.get(conn, page_size_path(1048576), PAGE_SIZE_IFACE, 'CanOvercommit') is True
 
 

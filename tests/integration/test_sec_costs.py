@@ -35,7 +35,7 @@ def write_claim(fk, consumer, pages):
 
 
 def claims(conn):
-    return hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims')
+    return hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims'), hpdtest.CLAIM_KEYS)
 
 
 def reads_per_get(service, conn):

@@ -73,7 +73,7 @@ def pool_bytes(fk):
 
 
 def listed_consumers(conn):
-    claims = hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims')
+    claims = hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims'), hpdtest.CLAIM_KEYS)
     return {c[0] for c in claims}, claims
 
 

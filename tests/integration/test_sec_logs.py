@@ -17,7 +17,7 @@ HOSTILE = ['\n', '\r', '\u2028', '\u2029', '\u202e', '\u2066', '\u200f', '\x85',
 
 
 def claims(conn):
-    return hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims')
+    return hpdtest.rows(hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims'), hpdtest.CLAIM_KEYS)
 
 
 def check_log(raw):

@@ -32,7 +32,7 @@ ACTION_BOOT = 'org.hugepages.manager.configure-boot'
 SMALL = 2048
 GIANT = 1048576
 
-# The expected mapping, written independently of src/hpd-auth.c.
+# The expected mapping, written independently of src/bus/hpd-auth.c.
 EXPECTED_ACTIONS = {
     (PAGE_SIZE_IFACE, 'SetMinimum'): ACTION_POOLS,
     (PAGE_SIZE_IFACE, 'SetMaximum'): ACTION_POOLS,

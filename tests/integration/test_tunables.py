@@ -143,14 +143,14 @@ def test_default_tree_properties(service, conn, fake_kernel):
     assert_tunables(conn, fake_kernel)
     props = tunable_props(conn)
     # a 6.x kernel: the huge shmmax default, no zone movable sysctl, THP madvise
-    assert (props['ShmMax'], props['ShmAll'], props['ShmGroup']) == (KERNEL_SHMMAX, KERNEL_SHMMAX, 0)
+    assert (props['ShmMax'], props['ShmAllPages'], props['ShmGroup']) == (KERNEL_SHMMAX, KERNEL_SHMMAX, 0)
     assert props['MinFreeKbytes'] == props['RecommendedMinFreeKbytes'] == 11 * 2048 * 3 + 11 * 2048
     assert (props['ZoneMovableSupported'], props['ZoneMovable']) == (False, False)
     assert (thp_current(props, 'enabled'), thp_current(props, 'defrag'),
             thp_current(props, 'shmem_enabled')) == ('madvise', 'madvise', 'never')
     assert (props['KhugepagedPagesToScan'], props['KhugepagedScanSleepMillisecs'],
             props['KhugepagedAllocSleepMillisecs']) == (4096, 10000, 60000)
-    assert (props['RecommendedShmMax'], props['RecommendedShmAll']) == (0, 0)
+    assert (props['RecommendedShmMax'], props['RecommendedShmAllPages']) == (0, 0)
     thp = props['ThpSettings']
     assert thp['enabled'] == ('madvise', ['always', 'madvise', 'never'])
     assert thp['hugepages-2048kB/enabled'] == ('inherit', ['always', 'inherit', 'madvise', 'never'])
@@ -175,11 +175,11 @@ RICH_POOLS = {2048: Pool(total=10, free=10, surplus=3, overcommit=6),
 def test_rich_tree_properties(service, conn, fake_kernel, how):
     assert_tunables(conn, fake_kernel, how)
     props = tunable_props(conn, how)
-    assert (props['ShmMax'], props['ShmAll'], props['ShmGroup'], props['MinFreeKbytes']) == \
+    assert (props['ShmMax'], props['ShmAllPages'], props['ShmGroup'], props['MinFreeKbytes']) == \
         (33554431, 8191, 100, 45678)
     # Maximum 2MB = 7 + 6 = 13 pages; 1GB = 2 pages
     assert props['RecommendedShmMax'] == 13 * 2 * MiB + 2 * GiB
-    assert props['RecommendedShmAll'] == (13 * 2 * MiB + 2 * GiB) // BASE_PAGE
+    assert props['RecommendedShmAllPages'] == (13 * 2 * MiB + 2 * GiB) // BASE_PAGE
     # 4 populated zones of 1024-page (4 MiB) pageblocks
     assert props['RecommendedMinFreeKbytes'] == 11 * 4096 * 4
     assert (props['ZoneMovableSupported'], props['ZoneMovable']) == (True, True)
@@ -262,7 +262,7 @@ def test_without_each_optional_file(start_service, conn, fake_kernel, polkit, go
     assert props == expected_tunables(fk)
     changed = {n for n in TUNABLE_PROPERTIES if props[n] != full[n]}
     fallback = {
-        'shmmax': {'ShmMax'}, 'shmall': {'ShmAll'}, 'shm-group': set(),   # 0 either way
+        'shmmax': {'ShmMax'}, 'shmall': {'ShmAllPages'}, 'shm-group': set(),   # 0 either way
         'min-free-kbytes': {'MinFreeKbytes'},
         'zoneinfo': {'RecommendedMinFreeKbytes'},
         # 1024-page blocks from pagetypeinfo, then THP's 2 MiB PMD, then 2 MiB
@@ -288,8 +288,8 @@ def test_without_each_optional_file(start_service, conn, fake_kernel, polkit, go
         assert props['ThpSettings'] == {}
     # the service stays up and Explain still works on what is left
     assert hpdtest.get(conn, hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'Version')
-    assert any(e[1] == 'memory-total' for e in
-               manager_call(conn, 'Explain', 'a{sv}', ({},), '(a(ssss))')[0])
+    assert any(e['id'] == 'memory-total' for e in
+               manager_call(conn, 'Explain', 'a{sv}', ({},), '(aa{sv})')[0])
 
 
 @pytest.mark.fake_kernel(tunables=None)

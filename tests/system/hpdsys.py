@@ -135,6 +135,19 @@ def pool_sizes_kb():
     return sorted(sizes)
 
 
+# The keys of the API's records (aa{sv}), in the order tests compare them.
+NODE_KEYS = ("node", "total", "free", "surplus", "minimum")
+EXPLAIN_KEYS = ("severity", "id", "message", "fix")
+DRIFT_KEYS = ("key", "configured", "actual", "message")
+STATE_KEYS = ("key", "value", "origin")
+CLAIM_KEYS = ("consumer", "page-size", "pages", "node")
+
+
+def rows(records, keys):
+    """Records (dictionaries) as tuples of keys' values, None where missing."""
+    return [tuple(r.get(k) for k in keys) for r in records]
+
+
 def node_counters(kb):
     """[(node, total, free, surplus, minimum)] from the per-node files."""
     out = []

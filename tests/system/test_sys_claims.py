@@ -13,22 +13,22 @@ private /run/hugepagesd."""
 
 import pytest
 
-from hpdsys import (ALLOWED_USER, DENIED_USER, KB_2M, MANAGER_IFACE, MANAGER_PATH,
+from hpdsys import (CLAIM_KEYS, EXPLAIN_KEYS, rows, ALLOWED_USER, DENIED_USER, KB_2M, MANAGER_IFACE, MANAGER_PATH,
                     pool_dir, stable_counters, write_counter)
 
 SIZE_2M = 2048 * 1024
-ALL = 0xFFFFFFFF
+ALL = None   # a claim on the whole pool has no node
 CONSUMERS = ("hpd-sys-db", "hpd-sys-vm")
 
 
 def claims(system):
-    return sorted(tuple(c) for c in system.get(MANAGER_PATH, MANAGER_IFACE, "Claims")
-                  if c[0] in CONSUMERS)
+    return sorted((c for c in rows(system.get(MANAGER_PATH, MANAGER_IFACE, "Claims"), CLAIM_KEYS)
+                   if c[0] in CONSUMERS), key=repr)
 
 
 def explain_ids(system):
-    entries = system.call(MANAGER_PATH, MANAGER_IFACE, "Explain", "a{sv}", ({},), "(a(ssss))")[0]
-    return {id_: message for _severity, id_, message, _fix in entries}
+    entries = system.call(MANAGER_PATH, MANAGER_IFACE, "Explain", "a{sv}", ({},), "(aa{sv})")[0]
+    return {id_: message for _severity, id_, message, _fix in rows(entries, EXPLAIN_KEYS)}
 
 
 @pytest.fixture

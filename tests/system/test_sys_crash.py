@@ -91,7 +91,7 @@ def send_create(extra):
 
 
 def drift_keys(extra):
-    return {d[0] for d in extra.get(MANAGER_PATH, MANAGER_IFACE, "Drift")}
+    return {d["key"] for d in extra.get(MANAGER_PATH, MANAGER_IFACE, "Drift")}
 
 
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 The hugepagesd authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-"""Live properties on the real kernel (src/hpd-watchers.h): a plain sysfs
+"""Live properties on the real kernel (src/bus/hpd-watchers.h): a plain sysfs
 write behind the service's back is announced with PropertiesChanged within
 the refresh interval while a client that called is on the bus; with nobody
 watching the service has no wakeups at all.
@@ -18,10 +18,10 @@ from hpdsys import KB_2M, PAGE_SIZE_IFACE, connect, has_pool, page_size_path, po
 
 from gi.repository import Gio, GLib
 
-INTERVAL_S = 1.0     # HPD_DEFAULT_REFRESH_INTERVAL_MS in src/hpd-daemon.h
+INTERVAL_S = 1.0     # HPD_DEFAULT_REFRESH_INTERVAL_MS in src/bus/hpd-daemon.h
 SLACK_S = 0.5        # sysfs reads of every pool and node, and the bus
 MAX_ADDED = 4        # 2 MiB pages this test may add (restored by pools_guard)
-SETTLE_S = 3.0       # the memory check 2 s after the last call (src/hpd-memory.c)
+SETTLE_S = 3.0       # the memory check 2 s after the last call (src/bus/hpd-memory.c)
 QUIET_S = 60.0
 PAGE_2MB = page_size_path(KB_2M)
 

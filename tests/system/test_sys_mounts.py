@@ -152,11 +152,11 @@ def check_mount(system, path, kb, uid, gid, mode, size=None, min_size=None, nr_i
              "options-uid": uid, "options-gid": gid, "options-mode": mode, "root-known": True,
              "flags": ",".join(m["flags"]), "managed": path.startswith(str(MOUNT_BASE) + "/")}
     if size is not None:
-        attrs["size"] = size
+        attrs["max-size"] = size
     if min_size is not None:
         attrs["min-size"] = min_size
     if nr_inodes is not None:
-        attrs["nr-inodes"] = nr_inodes
+        attrs["max-inodes"] = nr_inodes
     assert manager_mounts(system).get(path) == attrs
     for other in SIZES:
         listed = system.get(page_size_path(other), PAGE_SIZE_IFACE, "Mounts")
@@ -921,7 +921,7 @@ def test_persisted_mount_is_saved_and_removed(system, area, etc_config):
     with open(own) as f:
         assert f.read().split("\n\n", 1)[1] == ("[mount global]\npage-size = 2MB\n"
                                                "max-inodes = 9\nmode = 1777\n")
-    state = {k: v for k, v, _o in system.get(MANAGER_PATH, MANAGER_IFACE, "ConfiguredState")}
+    state = {s["key"]: s["value"] for s in system.get(MANAGER_PATH, MANAGER_IFACE, "ConfiguredState")}
     assert state["mount global"] == "page-size=2MB max-inodes=9 mode=1777"
     assert system.get(MANAGER_PATH, MANAGER_IFACE, "Drift") == []
 

@@ -15,7 +15,7 @@ test's namespace); the instance below is not, and is started under one more
 import os
 import signal
 
-from hpdsys import (ERROR_PREFIX, KB_2M, MANAGER_IFACE, MANAGER_PATH, MOUNT_BASE, PAGE_SIZE_IFACE,
+from hpdsys import (EXPLAIN_KEYS, rows, ERROR_PREFIX, KB_2M, MANAGER_IFACE, MANAGER_PATH, MOUNT_BASE, PAGE_SIZE_IFACE,
                     MountArea, page_size_path, path_tree)
 
 NOT_SUPPORTED = ERROR_PREFIX + "NotSupported"
@@ -30,8 +30,8 @@ def hugetlbfs_lines(pid):
 
 
 def explain_entry(call, id_):
-    result = call(MANAGER_PATH, MANAGER_IFACE, "Explain", "a{sv}", ({},), "(a(ssss))")
-    found = [tuple(e) for e in result["value"][0] if e[1] == id_]
+    result = call(MANAGER_PATH, MANAGER_IFACE, "Explain", "a{sv}", ({},), "(aa{sv})")
+    found = [e for e in rows(result["value"][0], EXPLAIN_KEYS) if e[1] == id_]
     return found[0] if found else None
 
 
@@ -81,7 +81,7 @@ def test_session_service_runs_with_the_namespace_acknowledged(system):
     """The session's instance sees the same namespace difference, and says
     in Explain (as info) that its mounts stay in this namespace."""
     entries = system.call(MANAGER_PATH, MANAGER_IFACE, "Explain", "a{sv}", ({},))[0]
-    found = [tuple(e) for e in entries if e[1] == "private-mount-namespace"]
+    found = [e for e in rows(entries, EXPLAIN_KEYS) if e[1] == "private-mount-namespace"]
     assert len(found) == 1, entries
     severity, _id, message, fix = found[0]
     assert (severity, fix) == ("info", "")

@@ -11,7 +11,7 @@ pools guard puts the pools back."""
 import os
 import subprocess
 
-from hpdsys import (ALLOWED_USER, DENIED_USER, KB_2M, MANAGER_IFACE, MANAGER_PATH, builddir,
+from hpdsys import (DRIFT_KEYS, rows, ALLOWED_USER, DENIED_USER, KB_2M, MANAGER_IFACE, MANAGER_PATH, builddir,
                     pool_dir, stable_counters, write_counter)
 
 OWN = "hugepagesd.conf.d/90-persisted.conf"
@@ -27,7 +27,8 @@ def saved(etc):
 
 def drift(system):
     return {key: (configured, actual)
-            for key, configured, actual, _m in system.get(MANAGER_PATH, MANAGER_IFACE, "Drift")}
+            for key, configured, actual, _m in rows(system.get(MANAGER_PATH, MANAGER_IFACE, "Drift"),
+                                                    DRIFT_KEYS)}
 
 
 def test_persisted_pool_survives_a_reset_through_apply(system, etc_config):

@@ -5,7 +5,7 @@
 
 import pytest
 
-from hpdsys import (KB_2M, MANAGER_IFACE, MANAGER_PATH, NODES, PAGE_SIZE_IFACE, counters, meminfo_kb,
+from hpdsys import (NODE_KEYS, rows, KB_2M, MANAGER_IFACE, MANAGER_PATH, NODES, PAGE_SIZE_IFACE, counters, meminfo_kb,
                       page_size_path, pool_dir, pool_sizes_kb, read_counter, write_counter)
 
 COUNTERS = ("Total", "Free", "Reserved", "Surplus", "Overcommit", "Minimum", "Maximum", "Nodes")
@@ -27,7 +27,7 @@ def props_and_kernel(system, kb, tries=10):
 def assert_props_match(system, kb):
     props, kernel = props_and_kernel(system, kb)
     got = {name: props[name] for name in COUNTERS}
-    got["Nodes"] = sorted(tuple(n) for n in got["Nodes"])
+    got["Nodes"] = sorted(rows(got["Nodes"], NODE_KEYS))
     assert got == kernel
     return props, kernel
 
@@ -72,7 +72,7 @@ def test_surplus_pages(system, mapper):
     assert props["Total"] == base["Total"] + 2
     assert props["Overcommit"] == base["Surplus"] + 4
     assert props["Maximum"] == base["Minimum"] + base["Surplus"] + 4
-    assert sum(n[3] for n in props["Nodes"]) == props["Surplus"]
+    assert sum(n["surplus"] for n in props["Nodes"]) == props["Surplus"]
 
 
 def test_change_behind_the_back_is_visible(system):

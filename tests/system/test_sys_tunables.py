@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, MANAGER_IFACE, MANAGER_PATH, MIN_FREE,
+from hpdsys import (EXPLAIN_KEYS, rows, ALLOWED_USER, DENIED_USER, ERROR_PREFIX, MANAGER_IFACE, MANAGER_PATH, MIN_FREE,
                     SHM_GROUP, SHMALL, SHMMAX, SYSCTL, THP, meminfo_kb)
 
 NOT_AUTHORIZED = ERROR_PREFIX + "NotAuthorized"
@@ -184,7 +184,7 @@ def recommended_min_free_kbytes():
 def test_properties_match_the_kernel(system):
     props = system.get_all(MANAGER_PATH, MANAGER_IFACE)
     assert props["ShmMax"] == read_int(SHMMAX)
-    assert props["ShmAll"] == read_int(SHMALL)
+    assert props["ShmAllPages"] == read_int(SHMALL)
     assert props["ShmGroup"] == read_int(SHM_GROUP)
     assert props["MinFreeKbytes"] == read_int(MIN_FREE)
     assert props["RecommendedMinFreeKbytes"] == recommended_min_free_kbytes()
@@ -199,7 +199,7 @@ def test_properties_match_the_kernel(system):
     if (THP / "hugepages-8kB").is_dir():
         assert "hugepages-8kB/enabled" not in props["ThpSettings"]
         assert "hugepages-8kB/shmem_enabled" in props["ThpSettings"]
-    assert props["RecommendedShmAll"] == -(-props["RecommendedShmMax"] // os.sysconf("SC_PAGE_SIZE"))
+    assert props["RecommendedShmAllPages"] == -(-props["RecommendedShmMax"] // os.sysconf("SC_PAGE_SIZE"))
 
 
 def test_shmmax(system, tunables_guard):
@@ -218,7 +218,7 @@ def test_shmall_raised_with_shmmax(system):
     ok(call(system, "SetShmMax", "ta{sv}", value, {}))
     assert read_int(SHMMAX) == value
     assert read_int(SHMALL) == (8 << 30) // os.sysconf("SC_PAGE_SIZE") + 1
-    assert prop(system, "ShmAll") == read_int(SHMALL)
+    assert prop(system, "ShmAllPages") == read_int(SHMALL)
     # lowering shmmax keeps shmall
     ok(call(system, "SetShmMax", "ta{sv}", 1 << 30, {}))
     assert read_int(SHMMAX) == 1 << 30
@@ -374,7 +374,7 @@ def test_thp_several_at_once_and_refusals(system):
 
 def test_explain(system, tunables_guard):
     for user in (ALLOWED_USER, DENIED_USER):
-        entries = [tuple(e) for e in ok(call(system, "Explain", "a{sv}", {}, user=user))[0]]
+        entries = rows(ok(call(system, "Explain", "a{sv}", {}, user=user))[0], EXPLAIN_KEYS)
         ids = [e[1] for e in entries]
         assert len(ids) == len(set(ids))
         assert ids[0] == "memory-total"
@@ -397,5 +397,5 @@ def test_explain(system, tunables_guard):
 
 def test_explain_after_thp_always(system):
     ok(set_thp(system, {"enabled": "always", "defrag": "always"}))
-    ids = [e[1] for e in ok(call(system, "Explain", "a{sv}", {}))[0]]
+    ids = [e["id"] for e in ok(call(system, "Explain", "a{sv}", {}))[0]]
     assert "thp-enabled-always" in ids and "thp-defrag-always" in ids

@@ -147,7 +147,73 @@ test_removed (Fixture *f, gconstpointer data)
   g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 }
 
-/* The real kernel's files read as they are. */
+typedef struct {
+  Fixture *f;
+  guint step;
+  guint64 seen[4];
+  GMainLoop *loop;
+} Turns;
+
+/* Each idle callback below runs in a main loop iteration of its own. */
+static gboolean
+turn_step (gpointer data)
+{
+  Turns *t = data;
+  Fixture *f = t->f;
+
+  switch (t->step++)
+    {
+    case 0:
+      /* one turn shares one read of each file... */
+      t->seen[0] = counter (f, COUNTER);
+      hpd_test_put_in_place (f->root, COUNTER, "6\n");
+      t->seen[1] = counter (f, COUNTER);
+      return G_SOURCE_CONTINUE;
+    case 1:
+      /* ...and the next turn reads it again */
+      t->seen[2] = counter (f, COUNTER);
+      /* a write through the service ends the turn's values at once */
+      g_assert_true (hpd_kernel_write_counter (f->kernel, COUNTER, 7, NULL));
+      t->seen[3] = counter (f, COUNTER);
+      return G_SOURCE_CONTINUE;
+    default:
+      g_main_loop_quit (t->loop);
+      return G_SOURCE_REMOVE;
+    }
+}
+
+static void
+test_one_read_per_turn (Fixture *f, gconstpointer data)
+{
+  Turns t = { f, 0, { 0, }, g_main_loop_new (NULL, FALSE) };
+
+  g_idle_add (turn_step, &t);
+  g_main_loop_run (t.loop);
+  g_main_loop_unref (t.loop);
+  g_assert_cmpuint (t.seen[0], ==, 5);
+  g_assert_cmpuint (t.seen[1], ==, 5);
+  g_assert_cmpuint (t.seen[2], ==, 6);
+  g_assert_cmpuint (t.seen[3], ==, 7);
+  /* outside the main loop nothing is shared */
+  hpd_test_put_in_place (f->root, COUNTER, "8\n");
+  g_assert_cmpuint (counter (f, COUNTER), ==, 8);
+}
+
+static guint
+open_descriptors (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* The real kernel's files read as they are; those read again and again
+ * stay open (one descriptor each, however often they are read), those of
+ * other processes do not. */
 static void
 test_procfs_reads (void)
 {
@@ -155,10 +221,25 @@ test_procfs_reads (void)
   g_autofree char *text = NULL;
   guint64 value;
 
+  g_autofree char *limits = NULL;
+  guint before = open_descriptors ();
+
   g_assert_true (hpd_kernel_read_counter (kernel, "proc/sys/vm/min_free_kbytes", &value, NULL));
   g_assert_true (hpd_kernel_read_text (kernel, "proc/meminfo", &text, NULL));
   g_assert_cmpuint (value, >, 0);
   g_assert_true (g_str_has_prefix (text, "MemTotal:"));
+  g_assert_cmpuint (open_descriptors (), ==, before + 2);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_clear_pointer (&text, g_free);
+      g_assert_true (hpd_kernel_read_counter (kernel, "proc/sys/vm/min_free_kbytes", &value, NULL));
+      g_assert_true (hpd_kernel_read_text (kernel, "proc/meminfo", &text, NULL));
+      g_assert_true (g_str_has_prefix (text, "MemTotal:"));
+    }
+  g_assert_true (hpd_kernel_read_text (kernel, "proc/1/limits", &limits, NULL));
+  g_assert_cmpuint (open_descriptors (), ==, before + 2);
+  g_clear_object (&kernel);
+  g_assert_cmpuint (open_descriptors (), ==, before);
 }
 
 static void
@@ -214,6 +295,7 @@ main (int argc, char **argv)
   ADD ("removed", test_removed);
   ADD ("listing-and-existence", test_listing_and_existence);
   ADD ("fixed-at-boot", test_fixed_at_boot);
+  ADD ("one-read-per-turn", test_one_read_per_turn);
 #undef ADD
   g_test_add_func ("/kernel-read/procfs", test_procfs_reads);
 

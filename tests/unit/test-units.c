@@ -31,6 +31,17 @@ test_u64 (void)
       g_assert_false (hp_parse_u64 (bad[i], &v, &error));
       g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
     }
+
+  /* the messages tell a number too large from no number */
+  {
+    g_autoptr(GError) large = NULL;
+    g_autoptr(GError) sign = NULL;
+
+    g_assert_false (hp_parse_u64 ("18446744073709551616", &v, &large));
+    g_assert_cmpstr (large->message, ==, "'18446744073709551616' is too large");
+    g_assert_false (hp_parse_u64 ("+1", &v, &sign));
+    g_assert_cmpstr (sign->message, ==, "'+1' is not a decimal number");
+  }
 }
 
 static void

@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* /proc/buddyinfo, /proc/zoneinfo and /proc/pagetypeinfo
- * (src/hpd-parse.c): the free memory Explain reports and the zones and
+ * (src/kernel/hpd-parse.c): the free memory Explain reports and the zones and
  * pageblock min_free_kbytes' advice counts. */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The kernel command line (src/hpd-boot-cmdline.c): split as the kernel
+/* The kernel command line (src/config/hpd-boot-cmdline.c): split as the kernel
  * splits it, the hugetlb parameters shown in KernelCommandLine, and the
  * pages the kernel's rules give. Checks that what goes onto the bus is
  * valid UTF-8, that the subset means what the whole line means, and that

@@ -1,7 +1,7 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The configuration file (src/hpd-config.c): hugepagesd.conf and its
+/* The configuration file (src/config/hpd-config.c): hugepagesd.conf and its
  * drop-ins, written by admins and, for 90-persisted.conf, rewritten by
  * the service from hpd_config_to_text. Checks that the canonical text
  * parses back without errors to an equal configuration (what hpd-persist

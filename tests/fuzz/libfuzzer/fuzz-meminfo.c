@@ -1,7 +1,7 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Numbers the kernel hands us (src/hpd-parse.c): /proc/meminfo, sysfs
+/* Numbers the kernel hands us (src/kernel/hpd-parse.c): /proc/meminfo, sysfs
  * counters, node lists (node/online), hugepages-NkB directory names and
  * demote_size. Checked against a restatement of each format and through
  * the kernel's own formatting back. */

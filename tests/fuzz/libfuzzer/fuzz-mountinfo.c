@@ -1,7 +1,7 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* /proc/self/mountinfo (src/hpd-mountinfo.c). Every hugetlbfs mount found
+/* /proc/self/mountinfo (src/kernel/hpd-mountinfo.c). Every hugetlbfs mount found
  * is written back as the kernel would print it and must parse to the same
  * mount; unescaping must undo the kernel's escaping. */
 #include "config.h"

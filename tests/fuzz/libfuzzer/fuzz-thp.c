@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* Transparent huge page choice files such as "always [madvise] never\n"
- * (hpd_parse_thp_choice in src/hpd-parse.c): the current value and the
+ * (hpd_parse_thp_choice in src/kernel/hpd-parse.c): the current value and the
  * allowed ones become bus properties and the values SetThp accepts. */
 #include "config.h"
 

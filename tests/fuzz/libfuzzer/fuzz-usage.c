@@ -1,7 +1,7 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The text GetUsage reads (src/hpd-usage-parse.c): maps, smaps and
+/* The text GetUsage reads (src/usage/hpd-usage-parse.c): maps, smaps and
  * smaps_rollup, the Uid line of status, SysV mapping names,
  * /proc/sysvipc/shm and the hugetlb cgroup files. The first byte picks the
  * parser. Every mapping parsed is printed back in the kernel's maps format

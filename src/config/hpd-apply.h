@@ -1,0 +1,30 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* hugepagesd --apply: make the kernel match the configuration once (at
+ * boot, from a oneshot unit) and say, line by line, what was asked and
+ * what the kernel gave. Everything that can be applied is, even after a
+ * failure; the result is FALSE if anything failed or fell short. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hpd-config.h"
+#include "hpd-pool.h"
+
+G_BEGIN_DECLS
+
+typedef struct _HpdDaemon HpdDaemon;
+
+gboolean hpd_apply_configuration (HpdDaemon *daemon, GString *report);
+
+/* What --apply and the Drift property share. */
+/* The pool a [pool SIZE] section means (0: the default size), or NULL. */
+const HpdPool *hpd_apply_find_pool (HpdDaemon *daemon, guint64 size);
+
+/* Pages from a configured amount; FALSE if memory is not whole pages. */
+gboolean hpd_apply_to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages);
+/* CreateMount options for a [mount] section. */
+GVariant *hpd_apply_mount_options (const HpdConfigMount *m);
+
+G_END_DECLS

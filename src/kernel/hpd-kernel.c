@@ -1,0 +1,557 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "hpd-kernel.h"
+#include "hpd-parse.h"
+
+/* Longest counter file read in one go: 20 digits, a newline, and room to
+ * tell a longer file (which is no counter) from one that fits. */
+#define COUNTER_READ_MAX 64
+
+/* Kernel files kept open at most: every pool and node counter of a machine
+ * with 16 nodes and 5 page sizes, and the Manager's files; beyond it files
+ * are opened for each read. Well below the 1024 descriptors of the default
+ * soft limit. */
+#define MAX_KEPT_OPEN 384
+
+/* The first read of a text file: sysfs makes at most a page */
+#define TEXT_READ_FIRST 4096
+
+/* A source that runs first in every main loop iteration and only counts
+ * them (it never fires, so it wakes nobody). */
+typedef struct {
+  GSource source;
+  HpdKernel *kernel;
+} TurnSource;
+
+typedef struct {
+  gpointer data;
+  GDestroyNotify destroy;
+} Memo;
+
+struct _HpdKernel
+{
+  GObject parent_instance;
+  char *root;
+  GMutex fixed_lock;
+  GHashTable *fixed;     /* relative path -> contents, of the kernel's own files */
+
+  GMutex open_lock;
+  GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
+
+  /* main thread only, see hpd_kernel_turn_lookup() */
+  GSource *turn_source;
+  guint64 turn;
+  guint64 memo_turn;
+  gint memo_writes;
+  GHashTable *memo;      /* relative path or ":key" -> Memo */
+  gint writes;           /* atomic: counts writes to kernel files */
+};
+
+G_DEFINE_TYPE (HpdKernel, hpd_kernel, G_TYPE_OBJECT)
+
+static void
+hpd_kernel_finalize (GObject *object)
+{
+  HpdKernel *self = HPD_KERNEL (object);
+
+  GHashTableIter iter;
+  gpointer fd;
+
+  if (self->turn_source != NULL)
+    {
+      g_source_destroy (self->turn_source);
+      g_source_unref (self->turn_source);
+    }
+  g_hash_table_unref (self->memo);
+  g_hash_table_iter_init (&iter, self->open);
+  while (g_hash_table_iter_next (&iter, NULL, &fd))
+    close (GPOINTER_TO_INT (fd) - 1);
+  g_hash_table_unref (self->open);
+  g_mutex_clear (&self->open_lock);
+  g_free (self->root);
+  g_hash_table_unref (self->fixed);
+  g_mutex_clear (&self->fixed_lock);
+  G_OBJECT_CLASS (hpd_kernel_parent_class)->finalize (object);
+}
+
+static void
+hpd_kernel_class_init (HpdKernelClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = hpd_kernel_finalize;
+}
+
+static void
+memo_free (gpointer data)
+{
+  Memo *memo = data;
+
+  if (memo->destroy != NULL)
+    memo->destroy (memo->data);
+  g_free (memo);
+}
+
+static void
+hpd_kernel_init (HpdKernel *self)
+{
+  g_mutex_init (&self->fixed_lock);
+  self->fixed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_mutex_init (&self->open_lock);
+  self->open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, memo_free);
+}
+
+static gboolean
+turn_prepare (GSource *source, gint *timeout)
+{
+  ((TurnSource *) source)->kernel->turn++;
+  *timeout = -1;
+  return FALSE;
+}
+
+static gboolean
+turn_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs turn_funcs = {
+  .prepare = turn_prepare,
+  .dispatch = turn_dispatch,
+};
+
+HpdKernel *
+hpd_kernel_new (const char *root)
+{
+  HpdKernel *self = g_object_new (HPD_TYPE_KERNEL, NULL);
+
+  self->root = g_strdup (root != NULL && *root != '\0' ? root : "/");
+  self->turn_source = g_source_new (&turn_funcs, sizeof (TurnSource));
+  ((TurnSource *) self->turn_source)->kernel = self;
+  /* prepared before any other source, whose readiness can stop the
+   * preparing of those of lower priority */
+  g_source_set_priority (self->turn_source, G_MININT);
+  g_source_set_name (self->turn_source, "hpd-kernel turn");
+  g_source_attach (self->turn_source, NULL);
+  return self;
+}
+
+const char *
+hpd_kernel_get_root (HpdKernel *self)
+{
+  return self->root;
+}
+
+char *
+hpd_kernel_path (HpdKernel *self, const char *relative)
+{
+  g_return_val_if_fail (relative != NULL && relative[0] != '/', NULL);
+  return g_build_filename (self->root, relative, NULL);
+}
+
+/* hpd_kernel_path() is NULL for a path that is not relative (a bug, which
+ * was a critical): an error, not open (NULL) */
+static gboolean
+path_is_below_root (const char *path, const char *relative, GError **error)
+{
+  if (path != NULL)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               "Not a path below the kernel root: %s", relative ? relative : "(null)");
+  return FALSE;
+}
+
+gboolean
+hpd_kernel_exists (HpdKernel *self, const char *relative)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+
+  if (path == NULL)
+    return FALSE;
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* Whether the memo of this turn can answer: on the thread that runs the
+ * main loop while it runs, in the turn it was made, and no kernel file
+ * written since. */
+static gboolean
+memo_usable (HpdKernel *self)
+{
+  if (!g_main_context_is_owner (g_main_context_default ()))
+    return FALSE;
+  if (self->memo_turn != self->turn || self->memo_writes != g_atomic_int_get (&self->writes))
+    {
+      g_hash_table_remove_all (self->memo);
+      self->memo_turn = self->turn;
+      self->memo_writes = g_atomic_int_get (&self->writes);
+    }
+  return TRUE;
+}
+
+gconstpointer
+hpd_kernel_turn_lookup (HpdKernel *self, const char *key)
+{
+  const Memo *memo;
+
+  if (!memo_usable (self))
+    return NULL;
+  memo = g_hash_table_lookup (self->memo, key);
+  return memo != NULL ? memo->data : NULL;
+}
+
+gboolean
+hpd_kernel_turn_store (HpdKernel *self, const char *key, gint writes, gpointer data,
+                       GDestroyNotify destroy)
+{
+  Memo *memo;
+
+  /* a write since the value was read: it may hold the state before it */
+  if (!memo_usable (self) || writes != self->memo_writes)
+    {
+      if (destroy != NULL)
+        destroy (data);
+      return FALSE;
+    }
+  memo = g_new (Memo, 1);
+  memo->data = data;
+  memo->destroy = destroy;
+  g_hash_table_replace (self->memo, g_strdup (key), memo);
+  return TRUE;
+}
+
+gint
+hpd_kernel_get_writes (HpdKernel *self)
+{
+  return g_atomic_int_get (&self->writes);
+}
+
+static gboolean
+set_file_error (GError **error, int saved_errno, const char *what, const char *path)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+               "Failed to %s file “%s”: %s", what, path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+/* The whole file from offset 0, which makes sysfs and procfs produce the
+ * value anew. A counter is one pread() with room for it (a full buffer is
+ * no counter: the parser refuses what it holds); a text is read until
+ * pread() gives nothing more. Returns 0 or an errno. */
+static int
+pread_whole (int fd, gboolean counter, char **contents)
+{
+  gsize size = counter ? COUNTER_READ_MAX : TEXT_READ_FIRST;
+  g_autofree char *buffer = g_malloc (size + 1);
+  gsize length = 0;
+
+  for (;;)
+    {
+      ssize_t n = pread (fd, buffer + length, size - length, (off_t) length);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return errno;
+      length += (gsize) n;
+      if (n == 0 || counter)
+        break;
+      if (length == size)
+        {
+          size *= 2;
+          buffer = g_realloc (buffer, size + 1);
+        }
+    }
+  buffer[length] = '\0';
+  *contents = g_steal_pointer (&buffer);
+  return 0;
+}
+
+/* The files read again and again, by the refresh of every property read:
+ * never those of other processes (Explain reads proc/PID/limits). */
+static gboolean
+worth_keeping_open (const char *relative)
+{
+  return g_str_has_prefix (relative, "sys/") || g_str_has_prefix (relative, "proc/sys/") ||
+         g_str_equal (relative, "proc/meminfo") || g_str_equal (relative, "proc/self/mountinfo");
+}
+
+/* A file of sysfs or procfs is the same file as long as it exists, so it
+ * stays open and each read is a pread(); a fake tree's files can be
+ * replaced (renamed over), so they are opened for each read. */
+static gboolean
+on_kernel_file_system (int fd)
+{
+  struct statfs fs;
+
+  return fstatfs (fd, &fs) == 0 &&
+         ((unsigned long) fs.f_type == SYSFS_MAGIC || (unsigned long) fs.f_type == PROC_SUPER_MAGIC);
+}
+
+static gboolean
+read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean counter,
+               char **contents, GError **error)
+{
+  gboolean keep = worth_keeping_open (relative);
+  int fd, result;
+
+  if (keep)
+    {
+      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->open_lock);
+
+      fd = GPOINTER_TO_INT (g_hash_table_lookup (self->open, relative)) - 1;
+      if (fd >= 0)
+        {
+          if (pread_whole (fd, counter, contents) == 0)
+            return TRUE;
+          /* gone (a node taken offline) or failing: open it anew */
+          g_hash_table_remove (self->open, relative);
+          close (fd);
+        }
+    }
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return set_file_error (error, errno, "open", path);
+  result = pread_whole (fd, counter, contents);
+  if (result != 0)
+    {
+      close (fd);
+      return set_file_error (error, result, "read from", path);
+    }
+  if (keep && on_kernel_file_system (fd))
+    {
+      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->open_lock);
+
+      if (g_hash_table_size (self->open) < MAX_KEPT_OPEN &&
+          !g_hash_table_contains (self->open, relative))
+        {
+          g_hash_table_insert (self->open, g_strdup (relative), GINT_TO_POINTER (fd + 1));
+          return TRUE;
+        }
+    }
+  close (fd);
+  return TRUE;
+}
+
+/* Every read reads the file (no kernel file says when it changed,
+ * hpd-fresh.h), except that reads on the main thread within one main loop
+ * turn share one read of each file. */
+static gboolean
+read_file (HpdKernel *self, const char *relative, gboolean counter, char **contents,
+           GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  const char *memo;
+  gint writes;
+
+  if (!path_is_below_root (path, relative, error))
+    return FALSE;
+  memo = hpd_kernel_turn_lookup (self, relative);
+  if (memo != NULL)
+    {
+      *contents = g_strdup (memo);
+      return TRUE;
+    }
+  writes = hpd_kernel_get_writes (self);
+  if (!read_uncached (self, relative, path, counter, contents, error))
+    return FALSE;
+  /* a counter's read that filled its buffer may not be the whole file */
+  if (!counter || strlen (*contents) < COUNTER_READ_MAX)
+    hpd_kernel_turn_store (self, relative, writes, g_strdup (*contents), g_free);
+  return TRUE;
+}
+
+/* sysfs and procfs: the running kernel's own files. */
+static gboolean
+is_kernel_file_system (const char *path)
+{
+  struct statfs fs;
+
+  return statfs (path, &fs) == 0 &&
+         ((unsigned long) fs.f_type == SYSFS_MAGIC || (unsigned long) fs.f_type == PROC_SUPER_MAGIC);
+}
+
+gboolean
+hpd_kernel_read_text (HpdKernel *self, const char *relative, char **contents,
+                      GError **error)
+{
+  return read_file (self, relative, FALSE, contents, error);
+}
+
+gboolean
+hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative, char **contents,
+                               GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  const char *kept;
+
+  if (!path_is_below_root (path, relative, error))
+    return FALSE;
+  {
+    G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+
+    kept = g_hash_table_lookup (self->fixed, relative);
+    if (kept != NULL)
+      {
+        *contents = g_strdup (kept);
+        return TRUE;
+      }
+  }
+  /* a fake tree's file stands for another boot whenever a test writes it:
+   * read it as any other (its changes are seen) */
+  if (!is_kernel_file_system (path))
+    return read_file (self, relative, FALSE, contents, error);
+  if (!g_file_get_contents (path, contents, NULL, error))
+    return FALSE;
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+  g_hash_table_replace (self->fixed, g_strdup (relative), g_strdup (*contents));
+  return TRUE;
+}
+
+gboolean
+hpd_kernel_read_link (HpdKernel *self, const char *relative, char **target,
+                      GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+
+  *target = g_file_read_link (path, error);
+  return *target != NULL;
+}
+
+gboolean
+hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
+                         GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  /* sysfs never reads back empty, but under --kernel-root a plain file is
+   * empty between another writer's O_TRUNC and its write: look again */
+  for (guint attempt = 0; attempt < 3; attempt++)
+    {
+      g_clear_pointer (&text, g_free);
+      if (!read_file (self, relative, TRUE, &text, error))
+        return FALSE;
+      if (*text != '\0')
+        break;
+      g_usleep (1000);
+    }
+  if (!hpd_parse_counter (text, value, &local_error))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: %s", relative, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_once (HpdKernel *self, const char *relative, const char *buf, const char *shown,
+            GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  size_t len = strlen (buf);
+  ssize_t written;
+  int fd, saved_errno;
+
+  /* NULL for a path that is not relative (a bug, which was critical): an
+   * error, not open (NULL) */
+  if (path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Not a path below the kernel root: %s", relative ? relative : "(null)");
+      return FALSE;
+    }
+
+  /* O_TRUNC changes nothing on sysfs and procfs (a shell's `echo N >` uses
+   * it too), but under --kernel-root the files are plain files, where a
+   * shorter value must not leave the tail of a longer one behind. */
+  fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not open %s: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  written = write (fd, buf, len);
+  saved_errno = errno;
+  close (fd);
+  /* whatever was read before may be the state before this write */
+  g_atomic_int_inc (&self->writes);
+
+  if (written < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "The kernel refused %s for %s: %s", shown, path, g_strerror (saved_errno));
+      return FALSE;
+    }
+  if ((size_t) written != len)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "The kernel took only %zd of %zu bytes written to %s", written, len, path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+hpd_kernel_write_counter (HpdKernel *self, const char *relative, guint64 value,
+                          GError **error)
+{
+  char buf[32];
+  char shown[32];
+
+  g_snprintf (buf, sizeof buf, "%" G_GUINT64_FORMAT "\n", value);
+  g_snprintf (shown, sizeof shown, "%" G_GUINT64_FORMAT, value);
+  return write_once (self, relative, buf, shown, error);
+}
+
+gboolean
+hpd_kernel_write_text (HpdKernel *self, const char *relative, const char *text,
+                       GError **error)
+{
+  g_autofree char *buf = g_strconcat (text, "\n", NULL);
+  g_autofree char *shown = g_strdup_printf ("'%s'", text);
+
+  return write_once (self, relative, buf, shown, error);
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(char *const *) a, *(char *const *) b);
+}
+
+GPtrArray *
+hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  const char *name;
+
+  dir = g_dir_open (path, 0, error);
+  if (dir == NULL)
+    return NULL;
+
+  names = g_ptr_array_new_with_free_func (g_free);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_names);
+  return g_steal_pointer (&names);
+}

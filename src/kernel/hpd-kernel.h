@@ -1,0 +1,70 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The one place where kernel files are named, read and written. Every path
+ * is relative to a root ("/" in production, a fake tree in tests and
+ * simulations) chosen once on the command line. */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+#define HPD_TYPE_KERNEL (hpd_kernel_get_type ())
+G_DECLARE_FINAL_TYPE (HpdKernel, hpd_kernel, HPD, KERNEL, GObject)
+
+HpdKernel *hpd_kernel_new (const char *root);
+const char *hpd_kernel_get_root (HpdKernel *self);
+
+/* @relative is a path below the root such as "proc/meminfo". */
+char *hpd_kernel_path (HpdKernel *self, const char *relative);
+gboolean hpd_kernel_exists (HpdKernel *self, const char *relative);
+
+gboolean hpd_kernel_read_text (HpdKernel *self, const char *relative,
+                               char **contents, GError **error);
+gboolean hpd_kernel_read_counter (HpdKernel *self, const char *relative,
+                                  guint64 *value, GError **error);
+
+/* For a file whose part the caller uses is fixed when the kernel boots
+ * (the pageblock order at the top of proc/pagetypeinfo, which costs a walk
+ * over all of memory to read): sysfs and procfs files are read once; any
+ * other file (a fake tree) as by hpd_kernel_read_text. */
+gboolean hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative,
+                                        char **contents, GError **error);
+
+/* The target of the symbolic link @relative (a namespace link such as
+ * proc/self/ns/mnt reads as "mnt:[4026531840]"). */
+gboolean hpd_kernel_read_link (HpdKernel *self, const char *relative,
+                               char **target, GError **error);
+
+/* Writes "%lu\n" in a single write() and checks that all of it was taken.
+ * The caller re-reads: the kernel often accepts less than was written. */
+gboolean hpd_kernel_write_counter (HpdKernel *self, const char *relative,
+                                   guint64 value, GError **error);
+
+/* Writes "@text\n" in a single write() (THP keywords). */
+gboolean hpd_kernel_write_text (HpdKernel *self, const char *relative,
+                                const char *text, GError **error);
+
+/* Names in a directory below the root (for hugepages-*kB), sorted. */
+GPtrArray *hpd_kernel_list_dir (HpdKernel *self, const char *relative,
+                                GError **error);
+
+/* Values made from kernel files, shared for the rest of one main loop turn
+ * by the reads of the thread that runs the main loop (hpd-fresh.h: every
+ * call dispatched in a turn arrived before its first read began). Every
+ * hpd_kernel_read_*() uses it for the file's contents; a caller keeps what
+ * it made from them (parsed mounts) under a key that starts with ':'.
+ * Elsewhere (worker threads, tests without a main loop) lookups find
+ * nothing and nothing is stored. A write through hpd_kernel_write_*() from
+ * any thread ends the turn's values.
+ *
+ * Take hpd_kernel_get_writes() before reading and pass it to the store,
+ * which owns @data from then on (freeing it at once when it cannot keep
+ * it). The lookup's value is borrowed until the next store or turn. */
+gconstpointer hpd_kernel_turn_lookup (HpdKernel *self, const char *key);
+gint hpd_kernel_get_writes (HpdKernel *self);
+gboolean hpd_kernel_turn_store (HpdKernel *self, const char *key, gint writes,
+                                gpointer data, GDestroyNotify destroy);
+
+G_END_DECLS

@@ -1,0 +1,346 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "hp-error.h"
+#include "hp-units.h"
+#include "hpd-parse.h"
+
+gboolean
+hpd_parse_counter (const char *text, guint64 *value, GError **error)
+{
+  char digits[21];
+  gsize len;
+
+  if (text == NULL)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED, "no counter value");
+      return FALSE;
+    }
+
+  len = strlen (text);
+  if (len > 0 && text[len - 1] == '\n')
+    len--;
+  if (len == 0 || len >= sizeof digits)
+    {
+      g_set_error_literal (error, HP_ERROR, HP_ERROR_FAILED,
+                           "malformed counter value from the kernel");
+      return FALSE;
+    }
+
+  memcpy (digits, text, len);
+  digits[len] = '\0';
+  return hp_parse_u64 (digits, value, error);
+}
+
+gboolean
+hpd_parse_meminfo (const char *text, const char *key, guint64 *value)
+{
+  gsize key_len = strlen (key);
+  const char *line = text;
+
+  while (line != NULL && *line != '\0')
+    {
+      const char *eol = strchr (line, '\n');
+
+      if (strncmp (line, key, key_len) == 0 && line[key_len] == ':')
+        {
+          const char *p = line + key_len + 1;
+          char digits[21];
+          gsize len;
+
+          while (*p == ' ' || *p == '\t')
+            p++;
+          len = strspn (p, "0123456789");
+          if (len == 0 || len >= sizeof digits)
+            return FALSE;
+          memcpy (digits, p, len);
+          digits[len] = '\0';
+          p += len;
+          /* Only " kB" or nothing may follow. */
+          if (*p != '\n' && *p != '\0' && strncmp (p, " kB", 3) != 0)
+            return FALSE;
+          return g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT64, value, NULL);
+        }
+
+      line = eol ? eol + 1 : NULL;
+    }
+
+  return FALSE;
+}
+
+/* Node numbers above this make the list malformed. */
+#define MAX_NODE 65535
+
+GArray *
+hpd_parse_node_list (const char *text, GError **error)
+{
+  g_autoptr(GArray) nodes = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
+  g_auto(GStrv) ranges = NULL;
+  /* one bit per node: overlapping or repeated ranges cost no more than
+   * the nodes they name, and the list comes out sorted and unique */
+  g_autofree guint8 *listed = NULL;
+  guint64 highest = 0;
+
+  if (*trimmed == '\0')
+    return g_steal_pointer (&nodes);
+
+  listed = g_malloc0 (MAX_NODE / 8 + 1);
+  ranges = g_strsplit (trimmed, ",", -1);
+  for (guint i = 0; ranges[i] != NULL; i++)
+    {
+      g_auto(GStrv) ends = g_strsplit (ranges[i], "-", 3);
+      guint64 first, last;
+
+      if (g_strv_length (ends) > 2 ||
+          !hp_parse_u64 (ends[0], &first, NULL) ||
+          !hp_parse_u64 (ends[1] ? ends[1] : ends[0], &last, NULL) ||
+          first > last || last > MAX_NODE)
+        {
+          g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
+                       "malformed node list '%s'", trimmed);
+          return NULL;
+        }
+
+      for (guint64 n = first; n <= last; n++)
+        listed[n / 8] |= (guint8) (1u << (n % 8));
+      highest = MAX (highest, last);
+    }
+
+  for (guint node = 0; node <= highest; node++)
+    if (listed[node / 8] & (1u << (node % 8)))
+      g_array_append_val (nodes, node);
+
+  return g_steal_pointer (&nodes);
+}
+
+gboolean
+hpd_parse_hugepages_dir (const char *name, guint64 *size_kb)
+{
+  g_autofree char *digits = NULL;
+  gsize len;
+
+  if (!g_str_has_prefix (name, "hugepages-") || !g_str_has_suffix (name, "kB"))
+    return FALSE;
+
+  len = strlen (name) - strlen ("hugepages-") - strlen ("kB");
+  if (len == 0)
+    return FALSE;
+  digits = g_strndup (name + strlen ("hugepages-"), len);
+  if (!hp_parse_u64 (digits, size_kb, NULL) || *size_kb == 0 ||
+      *size_kb > G_MAXUINT64 / 1024)
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+hpd_parse_demote_size (const char *text, guint64 *bytes)
+{
+  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
+  guint64 kb;
+
+  if (!g_str_has_suffix (trimmed, "kB"))
+    return FALSE;
+  trimmed[strlen (trimmed) - 2] = '\0';
+  if (!hp_parse_u64 (trimmed, &kb, NULL) || kb == 0 || kb > G_MAXUINT64 / 1024)
+    return FALSE;
+  *bytes = kb * 1024;
+  return TRUE;
+}
+
+int
+hpd_parse_buddyinfo_max_order (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+
+  /* "Node 0, zone   Normal   c0 c1 ... cN": the counts follow the zone name. */
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = NULL;
+      guint n, counts = 0;
+
+      if (!g_str_has_prefix (lines[i], "Node "))
+        continue;
+      fields = g_strsplit_set (lines[i], " \t", -1);
+      n = g_strv_length (fields);
+      for (guint j = 0; j < n; j++)
+        {
+          if (g_strcmp0 (fields[j], "zone") != 0)
+            continue;
+          /* skip empty fields and the zone name */
+          j++;
+          while (j < n && fields[j][0] == '\0')
+            j++;
+          for (j++; j < n; j++)
+            if (fields[j][0] != '\0')
+              counts++;
+          break;
+        }
+      if (counts > 0 && counts < 64)
+        return (int) counts - 1;
+    }
+
+  return -1;
+}
+
+gboolean
+hpd_parse_thp_choice (const char *text, char **current, GStrv *choices)
+{
+  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
+  g_auto(GStrv) words = g_strsplit (trimmed, " ", -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autofree char *selected = NULL;
+  guint n = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      char *word = words[i];
+      gsize len = strlen (word);
+
+      if (len == 0)
+        continue;
+      if (word[0] == '[' && len > 2 && word[len - 1] == ']')
+        {
+          if (selected != NULL)
+            return FALSE;
+          word[len - 1] = '\0';
+          word++;
+          selected = g_strdup (word);
+        }
+      for (const char *p = word; *p; p++)
+        if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && *p != '+')
+          return FALSE;
+      g_strv_builder_add (builder, word);
+      n++;
+    }
+
+  if (selected == NULL || n < 2)
+    return FALSE;
+  *current = g_steal_pointer (&selected);
+  *choices = g_strv_builder_end (builder);
+  return TRUE;
+}
+
+guint
+hpd_parse_zoneinfo_populated (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  gboolean counted_zone = FALSE;
+  guint zones = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+      guint64 managed;
+
+      if (g_str_has_prefix (line, "Node "))
+        {
+          const char *zone = strstr (line, "zone");
+          g_autofree char *name = zone ? g_strstrip (g_strdup (zone + 4)) : NULL;
+
+          counted_zone = name != NULL &&
+                         (g_str_equal (name, "DMA") || g_str_equal (name, "DMA32") || g_str_equal (name, "Normal"));
+          continue;
+        }
+      if (!counted_zone)
+        continue;
+
+      while (*line == ' ' || *line == '\t')
+        line++;
+      if (g_str_has_prefix (line, "managed"))
+        {
+          g_autofree char *value = g_strstrip (g_strdup (line + strlen ("managed")));
+
+          if (hp_parse_u64 (value, &managed, NULL) && managed > 0)
+            zones++;
+          counted_zone = FALSE;
+        }
+    }
+  return zones;
+}
+
+guint64
+hpd_parse_pagetypeinfo_block_pages (const char *text)
+{
+  const char *p = text ? strstr (text, "Pages per block:") : NULL;
+  g_autofree char *line = NULL;
+  guint64 pages;
+
+  if (p == NULL)
+    return 0;
+  p += strlen ("Pages per block:");
+  line = g_strndup (p, strcspn (p, "\n"));
+  g_strstrip (line);
+  return hp_parse_u64 (line, &pages, NULL) ? pages : 0;
+}
+
+guint64
+hpd_parse_buddyinfo_blocks (const char *text, guint order)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  guint64 total = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = NULL;
+      guint n, j, k = 0;
+
+      if (!g_str_has_prefix (lines[i], "Node "))
+        continue;
+      fields = g_strsplit_set (lines[i], " \t", -1);
+      n = g_strv_length (fields);
+      for (j = 0; j < n && g_strcmp0 (fields[j], "zone") != 0; j++)
+        ;
+      /* skip to the zone name, then count orders */
+      for (j++; j < n && fields[j][0] == '\0'; j++)
+        ;
+      for (j++; j < n; j++)
+        {
+          guint64 count;
+
+          if (fields[j][0] == '\0')
+            continue;
+          if (!hp_parse_u64 (fields[j], &count, NULL))
+            break;
+          /* an empty order adds nothing, however large its blocks */
+          if (k >= order && count > 0)
+            {
+              guint shift = k - order;
+              guint64 pieces = shift < 64 && count <= (G_MAXUINT64 >> shift)
+                ? count << shift : G_MAXUINT64;
+              total = hp_add_saturating (total, pieces);
+            }
+          k++;
+        }
+    }
+  return total;
+}
+
+char *
+hpd_parse_printable (const char *text)
+{
+  GString *out = g_string_sized_new (strlen (text));
+
+  for (const char *p = text; *p != '\0';)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2 || g_unichar_iscntrl (c))
+        {
+          g_string_append_printf (out, "\\x%02x", (guint) (guchar) *p);
+          p++;
+        }
+      else
+        {
+          const char *next = g_utf8_next_char (p);
+
+          g_string_append_len (out, p, next - p);
+          p = next;
+        }
+    }
+  return g_string_free (out, FALSE);
+}

@@ -1,0 +1,106 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+"""One pool model (hpd-pool-model.c): every caller asks the same module for
+a pool's base and target, so SetMinimum, Claim, Explain, Drift, the pool's
+properties and `hugepagesd --apply` agree on them, and a claim on a node
+brings the pool to its target as a claim on the whole pool does.
+
+The kernel is fakekernel's AllocationModel: the global nr_hugepages is the
+sum of the nodes, as in the kernel, so node writes move the pool."""
+
+import subprocess
+
+import pytest
+
+import hpdtest
+
+from hpdtest import ACTION_POOLS, MANAGER_IFACE, MANAGER_PATH
+from fakekernel import AllocationModel, NodePool, Pool
+from gi.repository import GLib
+
+SMALL = 2048
+SIZE_2M = SMALL * 1024
+CONF = 'etc/hugepagesd/hugepagesd.conf'
+# 2 + 2 pages on the two nodes to start with
+START = {SMALL: Pool(total=4, free=4, overcommit=0,
+                     nodes={0: NodePool(2, 2, 0), 1: NodePool(2, 2, 0)})}
+NODE1 = {'node': GLib.Variant('u', 1)}
+
+
+def claim(conn, consumer, pages, **opts):
+    params = GLib.Variant('(stta{sv})', (consumer, SIZE_2M, pages, hpdtest.options(**opts)))
+    return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Claim', params, '(t)')[0]
+
+
+def explain(conn):
+    entries = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Explain',
+                           GLib.Variant('(a{sv})', ({},)), '(a(ssss))')[0]
+    return {id_: (severity, message, fix) for severity, id_, message, fix in entries}
+
+
+@pytest.fixture
+def kernel(fake_kernel, polkit):
+    """The 2 MiB pool as an AllocationModel with room to spare."""
+    polkit.allow(ACTION_POOLS)
+    m = AllocationModel(fake_kernel, SMALL, {0: 1000, 1: 1000}).install()
+    yield m
+    m.remove()
+
+
+@pytest.mark.fake_kernel(pools=START)
+@pytest.mark.parametrize('where', [NODE1, {}], ids=['node', 'pool'])
+def test_a_claim_brings_a_pool_that_fell_short_to_its_target(service, conn, fake_kernel,
+                                                             kernel, where):
+    fk = fake_kernel
+    assert claim(conn, 'db', 2) == 2                 # the base is the pool: 4
+    assert kernel.total() == 6
+    # another program shrinks the pool below base + claims
+    fk.write(fk.pool_file(SMALL, 'nr_hugepages'), '4\n')
+    assert fk.read_int(fk.pool_file(SMALL, 'nr_hugepages')) == 4
+    assert 'claims-drift-2MB' in explain(conn)
+    # a claim, on node 1 or on the whole pool, puts the target back
+    assert claim(conn, 'vm', 3, **where) == 3
+    assert kernel.total() == 9                       # 4 + 2 + 3
+    if where:
+        assert kernel.pages[1] >= 3
+    found = explain(conn)
+    assert 'claims-drift-2MB' not in found
+    assert 'the pool\'s target is 9' in found['claims-2MB'][1]
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_callers_agree_on_the_target(start_service, conn, fake_kernel, kernel, hugepagesd):
+    fk = fake_kernel
+    fk.write(CONF, '[pool 2MB]\nminimum = 4\n')
+    start_service(fk.root)
+    assert claim(conn, 'db', 10) == 10
+    assert claim(conn, 'vm', 3, **NODE1) == 3
+    target = 4 + 10 + 3
+
+    # the kernel, the pool's property, Explain and Drift
+    assert kernel.total() == target
+    assert hpdtest.page_size_props(conn, SMALL)['Minimum'] == target
+    found = explain(conn)
+    assert (f"with the administrator's base of 4 the pool's target is {target}"
+            in found['claims-2MB'][1])
+    assert not [k for k in found if k.startswith('claims-drift') or k.startswith('claims-exceed')]
+    assert [d for d in hpdtest.manager_props(conn)['Drift'] if d[0].startswith('pool 2MB')] == []
+
+    # SetMinimum sets the same base under the same claims: nothing moves
+    assert hpdtest.pool_call(conn, SMALL, 'SetMinimum', 4) == 4
+    assert kernel.total() == target
+
+    # --apply (after boot) takes the same base and the same claims
+    proc = subprocess.run([hugepagesd, '--kernel-root', fk.root, '--apply'],
+                          capture_output=True, text=True, timeout=60)
+    assert (f'ok      pool 2MB minimum: requested 4 plus 13 claimed, achieved {target}'
+            in proc.stdout.splitlines()), proc.stdout
+    assert kernel.total() == target
+
+    # a SetMinimum since boot is the base, before the configuration
+    assert hpdtest.pool_call(conn, SMALL, 'SetMinimum', 2) == 2
+    assert kernel.total() == 2 + 13
+    assert "base of 2 the pool's target is 15" in explain(conn)['claims-2MB'][1]
+    assert claim(conn, 'db', 11) == 11
+    assert kernel.total() == 2 + 14
