@@ -1,0 +1,130 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* State under /run: key files replaced whole (a new inode, no temporary
+ * left), readable by all, and the last allocation read back as saved; a
+ * damaged record is ignored, not half taken. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
+#include "hpd-last-alloc.h"
+#include "hpd-run-state.h"
+#include "hpd-test-util.h"
+
+typedef HpdTestRoot Fixture;
+
+#define FILE_NAME "run/hugepagesd/state"
+
+static void
+test_save_replaces_whole (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GKeyFile) file = hpd_run_state_load (f->root, FILE_NAME);
+  g_autofree char *path = g_build_filename (f->root, FILE_NAME, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *text = NULL;
+  g_autoptr(GDir) listing = NULL;
+  g_auto(GStrv) groups = g_key_file_get_groups (file, NULL);
+  GStatBuf before, after;
+
+  /* missing: empty */
+  g_assert_cmpuint (g_strv_length (groups), ==, 0);
+  g_key_file_set_string (file, "a", "key", "a long first value");
+  hpd_run_state_save (f->root, FILE_NAME, file, "a test");
+  g_assert_cmpint (g_stat (path, &before), ==, 0);
+  g_assert_cmpuint (before.st_mode & 07777, ==, 0644);
+
+  g_key_file_set_string (file, "a", "key", "b");
+  hpd_run_state_save (f->root, FILE_NAME, file, "a test");
+  text = hpd_test_get (f->root, FILE_NAME);
+  g_assert_cmpstr (text, ==, "[a]\nkey=b\n");
+  /* renamed over, not rewritten in place: a reader holds the old or the new */
+  g_assert_cmpint (g_stat (path, &after), ==, 0);
+  g_assert_cmpuint (before.st_ino, !=, after.st_ino);
+
+  listing = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (listing);
+  g_assert_cmpstr (g_dir_read_name (listing), ==, "state");
+  g_assert_null (g_dir_read_name (listing));
+}
+
+static void
+assert_same (const HpdAllocReport *a, const HpdAllocReport *b)
+{
+  g_assert_cmpint (a->done, ==, b->done);
+  g_assert_cmpint (a->ended_usec, ==, b->ended_usec);
+  g_assert_cmpint (a->duration_usec, ==, b->duration_usec);
+  g_assert_cmpuint (a->requested, ==, b->requested);
+  g_assert_cmpuint (a->achieved, ==, b->achieved);
+  g_assert_cmpint (a->on_node, ==, b->on_node);
+  g_assert_cmpuint (a->node, ==, b->node);
+  g_assert_cmpint (a->hard, ==, b->hard);
+  g_assert_cmpuint (a->writes, ==, b->writes);
+}
+
+static void
+test_last_allocation_round_trip (Fixture *f, gconstpointer data)
+{
+  HpdAllocReport saved = {
+    .done = TRUE, .ended_usec = 1796400000123456, .duration_usec = 10512,
+    .requested = 512, .achieved = 500, .on_node = TRUE, .node = 3, .hard = TRUE, .writes = 4,
+  };
+  HpdAllocReport plain = {
+    .done = TRUE, .ended_usec = 2, .duration_usec = 1, .requested = 8, .achieved = 8, .writes = 1,
+  };
+  HpdAllocReport got;
+
+  g_assert_false (hpd_last_alloc_load (f->root, "2MB", &got));
+  g_assert_false (got.done);
+
+  hpd_last_alloc_save (f->root, "2MB", &saved);
+  hpd_last_alloc_save (f->root, "1GB", &plain);
+  g_assert_true (hpd_last_alloc_load (f->root, "2MB", &got));
+  assert_same (&got, &saved);
+  g_assert_true (hpd_last_alloc_load (f->root, "1GB", &got));
+  assert_same (&got, &plain);
+
+  /* a pool-wide change after a node change leaves no node behind */
+  plain.requested = 9;
+  hpd_last_alloc_save (f->root, "2MB", &plain);
+  g_assert_true (hpd_last_alloc_load (f->root, "2MB", &got));
+  g_assert_false (got.on_node);
+  g_assert_cmpuint (got.requested, ==, 9);
+}
+
+static void
+test_damaged_record_is_ignored (Fixture *f, gconstpointer data)
+{
+  static const char *const damaged[] = {
+    "[2MB]\nended-usec=1\nduration-usec=1\nrequested=8\nachieved=8\nmode=soft\nwrites=1\n",
+    "[2MB]\nended-usec=1\nduration-usec=1\nrequested=8\nmode=plain\nwrites=1\n",
+    "[2MB]\nended-usec=1\nduration-usec=1\nrequested=8\nachieved=8\nmode=plain\nwrites=1\n"
+    "node=4294967296\n",
+    "[2MB]\nended-usec=x\nduration-usec=1\nrequested=8\nachieved=8\nmode=plain\nwrites=1\n",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (damaged); i++)
+    {
+      HpdAllocReport got;
+
+      hpd_test_put (f->root, HPD_LAST_ALLOC_FILE, damaged[i]);
+      g_assert_false (hpd_last_alloc_load (f->root, "2MB", &got));
+      g_assert_false (got.done);
+      g_assert_cmpuint (got.requested, ==, 0);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/run-state/save-replaces-whole", Fixture, NULL, hpd_test_root_setup,
+              test_save_replaces_whole, hpd_test_root_teardown);
+  g_test_add ("/run-state/last-allocation-round-trip", Fixture, NULL, hpd_test_root_setup,
+              test_last_allocation_round_trip, hpd_test_root_teardown);
+  g_test_add ("/run-state/damaged-record-is-ignored", Fixture, NULL, hpd_test_root_setup,
+              test_damaged_record_is_ignored, hpd_test_root_teardown);
+  return g_test_run ();
+}
