@@ -145,3 +145,26 @@ export function formatBytes(bytes) {
     const text = Number.isInteger(value) ? String(value) : value.toFixed(1);
     return `${text} ${units[unit]}`;
 }
+
+/* A stacked bar of a pool's (or a node's) pages: in use, reserved, free,
+ * with the surplus pages as a strip below; the numbers are its label and
+ * its legend, so nothing is told by colour alone. counts: { used, reserved,
+ * free, surplus } in pages. */
+export function usageBar(id, what, counts) {
+    const total = counts.used + (counts.reserved || 0) + counts.free;
+    const parts = [["used", "in use"], ["reserved", "reserved"], ["free", "free"]]
+            .filter(([key]) => counts[key] !== undefined);
+    const words = [...parts.map(([key, word]) => `${counts[key]} ${word}`), `${counts.surplus} surplus`];
+    const text = `${what}: ${words.join(", ")}`;
+    /* widths through the CSSOM: the page's CSP refuses style attributes */
+    const segment = (key, n) => {
+        const el = h("span", { class: `hp-bar-${key}` });
+        el.style.width = total > 0 ? `${(100 * n / total).toFixed(2)}%` : "0";
+        return el;
+    };
+    return h("div", { class: "hp-bar", id, "data-total": total },
+             h("div", { class: "hp-bar-track", role: "img", "aria-label": text },
+               parts.map(([key]) => segment(key, counts[key]))),
+             h("div", { class: "hp-bar-surplus-track", "aria-hidden": "true" }, segment("surplus", counts.surplus)),
+             h("div", { class: "hp-bar-legend", "aria-hidden": "true" }, words.join(" · ")));
+}

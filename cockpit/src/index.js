@@ -15,7 +15,7 @@ import "./index.css";
 import { describeError, isNotAuthorized } from "./errors.js";
 import { planFix } from "./fixes.js";
 import {
-    alert, button, card, formatBytes, h, label, progress, replaceChildren, select, table, textInput,
+    alert, button, card, formatBytes, h, label, progress, replaceChildren, select, table, textInput, usageBar,
 } from "./dom.js";
 
 import {
@@ -350,6 +350,8 @@ function renderPools() {
             const nodes = records(p.Nodes, ["node", "total", "free", "surplus", "minimum"]).map(([node, total, free, surplus, minimum]) =>
                 h("div", { class: "hp-node", "data-node": node },
                   `node ${node}: ${total} (${free} free`, surplus ? `, ${surplus} surplus` : "", ")",
+                  usageBar(`hp-bar-${id}-${node}`, `${p.Name} pages on node ${node}`,
+                           { used: total - free, free, surplus }),
                   h("input", {
                       type: "number", min: 0, class: "hp-node-input", id: `hp-node-${id}-${node}`,
                       "aria-label": `${p.Name} pages on node ${node}`, value: minimum, disabled: disabled(),
@@ -363,7 +365,11 @@ function renderPools() {
                 attrs: { "data-pool": p.Name, id: `hp-pool-${id}` },
                 cells: [
                     h("span", {}, p.Name, p.IsDefault ? [" ", label("default", "blue")] : null,
-                      p.Gigantic ? [" ", label("gigantic", "purple")] : null),
+                      p.Gigantic ? [" ", label("gigantic", "purple")] : null,
+                      usageBar(`hp-bar-${id}`, `${p.Name} pool`, {
+                          used: p.Total - p.Free, reserved: Math.min(p.Reserved, p.Free),
+                          free: p.Free - Math.min(p.Reserved, p.Free), surplus: p.Surplus,
+                      })),
                     h("span", { class: "hp-total" }, String(p.Total)),
                     h("span", { class: "hp-free" }, String(p.Free)),
                     String(p.Reserved),

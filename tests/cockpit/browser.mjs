@@ -101,6 +101,10 @@ const scenarios = {
         assert.equal(await text(page, "#hp-pool-2MB .hp-free"), String(PARAMS.free));
         const nodes = await page.locator("#hp-pool-2MB .hp-node").allTextContents();
         assert.equal(nodes.length, 2, `two NUMA nodes: ${nodes}`);
+        /* the bars: in use, reserved, free, surplus, in words for everyone */
+        result.bar = await page.locator("#hp-bar-2MB [role=img]").getAttribute("aria-label");
+        result.nodeBars = await page.locator("#hp-pool-2MB .hp-node [role=img]").evaluateAll(
+            bars => bars.map(b => b.getAttribute("aria-label")));
         await shot(page, "loaded");
 
         await resize(page, "2MB", PARAMS.grant);

@@ -32,6 +32,9 @@ def test_pools_resize_progress_and_live_updates(service, fake_kernel, polkit, br
     fake_kernel.limit_pool(2048, 12)
     seen = browser('pools', total=4, free=3, grant=6, ask=20, limit=12, behind=3, node1=5)
     assert seen['pools'] == ['2MB', '1GB']
+    assert seen['bar'] == '2MB pool: 1 in use, 0 reserved, 3 free, 0 surplus'
+    assert len(seen['nodeBars']) == 2
+    assert all(b.startswith('2MB pages on node ') and b.endswith(' surplus') for b in seen['nodeBars'])
     assert seen['granted'] == '6'
     # the progress bar showed the call under way, against the target asked
     assert ' of 20 pages' in seen['progress']
