@@ -60,7 +60,8 @@ def manager_value(conn, name, how):
 
 def node_total(conn, size_kb, node, how):
     nodes = page_size_value(conn, size_kb, 'Nodes', how)
-    return {n: total for n, total, _free, _surplus, _minimum in nodes}[node]
+    return {n: total for n, total, _free, _surplus, _minimum
+            in hpdtest.rows(nodes, hpdtest.NODE_KEYS)}[node]
 
 
 @pytest.mark.parametrize('how', HOWS)
