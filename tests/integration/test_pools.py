@@ -136,7 +136,7 @@ def test_gigantic_set_maximum_at_or_below_minimum(service, conn, fake_kernel, al
     assert fake_kernel.snapshot() == before
     assert allowed.checks() == []
     assert pool_call(conn, GIANT, 'SetMaximum', 1) == 1     # shrinks the pool
-    assert fake_kernel.changes_since(before) == {nr_file(fake_kernel, GIANT): (b'2\n', b'1\n')}
+    assert fake_kernel.kernel_changes_since(before) == {nr_file(fake_kernel, GIANT): (b'2\n', b'1\n')}
 
 
 @pytest.mark.fake_kernel(pools={GIANT: Pool(total=2, free=2, overcommit=0, overcommit_file=True)})
@@ -155,7 +155,7 @@ def test_set_node_pages_writes_the_node_file_only(service, conn, fake_kernel, al
     assert pool_call(conn, SMALL, 'SetNodePages', node, pages) == pages
     node_nr = fake_kernel.node_file(node, SMALL, 'nr_hugepages')
     old = before[node_nr]
-    assert fake_kernel.changes_since(before) == {node_nr: (old, f'{pages}\n'.encode())}
+    assert fake_kernel.kernel_changes_since(before) == {node_nr: (old, f'{pages}\n'.encode())}
     check = allowed.checks()[-1]
     assert check.details == {'page-size': str(SMALL * 1024), 'pages': str(pages), 'node': str(node)}
 

@@ -51,8 +51,10 @@ def different_value(sig, current):
         return list(current) + ['/mnt/other']
     if sig == 'aa{sv}':    # the records: Nodes, ConfiguredState, Drift, overrides, Claims
         return list(current) + [{'key': 'pool 4MB minimum', 'node': 99}]
-    if sig == 'a{sv}':     # ApplyAtBoot
-        return {**current, 'enabled': not current['enabled']}
+    if sig == 'a{sv}':     # ApplyAtBoot; LastAllocation, empty before any allocation
+        if 'enabled' in current:
+            return {**current, 'enabled': not current['enabled']}
+        return {**current, 'requested': current.get('requested', 0) + 1}
     if sig == 'a(sa{sv})':
         return list(current) + [('/mnt/other', {'page-size': 2 << 20, 'uid': 0, 'gid': 0,
                                                 'mode': 0o777, 'flags': 'rw', 'managed': True})]
@@ -65,7 +67,7 @@ def variant(sig, value):
         value = [(path, {k: GLib.Variant(MOUNT_ATTRIBUTES[k], v) for k, v in attrs.items()})
                  for path, attrs in value]
     if sig == 'a{sv}':
-        value = {k: GLib.Variant(APPLY_AT_BOOT[k], v) for k, v in value.items()}
+        value = {k: GLib.Variant(APPLY_AT_BOOT.get(k, 't'), v) for k, v in value.items()}
     if sig == 'aa{sv}':
         value = [{k: GLib.Variant('u' if isinstance(v, int) and not isinstance(v, bool) else
                                   'b' if isinstance(v, bool) else 's', v)
