@@ -729,7 +729,8 @@ function renderConfig() {
                              { id: "hp-apply-at-boot" }));
         for (const error of m.ConfigurationErrors || [])
             parts.push(alert("danger", "Configuration error", error));
-        for (const [key, value, origin, overridden, overriddenOrigin] of m.ConfigurationOverrides || [])
+        for (const [key, value, origin, overridden, overriddenOrigin] of records(m.ConfigurationOverrides,
+                                                                                  ["key", "value", "origin", "overridden", "overridden-origin"]))
             parts.push(alert("info", "Overridden",
                              h("span", { "data-override": key },
                                `${key} = ${value} (`, h("code", {}, origin), `) overrides ${overridden} (`,

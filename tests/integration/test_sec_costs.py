@@ -58,8 +58,11 @@ def test_property_read_costs_the_same_with_1024_consumers(service, conn, fake_ke
     time.sleep(SETTLE_S)
     many = reads_per_get(service, conn)
     assert len(claims(conn)) == 1024
-    # a claim file costs at least two reads when it is read
-    assert many <= one + 2, (one, many)
+    # reading the claims again would cost at least two reads per file, over
+    # 2,000 per Get; a Get reads the kernel files afresh (about 60 on the
+    # fake tree), and a refresh of the watched properties landing inside
+    # the measurement adds a few of those
+    assert many <= one + 16, (one, many)
 
     # the cache follows a file replaced, added and removed
     write_claim(fk, 'c0', 5)
