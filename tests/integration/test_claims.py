@@ -288,8 +288,7 @@ def test_a_pool_is_addressed_by_its_object(service, conn, base4, allowed):
         assert e.value.name == 'org.freedesktop.DBus.Error.UnknownMethod'
     with pytest.raises(BusError) as e:
         claim(conn, 'postgresql', 1, size=12345 * 1024)
-    assert e.value.name in ('org.freedesktop.DBus.Error.UnknownMethod',
-                            'org.freedesktop.DBus.Error.UnknownObject')
+    assert e.value.name == 'org.freedesktop.DBus.Error.UnknownMethod'
     assert pool(base4) == 4
     assert tree_files(base4, 'run', 'etc') == before
 
