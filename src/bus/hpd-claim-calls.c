@@ -6,7 +6,6 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-alloc.h"
-#include "hpd-apply.h"
 #include "hpd-claim-calls.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
@@ -253,8 +252,9 @@ read_claim_options (const HpdCall *call, ClaimOptions *out, GError **error)
   return hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error);
 }
 
-/* Everything that can be refused before authorization: the name, the node, and for a claim the count, the number of consumers and the
- * memory the pool would then need. */
+/* Everything that can be refused before authorization: the name, the
+ * node, and for a claim the count, the number of consumers and the memory
+ * the pool would then need. The pool is the object called. */
 static ClaimOp *
 validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean release,
           guint64 pages, const ClaimOptions *opts, GError **error)

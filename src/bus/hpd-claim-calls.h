@@ -2,8 +2,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* Claim and Release on a PageSize object, GetClaims on the Manager (see
- * hpd-claims.h for where claims are kept). The base, the targets claims give the pools and the
- * limit are the pool model's (hpd-pool-model.h). */
+ * hpd-claims.h for where claims are kept). The base, the targets claims
+ * give the pools and the limit are the pool model's (hpd-pool-model.h). */
 #pragma once
 
 #include <gio/gio.h>
