@@ -2,8 +2,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* claim, release, claims: named claims that let several programs share
- * the pools (Claim, Release, GetClaims); suggest: how many pages the usual
- * consumers need, printed as the claim command to run. */
+ * the pools (a PageSize's Claim and Release, the Manager's GetClaims);
+ * suggest: how many pages the usual consumers need, printed as the claim
+ * command to run. */
 #include "config.h"
 
 #include <errno.h>
@@ -92,6 +93,7 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
   guint32 node = HP_CLAIM_ALL_NODES;
   guint64 size, achieved, seconds = 0;
   HpAmount amount;
+  g_autoptr(HpDBusManagerPageSize) pool = NULL;
   g_autofree char *size_name = NULL;
   g_autofree char *where = NULL;
   int status;
@@ -117,6 +119,9 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
     return hpctl_usage_error ("%s", error->message);
   if (amount.kind != HP_AMOUNT_SET)
     return hpctl_usage_error ("a claim is an amount, not a change: '%s'", args[3]);
+  /* a pool is addressed by its object */
+  if ((pool = hpctl_get_page_size (ctx, size, &error)) == NULL)
+    return hpctl_fail (error);
 
   g_variant_builder_init (&opts, G_VARIANT_TYPE_VARDICT);
   if (node != HP_CLAIM_ALL_NODES)
@@ -132,11 +137,12 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
   if (dry_run)
     g_variant_builder_add (&opts, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
 
-  if (!hp_dbus_manager_call_claim_sync (ctx->manager, args[1], size, amount.pages,
-                                        g_variant_builder_end (&opts),
-                                        dry_run ? G_DBUS_CALL_FLAGS_NONE
-                                                : hpctl_prepare_interactive (ctx),
-                                        dry_run ? -1 : G_MAXINT, &achieved, NULL, &error))
+  if (!hp_dbus_manager_page_size_call_claim_sync (pool, args[1], amount.pages,
+                                                  g_variant_builder_end (&opts),
+                                                  dry_run ? G_DBUS_CALL_FLAGS_NONE
+                                                          : hpctl_prepare_interactive (ctx),
+                                                  dry_run ? -1 : G_MAXINT, &achieved, NULL,
+                                                  &error))
     return hpctl_fail (error);
 
   size_name = hp_size_name (size);
@@ -170,6 +176,7 @@ hpctl_release (HpctlContext *ctx, GStrv args)
   GVariantBuilder opts;
   guint32 node = HP_CLAIM_ALL_NODES;
   guint64 size;
+  g_autoptr(HpDBusManagerPageSize) pool = NULL;
   g_autofree char *size_name = NULL;
   int status;
 
@@ -184,13 +191,15 @@ hpctl_release (HpctlContext *ctx, GStrv args)
     return hpctl_usage_error ("%s", error->message);
   if (!resolve_size (ctx, args[2], &size, &status))
     return status;
+  if ((pool = hpctl_get_page_size (ctx, size, &error)) == NULL)
+    return hpctl_fail (error);
 
   g_variant_builder_init (&opts, G_VARIANT_TYPE_VARDICT);
   if (node != HP_CLAIM_ALL_NODES)
     g_variant_builder_add (&opts, "{sv}", "node", g_variant_new_uint32 (node));
-  if (!hp_dbus_manager_call_release_sync (ctx->manager, args[1], size,
-                                          g_variant_builder_end (&opts),
-                                          hpctl_prepare_interactive (ctx), G_MAXINT, NULL, &error))
+  if (!hp_dbus_manager_page_size_call_release_sync (pool, args[1], g_variant_builder_end (&opts),
+                                                    hpctl_prepare_interactive (ctx), G_MAXINT,
+                                                    NULL, NULL, &error))
     return hpctl_fail (error);
 
   size_name = hp_size_name (size);

@@ -206,8 +206,8 @@ function claim(consumer, pageSize, pages, node) {
     const proxy = sizeByName(pageSize);
     const options = changeOptions(node === "" ? {} : { node: variant("u", Number(node)) });
     return change(`Claiming ${pageSize} pages for ${consumer}`,
-                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "Claim",
-                                          [consumer, proxy.Size, pages, options], "stta{sv}"))[0],
+                  async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Claim",
+                                          [consumer, pages, options], "sta{sv}"))[0],
                   {
                       success: achieved => achieved === pages
                           ? `${consumer} holds its ${pages} ${pageSize} pages.`
@@ -219,10 +219,17 @@ function claim(consumer, pageSize, pages, node) {
                   });
 }
 
+/* A pool is addressed by its object: the claim's page size names it. */
 function release(consumer, size, node) {
+    const proxy = sizeProxies().find(p => p.Size === size);
+    if (!proxy) {
+        state.notice = { severity: "danger", title: `The kernel has no ${sizeName(size)} pool: the claim of ${consumer} cannot be released here` };
+        renderStatus();
+        return;
+    }
     const options = node === ALL_NODES ? {} : { node: variant("u", node) };
     return change(`Releasing the claim of ${consumer}`,
-                  () => call(MANAGER_PATH, MANAGER_IFACE, "Release", [consumer, size, options], "sta{sv}"),
+                  () => call(proxy.path, PAGE_SIZE_IFACE, "Release", [consumer, options], "sa{sv}"),
                   { success: () => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay.` });
 }
 

@@ -6,10 +6,10 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-alloc.h"
-#include "hpd-apply.h"
 #include "hpd-claim-calls.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
+#include "hpd-page-size.h"
 #include "hpd-pool-model.h"
 #include "hpd-requested.h"
 
@@ -35,18 +35,6 @@ hpd_claims_to_variant (GPtrArray *claims)
       g_variant_builder_close (&b);
     }
   return g_variant_builder_end (&b);
-}
-
-static const HpdPool *
-find_pool (HpdDaemon *daemon, guint64 size, GError **error)
-{
-  /* 0 would be the default size to hpd_apply_find_pool (), not to callers */
-  const HpdPool *pool = size != 0 ? hpd_apply_find_pool (daemon, size) : NULL;
-
-  if (pool == NULL)
-    g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                 "%" G_GUINT64_FORMAT " bytes is not a huge page size of this kernel", size);
-  return pool;
 }
 
 /* One Claim or Release on its way to the kernel. */
@@ -179,9 +167,15 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
 
   if (op->release)
     {
+      g_auto(HpdPoolCounters) released = { 0, };
+
       if (!hpd_claims_remove (root, op->consumer, pool->size, op->node, error))
         return NULL;
-      return g_variant_new ("()");
+      /* the pool's persistent pages as the kernel holds them now, as
+       * the other pool changes reply */
+      if (!hpd_pool_read (kernel, pool, &released, error))
+        return NULL;
+      return g_variant_new ("(t)", hpd_pool_counters_minimum (&released));
     }
   else
     {
@@ -258,20 +252,18 @@ read_claim_options (const HpdCall *call, ClaimOptions *out, GError **error)
   return hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error);
 }
 
-/* Everything that can be refused before authorization: the name, the size,
- * the node, and for a claim the count, the number of consumers and the
- * memory the pool would then need. */
+/* Everything that can be refused before authorization: the name, the
+ * node, and for a claim the count, the number of consumers and the memory
+ * the pool would then need. The pool is the object called. */
 static ClaimOp *
-validate (HpdDaemon *daemon, const char *consumer, guint64 page_size, gboolean release,
+validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean release,
           guint64 pages, const ClaimOptions *opts, GError **error)
 {
   g_auto(HpdPoolModel) model = { 0, };
-  const HpdPool *pool;
   const HpdClaim *existing;
   ClaimOp *op;
 
-  if (!hpd_claim_consumer_valid (consumer, error) ||
-      (pool = find_pool (daemon, page_size, error)) == NULL)
+  if (!hpd_claim_consumer_valid (consumer, error))
     return NULL;
   if (opts->node != HPD_CLAIM_ALL_NODES && !hpd_pool_has_node (pool, opts->node))
     {
@@ -360,14 +352,15 @@ hpd_claim_calls_claim (const HpdCall *call)
   HpdDaemon *daemon = call->daemon;
   GDBusMethodInvocation *invocation = call->invocation;
   g_autoptr(GError) error = NULL;
+  const HpdPool *pool = hpd_page_size_get_pool (HPD_PAGE_SIZE (call->object));
   const char *consumer;
-  guint64 page_size, pages;
+  guint64 pages;
   ClaimOptions opts;
   ClaimOp *op;
 
-  g_variant_get (call->parameters, "(&stt@a{sv})", &consumer, &page_size, &pages, NULL);
+  g_variant_get (call->parameters, "(&st@a{sv})", &consumer, &pages, NULL);
   if (!read_claim_options (call, &opts, &error) ||
-      (op = validate (daemon, consumer, page_size, FALSE, pages, &opts, &error)) == NULL)
+      (op = validate (daemon, pool, consumer, FALSE, pages, &opts, &error)) == NULL)
     {
       hpd_job_return_error (invocation, error);
       return;
@@ -387,14 +380,14 @@ hpd_claim_calls_release (const HpdCall *call)
   HpdDaemon *daemon = call->daemon;
   GDBusMethodInvocation *invocation = call->invocation;
   g_autoptr(GError) error = NULL;
+  const HpdPool *pool = hpd_page_size_get_pool (HPD_PAGE_SIZE (call->object));
   const char *consumer;
-  guint64 page_size;
   ClaimOptions opts;
   ClaimOp *op;
 
-  g_variant_get (call->parameters, "(&st@a{sv})", &consumer, &page_size, NULL);
+  g_variant_get (call->parameters, "(&s@a{sv})", &consumer, NULL);
   if (!read_claim_options (call, &opts, &error) ||
-      (op = validate (daemon, consumer, page_size, TRUE, 0, &opts, &error)) == NULL)
+      (op = validate (daemon, pool, consumer, TRUE, 0, &opts, &error)) == NULL)
     {
       hpd_job_return_error (invocation, error);
       return;

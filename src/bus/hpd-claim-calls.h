@@ -1,9 +1,9 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Claim, Release and GetClaims on the Manager (see hpd-claims.h for where
- * claims are kept). The base, the targets claims give the pools and the
- * limit are the pool model's (hpd-pool-model.h). */
+/* Claim and Release on a PageSize object, GetClaims on the Manager (see
+ * hpd-claims.h for where claims are kept). The base, the targets claims
+ * give the pools and the limit are the pool model's (hpd-pool-model.h). */
 #pragma once
 
 #include <gio/gio.h>

@@ -41,11 +41,11 @@ static const HpdMethod methods[] = {
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_page_size_demote },
   { HP_PAGE_SIZE_INTERFACE, "CreateMount", HPD_AUTH_REQUIRED, HP_ACTION_MANAGE_MOUNTS,
     HPD_LANE_QUEUE, MOUNT_OPTIONS, hpd_mount_calls_create_mount, MOUNTS_VISIBLE },
-
-  { HP_MANAGER_INTERFACE, "Claim", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
+  { HP_PAGE_SIZE_INTERFACE, "Claim", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
     HPD_LANE_QUEUE, OPTIONS ({ "node", "u" }, DRY_RUN, PERSIST, HARD), hpd_claim_calls_claim },
-  { HP_MANAGER_INTERFACE, "Release", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
+  { HP_PAGE_SIZE_INTERFACE, "Release", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
     HPD_LANE_QUEUE, OPTIONS ({ "node", "u" }), hpd_claim_calls_release },
+
   /* the claims cache, read on the main thread: answered by the handler,
    * with nothing to authorize and nobody to identify */
   { HP_MANAGER_INTERFACE, "GetClaims", HPD_AUTH_NONE, NULL,

@@ -624,6 +624,8 @@ class Generator:
             return GLib.Variant.new_string(owner)
         if name == 'group':
             return GLib.Variant('s', rng.choice(NAMES + [self.s()]))
+        if name == 'consumer':   # a few valid names, so that Release finds Claim's claims
+            return GLib.Variant('s', rng.choice(['postgresql', 'libvirt-vm42', 'db.1', 'a_b']))
         if name == 'path':
             return GLib.Variant('s', rng.choice(self.paths + [self.s()]))
         if name == 'node':

@@ -190,8 +190,8 @@ def test_records_are_dictionaries_and_duplicates_are_gone(service, conn):
 def test_claims_have_one_shape_and_the_whole_pool_no_node(service, conn, fake_kernel, polkit):
     polkit.allow(hpdtest.ACTION_POOLS)
     for consumer, options in (('whole', {}), ('one-node', {'node': GLib.Variant('u', 1)})):
-        hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Claim',
-                     GLib.Variant('(stta{sv})', (consumer, 2 << 20, 1, options)), '(t)')
+        hpdtest.call(conn, page_size_path(2048), PAGE_SIZE_IFACE, 'Claim',
+                     GLib.Variant('(sta{sv})', (consumer, 1, options)), '(t)')
     prop = hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims')
     got = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'GetClaims',
                        GLib.Variant('(a{sv})', ({},)), '(aa{sv})')[0]

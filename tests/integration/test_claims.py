@@ -20,7 +20,7 @@ import pytest
 import hpdtest
 
 from hpdtest import (ERR_INVALID_ARGS, ERR_LIMIT_EXCEEDED, ERR_NOT_AUTHORIZED, BusError,
-                     MANAGER_IFACE, MANAGER_PATH)
+                     MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, page_size_path)
 from gi.repository import GLib
 
 H2 = 'sys/kernel/mm/hugepages/hugepages-2048kB'
@@ -36,13 +36,17 @@ PERSIST = {'persist': GLib.Variant('b', True)}
 
 
 def claim(conn, consumer, pages, size=SIZE_2M, **opts):
-    params = GLib.Variant('(stta{sv})', (consumer, size, pages, hpdtest.options(**opts)))
-    return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Claim', params, '(t)')[0]
+    """Claim on the pool's object; returns the pages the pool holds of it."""
+    params = GLib.Variant('(sta{sv})', (consumer, pages, hpdtest.options(**opts)))
+    return hpdtest.call(conn, page_size_path(size // 1024), PAGE_SIZE_IFACE, 'Claim', params,
+                        '(t)')[0]
 
 
 def release(conn, consumer, size=SIZE_2M, **opts):
-    params = GLib.Variant('(sta{sv})', (consumer, size, hpdtest.options(**opts)))
-    hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Release', params, '()')
+    """Release on the pool's object; returns the pool's persistent pages."""
+    params = GLib.Variant('(sa{sv})', (consumer, hpdtest.options(**opts)))
+    return hpdtest.call(conn, page_size_path(size // 1024), PAGE_SIZE_IFACE, 'Release', params,
+                        '(t)')[0]
 
 
 def claims_prop(conn):
@@ -112,10 +116,10 @@ def test_two_claims_add_up_and_a_release_keeps_the_other(service, conn, base4, a
     assert pool(fk) == 20        # base 4 + 10 + 6
     assert claims_prop(conn) == [('libvirt-vm42', SIZE_2M, 6, ALL), ('postgresql', SIZE_2M, 10, ALL)]
 
-    release(conn, 'postgresql')
+    assert release(conn, 'postgresql') == 10
     assert pool(fk) == 10        # the other consumer's 6 stay, and the base
     assert claims_prop(conn) == [('libvirt-vm42', SIZE_2M, 6, ALL)]
-    release(conn, 'libvirt-vm42')
+    assert release(conn, 'libvirt-vm42') == 4
     assert pool(fk) == 4
     assert claims_prop(conn) == []
     assert not os.listdir(fk.path(RUNTIME))
@@ -181,7 +185,8 @@ def test_release_never_shrinks_below_base_and_other_claims(service, conn, base4,
     assert pool(fk) == 14
     claim(conn, 'b', 6)
     fk.write(NR, '8\n')                   # below base + a (14)
-    release(conn, 'b')                    # already below the target: nothing changes
+    # already below the target: nothing changes, and the reply says so
+    assert release(conn, 'b') == 8
     assert pool(fk) == 8
     release(conn, 'a')                    # above the base: back to it, no lower
     assert pool(fk) == 4
@@ -193,7 +198,7 @@ def test_release_leaves_pages_another_program_added(service, conn, base4, allowe
     fk.write(NR, '30\n')                  # a program that writes sysfs itself added 16
     claim(conn, 'b', 5)                   # grows by what the claim adds
     assert pool(fk) == 35
-    release(conn, 'a')                    # shrinks by what it gave up only
+    assert release(conn, 'a') == 25       # shrinks by what it gave up only
     assert pool(fk) == 25
 
 
@@ -257,7 +262,6 @@ def test_good_consumer_names(service, conn, base4, allowed):
 
 
 @pytest.mark.parametrize('size,pages,opts', [
-    (12345, 1, {}),                                   # no such page size
     (SIZE_2M, 0, {}),                                 # Release removes claims
     (SIZE_2M, 1, {'node': GLib.Variant('u', 7)}),     # no such node
     (SIZE_2M, 1, {'node': GLib.Variant('s', '1')}),   # wrong type
@@ -269,6 +273,22 @@ def test_bad_claims_change_nothing(service, conn, base4, allowed, size, pages, o
     with pytest.raises(BusError) as e:
         claim(conn, 'postgresql', pages, size=size, **opts)
     assert e.value.name == ERR_INVALID_ARGS
+    assert pool(base4) == 4
+    assert tree_files(base4, 'run', 'etc') == before
+
+
+def test_a_pool_is_addressed_by_its_object(service, conn, base4, allowed):
+    """Claim and Release are methods of the pool's PageSize object: the
+    Manager takes no page size, and a size the kernel lacks has no object."""
+    before = tree_files(base4, 'run', 'etc')
+    for method, params in (('Claim', GLib.Variant('(stta{sv})', ('postgresql', SIZE_2M, 1, {}))),
+                           ('Release', GLib.Variant('(sta{sv})', ('postgresql', SIZE_2M, {})))):
+        with pytest.raises(BusError) as e:
+            hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, method, params)
+        assert e.value.name == 'org.freedesktop.DBus.Error.UnknownMethod'
+    with pytest.raises(BusError) as e:
+        claim(conn, 'postgresql', 1, size=12345 * 1024)
+    assert e.value.name == 'org.freedesktop.DBus.Error.UnknownMethod'
     assert pool(base4) == 4
     assert tree_files(base4, 'run', 'etc') == before
 

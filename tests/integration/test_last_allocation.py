@@ -156,8 +156,8 @@ def test_hard_and_claims_are_recorded(service, conn, fk, polkit):
     # a hard allocation that stalls retried: more than one write
     assert got['writes'] > 1
     fk.limit_pool(SMALL, None)
-    hpdtest.call(conn, hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'Claim',
-                 GLib.Variant('(stta{sv})', ('vm-1', SMALL * 1024, 2, {})), '(t)')
+    hpdtest.call(conn, hpdtest.page_size_path(SMALL), hpdtest.PAGE_SIZE_IFACE, 'Claim',
+                 GLib.Variant('(sta{sv})', ('vm-1', 2, {})), '(t)')
     got = last(conn)
     assert (got['mode'], got['requested'], got['achieved'], got['shortfall']) == ('plain', 5, 5, 0)
 

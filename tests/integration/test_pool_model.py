@@ -29,8 +29,9 @@ NODE1 = {'node': GLib.Variant('u', 1)}
 
 
 def claim(conn, consumer, pages, **opts):
-    params = GLib.Variant('(stta{sv})', (consumer, SIZE_2M, pages, hpdtest.options(**opts)))
-    return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Claim', params, '(t)')[0]
+    params = GLib.Variant('(sta{sv})', (consumer, pages, hpdtest.options(**opts)))
+    return hpdtest.call(conn, hpdtest.page_size_path(SIZE_2M // 1024), hpdtest.PAGE_SIZE_IFACE,
+                        'Claim', params, '(t)')[0]
 
 
 def explain(conn):

@@ -146,9 +146,9 @@ def test_twenty_in_a_row_keep_every_state(service, conn, fake_kernel, polkit, hu
     polkit.allow(ACTION_POOLS)
     hpdtest.pool_call(conn, SMALL, 'SetMinimum', 3)
     for consumer, persist in (('db', False), ('cache', True)):
-        params = GLib.Variant('(stta{sv})', (consumer, SMALL * 1024, 2,
-                                             hpdtest.options(persist=GLib.Variant('b', persist))))
-        hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Claim', params, '(t)')
+        params = GLib.Variant('(sta{sv})', (consumer, 2,
+                                            hpdtest.options(persist=GLib.Variant('b', persist))))
+        hpdtest.call(conn, page_size_path(SMALL), PAGE_SIZE_IFACE, 'Claim', params, '(t)')
     before = snapshot(conn, fake_kernel)
     assert before['kernel'] == 7 and len(before['claims']) == 2
     assert any('etc/hugepagesd' in path for path in before['files'])

@@ -64,8 +64,8 @@ class Calls:
         return self.replies
 
 
-def claim_params(consumer, size, pages):
-    return GLib.Variant('(stta{sv})', (consumer, size, pages, {}))
+def claim_params(consumer, pages):
+    return GLib.Variant('(sta{sv})', (consumer, pages, {}))
 
 
 def pool_bytes(fk):
@@ -101,8 +101,8 @@ def test_concurrent_changes_stay_within_the_memory_limit(service, bus, conn, fak
                GLib.Variant('(uta{sv})', (1, big_2m, {})))
     # ten claims of a tenth of the limit each
     for i in range(10):
-        calls.send(MANAGER_PATH, MANAGER_IFACE, 'Claim',
-                   claim_params(f'db{i}', SIZE_2M, limit // 10 // SIZE_2M))
+        calls.send(page_size_path(2048), PAGE_SIZE_IFACE, 'Claim',
+                   claim_params(f'db{i}', limit // 10 // SIZE_2M))
     replies = calls.wait()
     fk.on_open(fk.pool_file(2048, 'nr_hugepages'), None)
 
@@ -131,7 +131,7 @@ def test_concurrent_claims_respect_the_consumer_cap(service, bus, conn, fake_ker
     slow_pool_writes(fk, 2048, 0.05)
     calls = Calls(conns)
     for i in range(30):
-        calls.send(MANAGER_PATH, MANAGER_IFACE, 'Claim', claim_params(f'new{i}', SIZE_2M, 2))
+        calls.send(page_size_path(2048), PAGE_SIZE_IFACE, 'Claim', claim_params(f'new{i}', 2))
     replies = calls.wait()
     fk.on_open(fk.pool_file(2048, 'nr_hugepages'), None)
 

@@ -50,8 +50,8 @@ EXPECTED_ACTIONS = {
     (MANAGER_IFACE, 'SetThp'): ACTION_TUNABLES,
     (MANAGER_IFACE, 'ConfigureBoot'): ACTION_BOOT,
     (MANAGER_IFACE, 'RemoveOrphan'): ACTION_MOUNTS,
-    (MANAGER_IFACE, 'Claim'): ACTION_POOLS,
-    (MANAGER_IFACE, 'Release'): ACTION_POOLS,
+    (PAGE_SIZE_IFACE, 'Claim'): ACTION_POOLS,
+    (PAGE_SIZE_IFACE, 'Release'): ACTION_POOLS,
 }
 READ_ONLY_METHODS = {(MANAGER_IFACE, 'Explain'), (MANAGER_IFACE, 'GetClaims')}
 # Asks polkit, but a refusal narrows the reply instead of failing the call
@@ -80,8 +80,8 @@ CALLS = [
     (MANAGER_IFACE, 'ConfigureBoot', MANAGER_PATH, 'a{sv}', ({},)),
     (MANAGER_IFACE, 'RemoveOrphan', MANAGER_PATH, 'sa{sv}', (None, {})),   # ORPHAN
     (MANAGER_IFACE, 'GetUsage', MANAGER_PATH, 'a{sv}', ({},)),
-    (MANAGER_IFACE, 'Claim', MANAGER_PATH, 'stta{sv}', ('postgresql', SMALL * 1024, 2, {})),
-    (MANAGER_IFACE, 'Release', MANAGER_PATH, 'sta{sv}', ('seeded', SMALL * 1024, {})),   # SEEDED
+    (PAGE_SIZE_IFACE, 'Claim', page_size_path(SMALL), 'sta{sv}', ('postgresql', 2, {})),
+    (PAGE_SIZE_IFACE, 'Release', page_size_path(SMALL), 'sa{sv}', ('seeded', {})),   # SEEDED
 ]
 POOLS = {SMALL: Pool(total=4, free=4, overcommit=2, nodes={0: NodePool(3, 3, 0), 1: NodePool(1, 1, 0)}),
          GIANT: Pool(total=3, free=3)}

@@ -126,7 +126,7 @@ test_no_row_without_method (void)
     }
   g_assert_null (hpd_method_lookup (HP_PAGE_SIZE_INTERFACE, "NoSuchMethod"));
   g_assert_null (hpd_method_lookup ("org.example.Other", "SetMinimum"));
-  g_assert_null (hpd_method_lookup (HP_PAGE_SIZE_INTERFACE, "Claim"));
+  g_assert_null (hpd_method_lookup (HP_MANAGER_INTERFACE, "Claim"));
   g_assert_null (hpd_method_lookup (NULL, NULL));
 }
 
@@ -272,6 +272,42 @@ test_options_as_documented (void)
   g_assert_cmpuint (with_options, >=, 15);
 }
 
+/* A pool is addressed by its object (docs/api.md): every method that
+ * changes one pool is on the PageSize interface, and no method takes a page
+ * size as an argument or an option; sizes appear only as data in records. */
+static void
+test_pools_addressed_by_object (void)
+{
+  g_autofree char *xml = read_xml ();
+  g_autoptr(GDBusNodeInfo) node = read_node (xml);
+  const char *const pool_methods[] = { "SetMinimum", "SetMaximum", "SetNodePages", "Demote",
+                                       "CreateMount", "Claim", "Release", NULL };
+  gsize n_rows;
+  const HpdMethod *rows = hpd_methods_get (&n_rows);
+
+  for (guint i = 0; node->interfaces[i] != NULL; i++)
+    for (guint m = 0; node->interfaces[i]->methods[m] != NULL; m++)
+      {
+        GDBusMethodInfo *method = node->interfaces[i]->methods[m];
+
+        for (guint a = 0; method->in_args != NULL && method->in_args[a] != NULL; a++)
+          {
+            g_test_message ("%s.%s(%s)", node->interfaces[i]->name, method->name,
+                            method->in_args[a]->name);
+            g_assert_cmpstr (method->in_args[a]->name, !=, "page_size");
+          }
+      }
+  for (gsize r = 0; r < n_rows; r++)
+    for (const HpdOptionSpec *o = rows[r].options; o->key != NULL; o++)
+      g_assert_cmpstr (o->key, !=, "page-size");
+  for (guint i = 0; pool_methods[i] != NULL; i++)
+    {
+      g_test_message ("%s", pool_methods[i]);
+      g_assert_nonnull (hpd_method_lookup (HP_PAGE_SIZE_INTERFACE, pool_methods[i]));
+      g_assert_null (hpd_method_lookup (HP_MANAGER_INTERFACE, pool_methods[i]));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -279,5 +315,6 @@ main (int argc, char **argv)
   g_test_add_func ("/methods/every-method-has-one-row", test_every_method_has_one_row);
   g_test_add_func ("/methods/no-row-without-method", test_no_row_without_method);
   g_test_add_func ("/methods/options-as-documented", test_options_as_documented);
+  g_test_add_func ("/methods/pools-addressed-by-object", test_pools_addressed_by_object);
   return g_test_run ();
 }
