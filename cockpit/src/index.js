@@ -222,22 +222,25 @@ function claim(consumer, pageSize, pages, node) {
 function release(consumer, size, node) {
     const options = node === ALL_NODES ? {} : { node: variant("u", node) };
     return change(`Releasing the claim of ${consumer}`,
-                  () => call(MANAGER_PATH, MANAGER_IFACE, "Release", [consumer, size, options], "sta{sv}"),
-                  { success: () => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay.` });
+                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "Release", [consumer, size, options], "sta{sv}"))[0],
+                  {
+                      success: held => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay` +
+                          ` (${node === ALL_NODES ? "the pool" : `node ${node}`} holds ${held} persistent pages).`,
+                  });
 }
 
 /* persist on Unmount removes the configuration section that makes the
  * mount, which only the service's own mounts have */
 function unmount(path, managed) {
     return change(`Unmounting ${path}`,
-                  () => call(MANAGER_PATH, MANAGER_IFACE, "Unmount", [path, managed ? changeOptions() : {}], "sa{sv}"),
-                  { success: () => `Unmounted ${path}.` });
+                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "Unmount", [path, managed ? changeOptions() : {}], "sa{sv}"))[0],
+                  { success: paths => `Unmounted ${paths.join(", ")}.` });
 }
 
 function setThp(key, value) {
     return change(`Setting THP ${key}`,
-                  () => call(MANAGER_PATH, MANAGER_IFACE, "SetThp", [{ [key]: variant("s", value) }, changeOptions()], "a{sv}a{sv}"),
-                  { success: () => `Transparent huge pages: ${key} is now ${value}.` });
+                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "SetThp", [{ [key]: variant("s", value) }, changeOptions()], "a{sv}a{sv}"))[0],
+                  { success: achieved => `Transparent huge pages: ${key} is now ${achieved[key] ? achieved[key].v : value}.` });
 }
 
 function setTunable(method, signature, args, what) {

@@ -181,7 +181,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
     {
       if (!hpd_claims_remove (root, op->consumer, pool->size, op->node, error))
         return NULL;
-      return g_variant_new ("()");
+      return g_variant_new ("(t)", held);
     }
   else
     {

@@ -42,7 +42,7 @@ def claim(conn, consumer, pages, size=SIZE_2M, **opts):
 
 def release(conn, consumer, size=SIZE_2M, **opts):
     params = GLib.Variant('(sta{sv})', (consumer, size, hpdtest.options(**opts)))
-    hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Release', params, '()')
+    return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Release', params, '(t)')[0]
 
 
 def claims_prop(conn):
@@ -537,3 +537,23 @@ def test_apply_adds_node_claims_to_the_configured_node_count(hugepagesd, fake_ke
     start_service(fk.root)
     # the node's configured count and its claims are no drift
     assert [d for d in hpdtest.manager_props(conn)['Drift'] if 'node1' in d['key']] == []
+
+
+# ---- Release replies what the kernel holds ----
+
+def test_release_replies_the_persistent_pages_read_back(service, conn, fake_kernel, allowed):
+    fk = fake_kernel
+    fk.write(NR, '4\n')
+    claim(conn, 'postgresql', 10)
+    claim(conn, 'libvirt-vm42', 6)
+    assert release(conn, 'postgresql') == pool(fk) == 10
+    # someone shrank the pool to 5: the release takes it to the base (4),
+    # not 6 pages below; the reply is what the kernel holds
+    fk.write(NR, '5\n')
+    assert release(conn, 'libvirt-vm42') == pool(fk) == 4
+
+    fk.write(NODE1_2M, '2\n')
+    claim(conn, 'vm1', 5, node=GLib.Variant('u', 1))
+    fk.write(NODE1_2M, '3\n')
+    # a node release replies the node's pages
+    assert release(conn, 'vm1', node=GLib.Variant('u', 1)) == fk.read_int(NODE1_2M) == 3
