@@ -112,6 +112,13 @@ function resizeOutcome(name, pages, achieved) {
     };
 }
 
+/* SetMinimum takes the administrator's base, which leaves the claims out
+ * (Minimum holds them too): the box starts at Base. A Target of 0 means
+ * no base and no claims are known, and then the pool as it is is the base. */
+function resizeStart(proxy) {
+    return proxy.Target > 0 ? proxy.Base : proxy.Minimum;
+}
+
 function resizePool(proxy, pages) {
     if (state.limited || state.busy)
         return;
@@ -378,12 +385,13 @@ function renderPools() {
                     String(p.Reserved),
                     String(p.Surplus),
                     h("span", { class: "hp-minimum" }, String(p.Minimum)),
+                    h("span", { class: "hp-target", title: `Base ${p.Base} plus the claims` }, String(p.Target)),
                     h("span", { class: "hp-maximum" }, String(p.Maximum)),
                     h("div", {}, nodes),
                     h("div", { class: "hp-resize" },
                       h("input", {
                           type: "number", min: 0, id: `hp-resize-${id}`, "aria-label": `New ${p.Name} pool size in pages`,
-                          value: p.Minimum, disabled: disabled(),
+                          value: resizeStart(p), disabled: disabled(),
                       }),
                       button("Set minimum", () => {
                           const value = Number(document.getElementById(`hp-resize-${id}`).value);
@@ -412,7 +420,7 @@ function renderPools() {
                 `base page ${formatBytes(manager.BasePageSize)}; NUMA nodes ${(manager.NumaNodes || []).join(", ")}.`)
             : null;
         return [facts, table("Huge page pools",
-                             ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Maximum", "Per node", "Resize"],
+                             ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Target", "Maximum", "Per node", "Resize"],
                              rows, { id: "hp-pools-table", empty: "This kernel offers no huge page sizes" })];
     });
 }

@@ -20,7 +20,7 @@ import pytest
 import hpdtest
 
 from hpdtest import (ERR_INVALID_ARGS, ERR_LIMIT_EXCEEDED, ERR_NOT_AUTHORIZED, BusError,
-                     MANAGER_IFACE, MANAGER_PATH)
+                     MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, page_size_path)
 from gi.repository import GLib
 
 H2 = 'sys/kernel/mm/hugepages/hugepages-2048kB'
@@ -557,3 +557,29 @@ def test_release_replies_the_persistent_pages_read_back(service, conn, fake_kern
     fk.write(NODE1_2M, '3\n')
     # a node release replies the node's pages
     assert release(conn, 'vm1', node=GLib.Variant('u', 1)) == fk.read_int(NODE1_2M) == 3
+
+
+# ---- the pool model's Base and Target on the bus ----
+
+def size_prop(conn, name):
+    return hpdtest.get(conn, page_size_path(2048), PAGE_SIZE_IFACE, name)
+
+
+def test_base_stays_and_target_adds_the_claims(service, conn, base4, allowed):
+    fk = base4
+    set_min(conn, 5)
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == (5, 5, 5)
+    assert claim(conn, 'postgresql', 10) == 10
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == \
+        (5, 15, pool(fk))
+    assert pool(fk) == 15
+    # SetMinimum takes the base: Target follows, the claim stays on top
+    set_min(conn, 6)
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == (6, 16, 16)
+    release(conn, 'postgresql')
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == (6, 6, 6)
+
+
+def test_base_is_the_configured_minimum_without_a_set_minimum(service, conn, fake_kernel):
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 3\n')
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target')) == (3, 3)
