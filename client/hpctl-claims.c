@@ -178,6 +178,7 @@ hpctl_release (HpctlContext *ctx, GStrv args)
   guint64 size;
   g_autoptr(HpDBusManagerPageSize) pool = NULL;
   g_autofree char *size_name = NULL;
+  guint64 held = 0;
   int status;
 
   g_option_context_set_summary (options, "Release a consumer's claim.");
@@ -199,14 +200,16 @@ hpctl_release (HpctlContext *ctx, GStrv args)
     g_variant_builder_add (&opts, "{sv}", "node", g_variant_new_uint32 (node));
   if (!hp_dbus_manager_page_size_call_release_sync (pool, args[1], g_variant_builder_end (&opts),
                                                     hpctl_prepare_interactive (ctx), G_MAXINT,
-                                                    NULL, NULL, &error))
+                                                    &held, NULL, &error))
     return hpctl_fail (error);
 
   size_name = hp_size_name (size);
   if (node != HP_CLAIM_ALL_NODES)
-    g_print ("%s: released its claim on %s pages on node %u\n", args[1], size_name, node);
+    g_print ("%s: released its claim on %s pages on node %u; the node holds %" G_GUINT64_FORMAT
+             " persistent pages\n", args[1], size_name, node, held);
   else
-    g_print ("%s: released its claim on %s pages\n", args[1], size_name);
+    g_print ("%s: released its claim on %s pages; the pool holds %" G_GUINT64_FORMAT
+             " persistent pages\n", args[1], size_name, held);
   return HPCTL_EXIT_OK;
 }
 

@@ -640,6 +640,7 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
                      "above it (user/NAME, user, ...) up to /var/lib/hugetlbfs.",
                      NULL);
   g_autoptr(GError) error = NULL;
+  g_auto(GStrv) paths = NULL;
   gboolean persist = FALSE, dry_run = FALSE;
   const GOptionEntry entries[] = {
     { "persist", 0, 0, G_OPTION_ARG_NONE, &persist,
@@ -670,9 +671,9 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
                                           g_variant_builder_end (&unmount_options),
                                           dry_run ? G_DBUS_CALL_FLAGS_NONE
                                                   : hpctl_prepare_interactive (ctx),
-                                          CHANGE_TIMEOUT_MS, NULL, &error))
+                                          CHANGE_TIMEOUT_MS, &paths, NULL, &error))
     return hpctl_fail (error);
-  if (dry_run)
-    g_print ("would unmount %s\n", args[1]);
+  for (guint i = 0; dry_run && paths[i] != NULL; i++)
+    g_print ("would unmount %s\n", paths[i]);
   return HPCTL_EXIT_OK;
 }

@@ -742,6 +742,7 @@ hpctl_thp (HpctlContext *ctx, GStrv args)
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GVariantBuilder builder;
   g_autoptr(GVariant) settings = NULL;
+  g_autoptr(GVariant) achieved = NULL;
 
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
@@ -774,17 +775,25 @@ hpctl_thp (HpctlContext *ctx, GStrv args)
 
   if (!hp_dbus_manager_call_set_thp_sync (ctx->manager, settings, build_options (&o),
                                           call_flags (ctx, &o), call_timeout (&o),
-                                          NULL, &error))
+                                          &achieved, NULL, &error))
     return hpctl_fail (error);
 
-  /* in the order given, numbers as the service took them */
+  /* in the order given, each as the kernel holds it now */
   for (gsize i = 0; i < g_variant_n_children (settings); i++)
     {
       const char *name;
       g_autoptr(GVariant) value = NULL;
       g_autofree char *text = NULL;
 
+      g_autoptr(GVariant) now = NULL;
+
       g_variant_get_child (settings, i, "{&sv}", &name, &value);
+      now = g_variant_lookup_value (achieved, name, NULL);
+      if (now != NULL)
+        {
+          g_variant_unref (value);
+          value = g_steal_pointer (&now);
+        }
       text = g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32)
         ? g_strdup_printf ("%u", g_variant_get_uint32 (value))
         : g_variant_dup_string (value, NULL);

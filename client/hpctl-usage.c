@@ -361,6 +361,8 @@ hpctl_remove_orphan (HpctlContext *ctx, GStrv args)
   };
   g_autoptr(GOptionContext) options = g_option_context_new ("remove-orphan PATH");
   g_autoptr(GError) error = NULL;
+  g_autofree char *bytes = NULL;
+  guint64 freed = 0;
   GVariantBuilder call_options;
 
   g_option_context_set_summary (options,
@@ -388,9 +390,12 @@ hpctl_remove_orphan (HpctlContext *ctx, GStrv args)
                                                 g_variant_builder_end (&call_options),
                                                 dry_run ? G_DBUS_CALL_FLAGS_NONE
                                                         : hpctl_prepare_interactive (ctx),
-                                                CHANGE_TIMEOUT_MS, NULL, &error))
+                                                CHANGE_TIMEOUT_MS, &freed, NULL, &error))
     return hpctl_fail (error);
+  bytes = hp_format_bytes (freed);
   if (dry_run)
-    g_print ("%s is an orphan; it would be removed.\n", args[1]);
+    g_print ("%s is an orphan; it would be removed, freeing %s.\n", args[1], bytes);
+  else
+    g_print ("removed %s, freeing %s\n", args[1], bytes);
   return HPCTL_EXIT_OK;
 }

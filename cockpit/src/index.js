@@ -112,6 +112,13 @@ function resizeOutcome(name, pages, achieved) {
     };
 }
 
+/* SetMinimum takes the administrator's base, which leaves the claims out
+ * (Minimum holds them too): the box starts at Base. A Target of 0 means
+ * no base and no claims are known, and then the pool as it is is the base. */
+function resizeStart(proxy) {
+    return proxy.Target > 0 ? proxy.Base : proxy.Minimum;
+}
+
 function resizePool(proxy, pages) {
     if (state.limited || state.busy)
         return;
@@ -229,22 +236,25 @@ function release(consumer, size, node) {
     }
     const options = node === ALL_NODES ? {} : { node: variant("u", node) };
     return change(`Releasing the claim of ${consumer}`,
-                  () => call(proxy.path, PAGE_SIZE_IFACE, "Release", [consumer, options], "sa{sv}"),
-                  { success: () => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay.` });
+                  async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Release", [consumer, options], "sa{sv}"))[0],
+                  {
+                      success: held => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay` +
+                          ` (${node === ALL_NODES ? "the pool" : `node ${node}`} holds ${held} persistent pages).`,
+                  });
 }
 
 /* persist on Unmount removes the configuration section that makes the
  * mount, which only the service's own mounts have */
 function unmount(path, managed) {
     return change(`Unmounting ${path}`,
-                  () => call(MANAGER_PATH, MANAGER_IFACE, "Unmount", [path, managed ? changeOptions() : {}], "sa{sv}"),
-                  { success: () => `Unmounted ${path}.` });
+                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "Unmount", [path, managed ? changeOptions() : {}], "sa{sv}"))[0],
+                  { success: paths => `Unmounted ${paths.join(", ")}.` });
 }
 
 function setThp(key, value) {
     return change(`Setting THP ${key}`,
-                  () => call(MANAGER_PATH, MANAGER_IFACE, "SetThp", [{ [key]: variant("s", value) }, changeOptions()], "a{sv}a{sv}"),
-                  { success: () => `Transparent huge pages: ${key} is now ${value}.` });
+                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "SetThp", [{ [key]: variant("s", value) }, changeOptions()], "a{sv}a{sv}"))[0],
+                  { success: achieved => `Transparent huge pages: ${key} is now ${achieved[key] ? achieved[key].v : value}.` });
 }
 
 function setTunable(method, signature, args, what) {
@@ -382,12 +392,13 @@ function renderPools() {
                     String(p.Reserved),
                     String(p.Surplus),
                     h("span", { class: "hp-minimum" }, String(p.Minimum)),
+                    h("span", { class: "hp-target", title: `Base ${p.Base} plus the claims` }, String(p.Target)),
                     h("span", { class: "hp-maximum" }, String(p.Maximum)),
                     h("div", {}, nodes),
                     h("div", { class: "hp-resize" },
                       h("input", {
                           type: "number", min: 0, id: `hp-resize-${id}`, "aria-label": `New ${p.Name} pool size in pages`,
-                          value: p.Minimum, disabled: disabled(),
+                          value: resizeStart(p), disabled: disabled(),
                       }),
                       button("Set minimum", () => {
                           const value = Number(document.getElementById(`hp-resize-${id}`).value);
@@ -416,7 +427,7 @@ function renderPools() {
                 `base page ${formatBytes(manager.BasePageSize)}; NUMA nodes ${(manager.NumaNodes || []).join(", ")}.`)
             : null;
         return [facts, table("Huge page pools",
-                             ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Maximum", "Per node", "Resize"],
+                             ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Target", "Maximum", "Per node", "Resize"],
                              rows, { id: "hp-pools-table", empty: "This kernel offers no huge page sizes" })];
     });
 }

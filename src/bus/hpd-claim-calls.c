@@ -171,11 +171,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
 
       if (!hpd_claims_remove (root, op->consumer, pool->size, op->node, error))
         return NULL;
-      /* the pool's persistent pages as the kernel holds them now, as
-       * the other pool changes reply */
-      if (!hpd_pool_read (kernel, pool, &released, error))
-        return NULL;
-      return g_variant_new ("(t)", hpd_pool_counters_minimum (&released));
+      return g_variant_new ("(t)", held);
     }
   else
     {

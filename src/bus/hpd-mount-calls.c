@@ -300,10 +300,12 @@ unmount_work (gpointer data, GCancellable *cancellable, GError **error)
 {
   MountCall *call = data;
 
+  const char *unmounted[] = { call->unmount_path, NULL };
+
   if (!hpd_hugetlbfs_unmount (call->root, call->unmount_path, error) ||
       !persist_mounts (call, error))
     return NULL;
-  return g_variant_new ("()");
+  return g_variant_new ("(^as)", unmounted);
 }
 
 static void
@@ -388,7 +390,9 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
 
   if (dry_run)
     {
-      g_dbus_method_invocation_return_value (invocation, g_variant_new ("()"));
+      const char *would[] = { path, NULL };
+
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(^as)", would));
       return;
     }
 

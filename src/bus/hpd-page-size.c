@@ -59,6 +59,22 @@ publish_counters (HpdPageSize *self, const HpdPoolCounters *c)
   hp_dbus_manager_page_size_set_nodes (iface, g_variant_builder_end (nodes));
 }
 
+/* Base and Target as the pool model has them: the configuration and the
+ * claims come from the daemon's caches, cheap on the main loop. */
+static void
+publish_target (HpdPageSize *self)
+{
+  HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
+  g_auto(HpdPoolModel) model = { 0, };
+  guint64 base;
+
+  hpd_pool_model_init (&model, self->daemon, self->pool,
+                       hpd_daemon_get_config (self->daemon, NULL));
+  hpd_pool_model_base (&model, &base);
+  hp_dbus_manager_page_size_set_base (iface, base);
+  hp_dbus_manager_page_size_set_target (iface, hpd_pool_model_target (&model));
+}
+
 static gboolean
 read_counters (HpdPageSize *self, HpdPoolCounters *c, GError **error)
 {
@@ -89,6 +105,7 @@ hpd_page_size_refresh (GDBusInterfaceSkeleton *skeleton)
       return;
     }
   publish_counters (self, &c);
+  publish_target (self);
   hpd_page_size_refresh_mounts (self);
 }
 

@@ -34,6 +34,7 @@ typedef struct {
   char *what;         /* for the log: "kernel.shmmax" */
   char *reply_file;   /* the file whose value the reply carries */
   char reply_type;    /* and its type: 't', 'u' or 'b' */
+  GPtrArray *settings; /* Write: for SetThp, every setting asked, read back for the reply */
   char *persist;      /* configuration text to save, NULL: runtime only */
 } TunableCall;
 
@@ -51,6 +52,7 @@ tunable_call_free (TunableCall *call)
 {
   g_clear_object (&call->daemon);
   g_clear_pointer (&call->writes, g_ptr_array_unref);
+  g_clear_pointer (&call->settings, g_ptr_array_unref);
   g_free (call->what);
   g_free (call->reply_file);
   g_free (call->persist);
@@ -59,7 +61,8 @@ tunable_call_free (TunableCall *call)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TunableCall, tunable_call_free)
 
 /* Every change replies what the kernel holds afterwards: @reply_file
- * read back as @reply_type ('t', 'u' or 'b'); NULL for "()". */
+ * read back as @reply_type ('t', 'u' or 'b'); NULL for SetThp, whose
+ * reply is its settings read back (thp_reply). */
 static TunableCall *
 tunable_call_new (HpdDaemon *daemon, const char *what, const char *reply_file, char reply_type)
 {
@@ -67,6 +70,7 @@ tunable_call_new (HpdDaemon *daemon, const char *what, const char *reply_file, c
 
   call->daemon = g_object_ref (daemon);
   call->writes = g_ptr_array_new_with_free_func ((GDestroyNotify) write_free);
+  call->settings = g_ptr_array_new_with_free_func ((GDestroyNotify) write_free);
   call->what = g_strdup (what);
   call->reply_file = g_strdup (reply_file);
   call->reply_type = reply_type;
@@ -88,9 +92,8 @@ reply_value (char type, guint64 value)
     }
 }
 
-static void
-add_write (TunableCall *call, const char *file, const char *value, gboolean numeric,
-           gboolean raise_only)
+static Write *
+write_new (const char *file, const char *value, gboolean numeric, gboolean raise_only)
 {
   Write *w = g_new0 (Write, 1);
 
@@ -98,7 +101,14 @@ add_write (TunableCall *call, const char *file, const char *value, gboolean nume
   w->value = g_strdup (value);
   w->numeric = numeric;
   w->raise_only = raise_only;
-  g_ptr_array_add (call->writes, w);
+  return w;
+}
+
+static void
+add_write (TunableCall *call, const char *file, const char *value, gboolean numeric,
+           gboolean raise_only)
+{
+  g_ptr_array_add (call->writes, write_new (file, value, numeric, raise_only));
 }
 
 static gboolean
@@ -129,6 +139,33 @@ read_back (HpdKernel *kernel, const Write *w)
       !hpd_parse_thp_choice (text, &current, &choices))
     return NULL;
   return g_steal_pointer (&current);
+}
+
+/* SetThp's reply: each setting asked, by its ThpSettings name, as the
+ * kernel holds it (@kernel), or as asked (NULL: a dry run, or nothing to
+ * write). Choices are s, the khugepaged numbers u, as SetThp takes them. */
+static GVariant *
+thp_reply (const TunableCall *call, HpdKernel *kernel)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a{sv}"));
+  for (guint i = 0; i < call->settings->len; i++)
+    {
+      const Write *w = g_ptr_array_index (call->settings, i);
+      g_autofree char *now = kernel != NULL ? read_back (kernel, w) : g_strdup (w->value);
+      const char *name = w->file + strlen (HPD_THP_DIR "/");
+      guint64 n;
+
+      if (now == NULL)
+        continue;
+      if (w->numeric && hp_parse_u64 (now, &n, NULL))
+        g_variant_builder_add (&b, "{sv}", name,
+                               g_variant_new_uint32 ((guint32) MIN (n, G_MAXUINT32)));
+      else if (!w->numeric)
+        g_variant_builder_add (&b, "{sv}", name, g_variant_new_string (now));
+    }
+  return g_variant_new ("(a{sv})", &b);
 }
 
 /* Worker thread: all writes or none. */
@@ -182,7 +219,7 @@ tunable_work (gpointer data, GCancellable *cancellable, GError **error)
           !hpd_persist_text (hpd_kernel_get_root (kernel), call->persist, error))
         return NULL;
       if (call->reply_file == NULL)
-        return g_variant_new ("()");
+        return thp_reply (call, kernel);
       hpd_kernel_read_counter (kernel, call->reply_file, &value, NULL);
       return reply_value (call->reply_type, value);
     }
@@ -648,6 +685,7 @@ hpd_tunable_calls_set_thp (const HpdCall *method_call)
             }
           if (!g_str_equal (wanted, choice->current))
             add_write (call, file, wanted, FALSE, FALSE);
+          g_ptr_array_add (call->settings, write_new (file, wanted, FALSE, FALSE));
           g_string_append_printf (saved, "%s = %s\n", name, wanted);
         }
       else if (is_numeric_thp (name))
@@ -674,6 +712,7 @@ hpd_tunable_calls_set_thp (const HpdCall *method_call)
           text = g_strdup_printf ("%u", wanted);
           if (wanted != current)
             add_write (call, file, text, TRUE, FALSE);
+          g_ptr_array_add (call->settings, write_new (file, text, TRUE, FALSE));
           g_string_append_printf (saved, "%s = %s\n", name, text);
         }
       else
@@ -684,7 +723,7 @@ hpd_tunable_calls_set_thp (const HpdCall *method_call)
         }
     }
 
-  if (answered_at_once (invocation, &opts, call->writes->len == 0, g_variant_new ("()")))
+  if (answered_at_once (invocation, &opts, call->writes->len == 0, thp_reply (call, NULL)))
     return;
   /* names the kernel offers and values it lists, nothing else */
   if (opts.persist)

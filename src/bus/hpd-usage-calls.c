@@ -53,6 +53,7 @@ typedef struct {
   char *path;
   gboolean dry_run;
   gboolean ignore_unreadable;
+  guint64 bytes;   /* what the file held, for the log */
 } OrphanCall;
 
 static void
@@ -69,10 +70,15 @@ orphan_work (gpointer data, GCancellable *cancellable, GError **error)
   OrphanCall *call = data;
   g_autoptr(HpdOrphan) orphan = hpd_orphan_resolve (call->kernel, call->default_page_size,
                                                     call->path, call->ignore_unreadable, error);
+  guint64 bytes;
 
-  if (orphan == NULL || (!call->dry_run && !hpd_orphan_remove (orphan, call->path, error)))
+  if (orphan == NULL)
     return NULL;
-  return g_variant_new ("()");
+  bytes = orphan->bytes;
+  if (!call->dry_run && !hpd_orphan_remove (orphan, call->path, &bytes, error))
+    return NULL;
+  call->bytes = bytes;
+  return g_variant_new ("(t)", bytes);
 }
 
 static void
@@ -83,7 +89,8 @@ orphan_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
   if (call->dry_run)
     return;
   if (reply != NULL)
-    g_message ("uid %u (pid %u) removed the orphan file %s", caller->uid, caller->pid, call->path);
+    g_message ("uid %u (pid %u) removed the orphan file %s (%" G_GUINT64_FORMAT " bytes)",
+               caller->uid, caller->pid, call->path, call->bytes);
   else
     g_warning ("uid %u (pid %u): removing %s failed: %s", caller->uid, caller->pid, call->path,
                error->message);

@@ -188,6 +188,7 @@ hpd_orphan_resolve (HpdKernel *kernel, guint64 default_page_size, const char *pa
     }
   orphan->dev = dev_key_of (file.st_dev);
   orphan->ino = file.st_ino;
+  orphan->bytes = (guint64) file.st_blocks * 512;
 
   if (!mapping_pids (kernel, orphan->dev, orphan->ino, pids, unreadable, error))
     return NULL;
@@ -210,8 +211,15 @@ hpd_orphan_resolve (HpdKernel *kernel, guint64 default_page_size, const char *pa
 }
 
 gboolean
-hpd_orphan_remove (const HpdOrphan *orphan, const char *path, GError **error)
+hpd_orphan_remove (const HpdOrphan *orphan, const char *path, guint64 *bytes, GError **error)
 {
+  struct stat file;
+
+  /* the pages it holds now: it may have grown since it was resolved */
+  *bytes = orphan->bytes;
+  if (fstatat (orphan->parent_fd, orphan->leaf, &file, AT_SYMLINK_NOFOLLOW) == 0 &&
+      dev_key_of (file.st_dev) == orphan->dev && file.st_ino == orphan->ino)
+    *bytes = (guint64) file.st_blocks * 512;
   if (unlinkat (orphan->parent_fd, orphan->leaf, 0) < 0)
     {
       int saved_errno = errno;

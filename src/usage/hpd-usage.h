@@ -37,6 +37,7 @@ typedef struct {
   char *leaf;
   guint64 dev;
   guint64 ino;
+  guint64 bytes;   /* huge page memory it holds: st_blocks, as GetUsage's "size" */
 } HpdOrphan;
 
 void hpd_orphan_free (HpdOrphan *orphan);
@@ -56,7 +57,9 @@ HpdOrphan *hpd_orphan_resolve (HpdKernel *kernel, guint64 default_page_size,
 /* Unlinks the file @orphan resolved (just now: the mappings were read
  * right before) through its directory. What remains is a process mapping
  * it between the check and unlinkat; unlinking does not take the pages
- * from such a mapping, only the name. */
-gboolean hpd_orphan_remove (const HpdOrphan *orphan, const char *path, GError **error);
+ * from such a mapping, only the name. @bytes: the memory the file held,
+ * read again right before the unlink. */
+gboolean hpd_orphan_remove (const HpdOrphan *orphan, const char *path, guint64 *bytes,
+                            GError **error);
 
 G_END_DECLS

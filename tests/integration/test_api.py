@@ -223,3 +223,28 @@ def test_every_tunable_change_replies_what_the_kernel_holds(service, conn, fake_
                                GLib.Variant(f'({sig})', (value, options)), reply)[0]
             if not dry_run:
                 assert got == hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, prop), method
+
+
+def test_set_thp_replies_the_settings_the_kernel_holds(service, conn, fake_kernel, polkit):
+    polkit.allow(ACTION_TUNABLES)
+    current = hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ThpSettings')['enabled'][0]
+    other = next(c for c in THP_CHOICES['enabled'] if c != current)
+    settings = {'enabled': GLib.Variant('s', other),
+                'khugepaged/pages_to_scan': GLib.Variant('u', 1024)}
+    asked = {'enabled': other, 'khugepaged/pages_to_scan': 1024}
+
+    dry = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'SetThp',
+                       GLib.Variant('(a{sv}a{sv})', (settings, {'dry-run': GLib.Variant('b', True)})),
+                       '(a{sv})')[0]
+    assert dry == asked
+    assert hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ThpSettings')['enabled'][0] == current
+
+    got = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'SetThp',
+                       GLib.Variant('(a{sv}a{sv})', (settings, {})), '(a{sv})')[0]
+    assert got == asked
+    assert got['enabled'] == hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'ThpSettings')['enabled'][0]
+    assert int(fake_kernel.read(f'{THP_DIR}/khugepaged/pages_to_scan')) == 1024
+    # what the kernel already holds is replied as well, read back
+    again = hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'SetThp',
+                         GLib.Variant('(a{sv}a{sv})', (settings, {})), '(a{sv})')[0]
+    assert again == asked

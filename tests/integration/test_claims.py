@@ -557,3 +557,49 @@ def test_apply_adds_node_claims_to_the_configured_node_count(hugepagesd, fake_ke
     start_service(fk.root)
     # the node's configured count and its claims are no drift
     assert [d for d in hpdtest.manager_props(conn)['Drift'] if 'node1' in d['key']] == []
+
+
+# ---- Release replies what the kernel holds ----
+
+def test_release_replies_the_persistent_pages_read_back(service, conn, fake_kernel, allowed):
+    fk = fake_kernel
+    fk.write(NR, '4\n')
+    claim(conn, 'postgresql', 10)
+    claim(conn, 'libvirt-vm42', 6)
+    assert release(conn, 'postgresql') == pool(fk) == 10
+    # someone shrank the pool to 5: the release takes it to the base (4),
+    # not 6 pages below; the reply is what the kernel holds
+    fk.write(NR, '5\n')
+    assert release(conn, 'libvirt-vm42') == pool(fk) == 4
+
+    fk.write(NODE1_2M, '2\n')
+    claim(conn, 'vm1', 5, node=GLib.Variant('u', 1))
+    fk.write(NODE1_2M, '3\n')
+    # a node release replies the node's pages
+    assert release(conn, 'vm1', node=GLib.Variant('u', 1)) == fk.read_int(NODE1_2M) == 3
+
+
+# ---- the pool model's Base and Target on the bus ----
+
+def size_prop(conn, name):
+    return hpdtest.get(conn, page_size_path(2048), PAGE_SIZE_IFACE, name)
+
+
+def test_base_stays_and_target_adds_the_claims(service, conn, base4, allowed):
+    fk = base4
+    set_min(conn, 5)
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == (5, 5, 5)
+    assert claim(conn, 'postgresql', 10) == 10
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == \
+        (5, 15, pool(fk))
+    assert pool(fk) == 15
+    # SetMinimum takes the base: Target follows, the claim stays on top
+    set_min(conn, 6)
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == (6, 16, 16)
+    release(conn, 'postgresql')
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target'), size_prop(conn, 'Minimum')) == (6, 6, 6)
+
+
+def test_base_is_the_configured_minimum_without_a_set_minimum(service, conn, fake_kernel):
+    fake_kernel.write(CONF, '[pool 2MB]\nminimum = 3\n')
+    assert (size_prop(conn, 'Base'), size_prop(conn, 'Target')) == (3, 3)

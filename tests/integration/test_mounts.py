@@ -98,8 +98,8 @@ def create_mount(conn, size_kb, scope, owner='', opts=None, interactive=False):
 
 def unmount(conn, path, opts=None, interactive=False):
     params = GLib.Variant.new_tuple(GLib.Variant('s', path), options_variant(opts))
-    return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Unmount', params, '()',
-                        interactive=interactive)
+    return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Unmount', params, '(as)',
+                        interactive=interactive)[0]
 
 
 def create(conn, target, scope, owner='', opts=None, interactive=False):
@@ -1051,3 +1051,12 @@ def test_unmount_finds_escaped_paths(service, conn, fake_kernel, polkit, path):
     fake_kernel.write_mountinfo([Mount(path)])
     check = not_authorized(fake_kernel, polkit, lambda: unmount(conn, path))
     assert check.details == {'path': path}
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_unmount_dry_run_replies_the_paths_it_would_unmount(service, conn, fake_kernel, polkit):
+    fake_kernel.write_mountinfo([Mount('/mnt/huge'), Mount('/mnt/other')])
+    assert unmount(conn, '/mnt/huge', {'dry-run': GLib.Variant('b', True)}) == ['/mnt/huge']
+    assert polkit.checks() == []
+    assert sorted(p for p, _ in hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Mounts')) == \
+        ['/mnt/huge', '/mnt/other']

@@ -137,6 +137,9 @@ def expected_page_size(fk, size_kb):
         'Overcommit': overcommit,
         'Minimum': minimum,
         'Maximum': minimum + overcommit,
+        # no SetMinimum, configured minimum or claim on these trees
+        'Base': 0,
+        'Target': 0,
         'Nodes': nodes,
         'CanOvercommit': can_overcommit,
         'DemoteSize': demote,

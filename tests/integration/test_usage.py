@@ -145,7 +145,8 @@ def get_usage(conn, opts=None, interactive=False):
 
 def remove_orphan(conn, path, opts=None, interactive=False):
     return hpdtest.call(conn, hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'RemoveOrphan',
-                        GLib.Variant('(sa{sv})', (path, opts or {})), interactive=interactive)
+                        GLib.Variant('(sa{sv})', (path, opts or {})), '(t)',
+                        interactive=interactive)[0]
 
 
 def usage_as(run_python_as, uid):
@@ -286,6 +287,19 @@ def test_remove_orphan(tree, service, conn, polkit):
     assert f'removed the orphan file {tree.orphan}' in service.log()
 
 
+def test_remove_orphan_replies_the_bytes_it_held(tree, service, conn, polkit):
+    polkit.allow(ACTION_MOUNTS, ACTION_INSPECT)
+    held = by(get_usage(conn)['files'], 'path')[tree.orphan]['size']
+    assert held == 2 * MiB
+    assert remove_orphan(conn, tree.orphan, {'dry-run': GLib.Variant('b', True)}) == held
+    assert os.path.exists(tree.orphan)
+    # grown since: the reply is what it held when unlinked
+    write_file(tree.orphan, 4 * MiB)
+    assert remove_orphan(conn, tree.orphan) == 4 * MiB
+    assert not os.path.exists(tree.orphan)
+    assert tree.orphan not in by(get_usage(conn)['files'], 'path')
+
+
 def test_remove_mapped_refused(tree, service, conn, polkit):
     polkit.allow(ACTION_MOUNTS)
     for opts in ({}, {'dry-run': GLib.Variant('b', True)}):
@@ -409,10 +423,11 @@ def test_client_remove_orphan(tree, service, polkit, ctl):
     proc = ctl('remove-orphan', tree.data)
     assert proc.returncode == 1 and 'mapped by 1 process' in proc.stderr
     proc = ctl('remove-orphan', '--dry-run', tree.orphan)
-    assert proc.returncode == 0 and 'would be removed' in proc.stdout
+    assert proc.returncode == 0 and 'would be removed, freeing 2.0 MiB' in proc.stdout
     assert os.path.exists(tree.orphan)
     proc = ctl('remove-orphan', tree.orphan)
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f'removed {tree.orphan}, freeing 2.0 MiB\n'
     assert not os.path.exists(tree.orphan)
     assert ctl('remove-orphan', 'relative').returncode == 2
 

@@ -135,7 +135,7 @@ def test_signal_during_a_persisted_create_mounts(system, etc_config, area, extra
         check_area(area, before_tree)
         for path in PATHS:
             assert extra.call(MANAGER_PATH, MANAGER_IFACE, "Unmount", "sa{sv}",
-                              (path, {}), None) == {"value": []}
+                              (path, {}), "(as)") == {"value": [[path]]}
         os.unlink(os.path.join(etc_config, "hugepagesd.conf.d", "90-persisted.conf")) \
             if body is not None else None
         assert extra.signal(signal.SIGTERM) == 0

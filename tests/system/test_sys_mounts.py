@@ -90,7 +90,7 @@ def create_mount(system, user, kb, scope, owner="", **opts):
 
 
 def unmount(system, user, path, **opts):
-    return call(system, user, MANAGER_PATH, MANAGER_IFACE, "Unmount", "sa{sv}", (path, opts), "()")
+    return call(system, user, MANAGER_PATH, MANAGER_IFACE, "Unmount", "sa{sv}", (path, opts), "(as)")
 
 
 def ok(result):
@@ -244,7 +244,7 @@ def test_create_mounts_each_scope(system, area, test_group, scope, owner_as):
     # and away again: the mount and its directory go, the directories above
     # with the last mount in them; the base stays
     for i, path in enumerate(paths):
-        assert ok(unmount(system, ALLOWED_USER, path)) == []
+        assert ok(unmount(system, ALLOWED_USER, path)) == [[path]]
         assert mounts_at(path) == []
         assert not os.path.lexists(path)
         assert path not in manager_mounts(system)
@@ -528,7 +528,7 @@ def test_unmount_of_a_mount_made_by_hand_keeps_the_directory(system, area):
     here.mkdir()
     run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "none", str(here)])
     assert manager_mounts(system)[str(here)]["managed"] is False
-    assert ok(unmount(system, ALLOWED_USER, str(here))) == []
+    assert ok(unmount(system, ALLOWED_USER, str(here))) == [[str(here)]]
     assert mounts_at(here) == []
     assert here.is_dir()
     assert str(here) not in manager_mounts(system)
