@@ -652,7 +652,7 @@ def test_mounts_follow_mounts_made_by_others(system, area):
                                      "options-uid": 0, "options-gid": 0, "options-mode": 0o711,
                                      "root-known": True,
                                      "flags": ",".join(mounts_at(here)[0]["flags"]),
-                                     "managed": False, "size": 4 << 20}
+                                     "managed": False, "max-size": 4 << 20}
         pool.wait_for(lambda paths: str(here) in paths)
         assert str(here) in system.get(page_size_path(KB_2M), PAGE_SIZE_IFACE, "Mounts")
 

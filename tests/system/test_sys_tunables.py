@@ -205,7 +205,8 @@ def test_properties_match_the_kernel(system):
 def test_shmmax(system, tunables_guard):
     original = read_int(SHMMAX)
     value = 64 << 30 if original != 64 << 30 else 32 << 30
-    assert ok(call(system, "SetShmMax", "ta{sv}", value, {})) == []
+    # the reply is the value the kernel holds afterwards
+    assert ok(call(system, "SetShmMax", "ta{sv}", value, {})) == [value]
     assert read_int(SHMMAX) == value
     assert prop(system, "ShmMax") == value
     # shmall is kept when it is large enough
@@ -227,7 +228,7 @@ def test_shmall_raised_with_shmmax(system):
 
 def test_shmmax_dry_run_and_denied_user(system, tunables_guard):
     before = snapshot()
-    assert ok(call(system, "SetShmMax", "ta{sv}", 1 << 30, dry(dry_run=True), user=DENIED_USER)) == []
+    assert ok(call(system, "SetShmMax", "ta{sv}", 1 << 30, dry(dry_run=True), user=DENIED_USER)) == [1 << 30]
     result = call(system, "SetShmMax", "ta{sv}", 1 << 30, {}, user=DENIED_USER)
     assert result.get("error") == NOT_AUTHORIZED, result
     assert snapshot() == before
