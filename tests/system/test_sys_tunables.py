@@ -365,7 +365,8 @@ def test_thp_several_at_once_and_refusals(system):
         assert result.get("error") == INVALID_ARGS, (settings, result)
         assert snapshot() == before
     # dry run and the denied user: nothing written either
-    assert ok(set_thp(system, {"enabled": other}, dry_run=True)) == []
+    # a dry run replies the settings as asked
+    assert ok(set_thp(system, {"enabled": other}, dry_run=True)) == [{"enabled": other}]
     assert set_thp(system, {"enabled": other}, user=DENIED_USER).get("error") == NOT_AUTHORIZED
     assert snapshot() == before
     ok(set_thp(system, {"enabled": other, "khugepaged/pages_to_scan": 1234}))
