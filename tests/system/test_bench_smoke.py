@@ -28,7 +28,7 @@ FIGURES = {
     "alloc": ("## 2. Allocation", [
         r"\| Grow the 2 MiB pool by \d+ pages: service `SetMinimum` \(median of \d+\) \| [\d.]+ m?s \| raw sysfs write: [\d.]+ m?s \| [\d.]+× \| ≤ 1\.10× \|",
         r"\| Grow by \d+ pages: `hugeadm --pool-pages-min 2MB:\+\d+`, whole process \| [\d.]+ m?s \|",
-        r"\| Pages obtained per run \(raw / service / hugeadm\) \| \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] \|",
+        r"\| Pages obtained per run \(raw write / service / hugeadm / raw node write / service node\) \| \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] \|",
     ]),
     "frag": ("## 3. Fragmentation", [
         r"\| plain write of nr_hugepages: pages obtained / time \| \d+ pages / [\d.]+ m?s \| asked \d+; bound \d+ free, \d+ with page cache \|",
