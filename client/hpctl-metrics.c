@@ -148,7 +148,7 @@ configured_minimum (GVariant *state, HpDBusManagerPageSize *p, guint64 *pages)
   g_variant_iter_init (&iter, state);
   while ((record = g_variant_iter_next_value (&iter)) != NULL)
     {
-      g_autoptr(GVariant) owned = record;
+      G_GNUC_UNUSED g_autoptr(GVariant) owned = record;
       const char *key = "", *value = "";
       HpAmount amount;
 
@@ -180,7 +180,7 @@ claimed_pages (GVariant *claims, guint64 size)
   g_variant_iter_init (&iter, claims);
   while ((claim = g_variant_iter_next_value (&iter)) != NULL)
     {
-      g_autoptr(GVariant) owned = claim;
+      G_GNUC_UNUSED g_autoptr(GVariant) owned = claim;
       guint64 claim_size = 0, pages = 0;
 
       g_variant_lookup (claim, "page-size", "t", &claim_size);
@@ -306,7 +306,7 @@ claim_family (GString *out, HpctlContext *ctx)
   g_variant_iter_init (&iter, claims);
   while ((claim = g_variant_iter_next_value (&iter)) != NULL)
     {
-      g_autoptr(GVariant) owned = claim;
+      G_GNUC_UNUSED g_autoptr(GVariant) owned = claim;
       const char *consumer = "";
       guint64 size = 0, pages = 0;
       guint32 node = 0;
@@ -413,7 +413,7 @@ drift_family (GString *out, HpctlContext *ctx)
       g_variant_iter_init (&iter, drift);
       for (GVariant *record; (record = g_variant_iter_next_value (&iter)) != NULL;)
         {
-          g_autoptr(GVariant) owned = record;
+          G_GNUC_UNUSED g_autoptr(GVariant) owned = record;
 
           if (!g_variant_lookup (record, "key", "&s", &key))
             continue;
@@ -441,7 +441,7 @@ explain_family (GString *out, GVariant *findings)
   g_variant_iter_init (&iter, findings);
   for (GVariant *record; (record = g_variant_iter_next_value (&iter)) != NULL;)
     {
-      g_autoptr(GVariant) owned = record;
+      G_GNUC_UNUSED g_autoptr(GVariant) owned = record;
 
       if (!g_variant_lookup (record, "severity", "&s", &severity))
         continue;

@@ -215,7 +215,7 @@ print_mounts_json (GVariant *mounts)
   g_variant_iter_init (&iter, mounts);
   while (g_variant_iter_next (&iter, "(&s@a{sv})", &path, &attributes))
     {
-      g_autoptr(GVariant) owned = attributes;
+      G_GNUC_UNUSED g_autoptr(GVariant) owned = attributes;
       guint64 page_size = 0;
       guint32 uid = 0, gid = 0, mode = 0;
       gboolean managed = FALSE;

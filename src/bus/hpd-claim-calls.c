@@ -167,8 +167,6 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
 
   if (op->release)
     {
-      g_auto(HpdPoolCounters) released = { 0, };
-
       if (!hpd_claims_remove (root, op->consumer, pool->size, op->node, error))
         return NULL;
       return g_variant_new ("(t)", held);

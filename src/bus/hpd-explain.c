@@ -594,7 +594,7 @@ check_configuration (Explain *e)
   g_variant_iter_init (&iter, drift);
   while (g_variant_iter_next (&iter, "@a{sv}", &record))
     {
-      g_autoptr(GVariant) owned = record;
+      G_GNUC_UNUSED g_autoptr(GVariant) owned = record;
       const char *key = "", *configured = "", *message = "";
 
       g_variant_lookup (record, "key", "&s", &key);

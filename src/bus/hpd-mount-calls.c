@@ -347,7 +347,6 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
   GDBusMethodInvocation *invocation = method_call->invocation;
   g_autoptr(MountCall) call = mount_call_new (daemon);
   g_autoptr(GPtrArray) mounts = NULL;
-  g_autoptr(GError) error = NULL;
   g_autoptr(PolkitDetails) details = NULL;
   gboolean persist = FALSE, dry_run = FALSE;
   const char *path;

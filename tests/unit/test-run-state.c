@@ -100,8 +100,9 @@ test_damaged_record_is_ignored (Fixture *f, gconstpointer data)
   static const char *const damaged[] = {
     "[2MB]\nended-usec=1\nduration-usec=1\nrequested=8\nachieved=8\nmode=soft\nwrites=1\n",
     "[2MB]\nended-usec=1\nduration-usec=1\nrequested=8\nmode=plain\nwrites=1\n",
-    "[2MB]\nended-usec=1\nduration-usec=1\nrequested=8\nachieved=8\nmode=plain\nwrites=1\n"
-    "node=4294967296\n",
+    /* one string: a node beyond 32 bits */
+    ("[2MB]\nended-usec=1\nduration-usec=1\nrequested=8\nachieved=8\nmode=plain\nwrites=1\n"
+     "node=4294967296\n"),
     "[2MB]\nended-usec=x\nduration-usec=1\nrequested=8\nachieved=8\nmode=plain\nwrites=1\n",
   };
 
