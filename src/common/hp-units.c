@@ -9,8 +9,10 @@
 #include "hp-units.h"
 
 /* g_ascii_string_to_unsigned() refuses what the header says (signs,
- * spaces, anything after the digits); the messages are ours, as users and
- * the kernel's text see them. */
+ * spaces, anything after the digits) except a leading vertical tab, which
+ * its space check misses and strtoull() skips: a decimal number starts
+ * with a digit. The messages are ours, as users and the kernel's text see
+ * them. */
 static gboolean
 parse_decimal (const char *text, guint64 max, guint64 *value, GError **error)
 {
@@ -21,7 +23,8 @@ parse_decimal (const char *text, guint64 max, guint64 *value, GError **error)
       g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "empty number");
       return FALSE;
     }
-  if (g_ascii_string_to_unsigned (text, 10, 0, max, value, &local_error))
+  if (g_ascii_isdigit (text[0]) &&
+      g_ascii_string_to_unsigned (text, 10, 0, max, value, &local_error))
     return TRUE;
   if (g_error_matches (local_error, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
     g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "'%s' is too large", text);

@@ -49,16 +49,16 @@ hpd_parse_meminfo (const char *text, const char *key, guint64 *value)
       if (strncmp (line, key, key_len) == 0 && line[key_len] == ':')
         {
           const char *p = line + key_len + 1;
-          char digits[21];
+          g_autofree char *digits = NULL;
           gsize len;
 
           while (*p == ' ' || *p == '\t')
             p++;
           len = strspn (p, "0123456789");
-          if (len == 0 || len >= sizeof digits)
+          if (len == 0)
             return FALSE;
-          memcpy (digits, p, len);
-          digits[len] = '\0';
+          /* leading zeros are a number too: the range check is GLib's */
+          digits = g_strndup (p, len);
           p += len;
           /* Only " kB" or nothing may follow. */
           if (*p != '\n' && *p != '\0' && strncmp (p, " kB", 3) != 0)
