@@ -107,13 +107,13 @@ dry_run_mounts (HpctlContext *ctx, const char *scope, const char *owner)
   g_autofree char *directory = NULL;
   guint32 id;
 
-  if (strcmp (scope, "user") == 0 && getpwnam (owner) == NULL &&
+  if (strcmp (scope, "user") == 0 && owner != NULL && getpwnam (owner) == NULL &&
       !(hp_parse_u32 (owner, &id, NULL) && getpwuid (id) != NULL))
     {
       g_printerr ("%s: no such user: '%s'\n", g_get_prgname (), owner);
       return HPCTL_EXIT_ERROR;
     }
-  if (strcmp (scope, "group") == 0 && getgrnam (owner) == NULL &&
+  if (strcmp (scope, "group") == 0 && owner != NULL && getgrnam (owner) == NULL &&
       !(hp_parse_u32 (owner, &id, NULL) && getgrgid (id) != NULL))
     {
       g_printerr ("%s: no such group: '%s'\n", g_get_prgname (), owner);
