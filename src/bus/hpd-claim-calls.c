@@ -11,7 +11,6 @@
 #include "hpd-job.h"
 #include "hpd-page-size.h"
 #include "hpd-pool-model.h"
-#include "hpd-requested.h"
 
 GVariant *
 hpd_claims_to_variant (GPtrArray *claims)
@@ -111,7 +110,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
    * mistaken for the base */
   base = hpd_pool_model_claim_base (model, &now);
   if (!model->has_requested || model->requested != base)
-    hpd_requested_note (root, pool->name, base);
+    hpd_daemon_note_requested (op->daemon, pool, base);
   pool_target = hpd_pool_model_target_with_claim (model, base, op->old_pages, op->pages);
   grows = !op->release && op->pages > op->old_pages;
   current = hpd_pool_counters_minimum (&now);

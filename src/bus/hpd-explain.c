@@ -115,8 +115,9 @@ check_pools (Explain *e, GPtrArray *mounts)
       g_auto(GStrv) paths = NULL;
       g_autofree char *id = NULL;
       g_autofree char *fix = NULL;
-      guint64 minimum, requested = hpd_daemon_get_requested (e->daemon, pool);
+      guint64 minimum, requested;
 
+      hpd_daemon_lookup_requested (e->daemon, pool, &requested);
       if (!hpd_pool_read (e->kernel, pool, &c, NULL))
         continue;
       minimum = hpd_pool_counters_minimum (&c);

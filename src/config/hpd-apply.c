@@ -14,7 +14,6 @@
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
 #include "hpd-pool-model.h"
-#include "hpd-requested.h"
 #include "hpd-service.h"
 #include "hpd-tunables.h"
 

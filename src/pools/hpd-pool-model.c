@@ -8,7 +8,6 @@
 #include "hpd-apply.h"
 #include "hpd-claims.h"
 #include "hpd-pool-model.h"
-#include "hpd-requested.h"
 #include "hpd-service.h"
 
 gboolean
@@ -28,12 +27,9 @@ hpd_pool_configured_minimum (const HpdConfig *config, const HpdPool *pool, guint
 void
 hpd_pool_model_reload (HpdPoolModel *model, HpdDaemon *daemon)
 {
-  const char *root = hpd_kernel_get_root (hpd_daemon_get_kernel (daemon));
-
   g_clear_pointer (&model->claims, g_ptr_array_unref);
   model->claims = hpd_daemon_get_claims (daemon);
-  model->requested = 0;
-  model->has_requested = hpd_requested_lookup (root, model->pool->name, &model->requested);
+  model->has_requested = hpd_daemon_lookup_requested (daemon, model->pool, &model->requested);
 }
 
 void
