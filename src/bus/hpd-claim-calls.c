@@ -6,6 +6,7 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-alloc.h"
+#include "hpd-apply.h"
 #include "hpd-claim-calls.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
@@ -254,6 +255,8 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
 {
   g_auto(HpdPoolModel) model = { 0, };
   const HpdClaim *existing;
+  guint64 configured;
+  gboolean has_configured;
   ClaimOp *op;
 
   if (!hpd_claim_consumer_valid (consumer, error))
@@ -265,7 +268,9 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
       return NULL;
     }
 
-  hpd_pool_model_init (&model, daemon, pool, hpd_daemon_get_config (daemon, NULL));
+  has_configured = hpd_apply_configured_minimum (hpd_daemon_get_config (daemon, NULL), pool,
+                                                 &configured);
+  hpd_pool_model_init (&model, daemon, pool, has_configured, configured);
   existing = hpd_claims_find (model.claims, consumer, pool->size, opts->node);
   if (release && existing == NULL)
     {

@@ -5,6 +5,7 @@
 
 #include "hp-error.h"
 #include "hpd-alloc.h"
+#include "hpd-apply.h"
 #include "hpd-claims.h"
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
@@ -66,10 +67,12 @@ publish_target (HpdPageSize *self)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
   g_auto(HpdPoolModel) model = { 0, };
-  guint64 base;
+  guint64 base, configured;
+  gboolean has_configured =
+    hpd_apply_configured_minimum (hpd_daemon_get_config (self->daemon, NULL), self->pool,
+                                  &configured);
 
-  hpd_pool_model_init (&model, self->daemon, self->pool,
-                       hpd_daemon_get_config (self->daemon, NULL));
+  hpd_pool_model_init (&model, self->daemon, self->pool, has_configured, configured);
   hpd_pool_model_base (&model, &base);
   hp_dbus_manager_page_size_set_base (iface, base);
   hp_dbus_manager_page_size_set_target (iface, hpd_pool_model_target (&model));

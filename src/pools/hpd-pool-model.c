@@ -5,24 +5,9 @@
 
 #include "hp-error.h"
 #include "hp-units.h"
-#include "hpd-apply.h"
 #include "hpd-claims.h"
 #include "hpd-pool-model.h"
 #include "hpd-service.h"
-
-gboolean
-hpd_pool_configured_minimum (const HpdConfig *config, const HpdPool *pool, guint64 *pages)
-{
-  guint64 default_key = 0;
-  const HpdConfigPool *cp = g_tree_lookup (config->pools, &pool->size);
-
-  /* [pool DEFAULT] counts where the section of the size sets no minimum:
-   * that one is applied after it */
-  if ((cp == NULL || cp->minimum.kind == HPD_CONFIG_UNSET) && pool->is_default)
-    cp = g_tree_lookup (config->pools, &default_key);
-  return cp != NULL && cp->minimum.kind != HPD_CONFIG_UNSET &&
-         hpd_apply_to_pages (&cp->minimum, pool, pages);
-}
 
 void
 hpd_pool_model_reload (HpdPoolModel *model, HpdDaemon *daemon)
@@ -34,11 +19,12 @@ hpd_pool_model_reload (HpdPoolModel *model, HpdDaemon *daemon)
 
 void
 hpd_pool_model_init (HpdPoolModel *model, HpdDaemon *daemon, const HpdPool *pool,
-                     const HpdConfig *config)
+                     gboolean has_configured, guint64 configured)
 {
-  *model = (HpdPoolModel) { .pool = pool };
-  model->has_configured = config != NULL &&
-                          hpd_pool_configured_minimum (config, pool, &model->configured);
+  *model = (HpdPoolModel) {
+    .pool = pool, .has_configured = has_configured,
+    .configured = has_configured ? configured : 0,
+  };
   hpd_pool_model_reload (model, daemon);
 }
 

@@ -2,11 +2,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The running service as the layers below the bus see it: the state that
- * applying the configuration (--apply, Claim) and computing its drift
- * read, and the checks they share with the methods. The bus layer's
- * HpdDaemon implements it (bus/hpd-daemon.c, bus/hpd-tunable-calls.c);
- * a lower layer names the daemon only through this header, never through
- * bus/hpd-daemon.h (scripts/check-layers). */
+ * the pool model, applying the configuration (--apply, Claim) and
+ * computing its drift read, and the checks they share with the methods.
+ * The bus layer's HpdDaemon implements it (bus/hpd-daemon.c,
+ * bus/hpd-tunable-calls.c); a lower layer names the daemon only through
+ * this header, never through bus/hpd-daemon.h (scripts/check-layers). It
+ * lives in pools/, the lowest domain that needs it, so config/ reaches it
+ * the way it reaches the pool model: downwards. */
 
 #pragma once
 
