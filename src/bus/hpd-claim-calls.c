@@ -136,15 +136,11 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
     }
   else
     {
-      const HpdNodeCounters *n = hpd_pool_counters_node (&now, op->node);
+      const HpdNodeCounters *n = hpd_pool_model_node_counters (pool, &now, op->node, error);
       guint64 node_current;
 
       if (n == NULL)
-        {
-          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                       "NUMA node %u has no %s pool", op->node, pool->name);
-          return NULL;
-        }
+        return NULL;
       if (grows && !hpd_pool_model_check_memory (op->daemon, pool, pool_target, error))
         return NULL;
       node_current = hpd_node_counters_minimum (n);
@@ -261,12 +257,9 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
 
   if (!hpd_claim_consumer_valid (consumer, error))
     return NULL;
-  if (opts->node != HPD_CLAIM_ALL_NODES && !hpd_pool_has_node (pool, opts->node))
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "NUMA node %u has no %s pool", opts->node, pool->name);
-      return NULL;
-    }
+  if (opts->node != HPD_CLAIM_ALL_NODES &&
+      !hpd_pool_model_check_node (pool, opts->node, error))
+    return NULL;
 
   has_configured = hpd_apply_configured_minimum (hpd_daemon_get_config (daemon, NULL), pool,
                                                  &configured);

@@ -606,11 +606,9 @@ hpd_page_size_set_node_pages (const HpdCall *call)
       hpd_job_return_error (invocation, error);
       return;
     }
-  if (!hpd_pool_has_node (self->pool, node))
+  if (!hpd_pool_model_check_node (self->pool, node, &error))
     {
-      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                             "NUMA node %u has no %s pool", node,
-                                             self->pool->name);
+      hpd_job_return_error (invocation, error);
       return;
     }
   if (!read_counters (self, &now, &error))

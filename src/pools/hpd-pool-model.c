@@ -133,6 +133,33 @@ hpd_pool_plan_node_claim (guint64 node_current, guint64 node_target, guint64 poo
   return wanted;
 }
 
+static void
+set_no_node_error (const HpdPool *pool, guint node, GError **error)
+{
+  g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "NUMA node %u has no %s pool", node,
+               pool->name);
+}
+
+gboolean
+hpd_pool_model_check_node (const HpdPool *pool, guint node, GError **error)
+{
+  if (hpd_pool_has_node (pool, node))
+    return TRUE;
+  set_no_node_error (pool, node, error);
+  return FALSE;
+}
+
+const HpdNodeCounters *
+hpd_pool_model_node_counters (const HpdPool *pool, const HpdPoolCounters *now, guint node,
+                              GError **error)
+{
+  const HpdNodeCounters *n = hpd_pool_counters_node (now, node);
+
+  if (n == NULL)
+    set_no_node_error (pool, node, error);
+  return n;
+}
+
 gboolean
 hpd_pool_memory_check (const char *pool_name, guint64 page_size, guint64 pages,
                        guint64 others, guint64 limit, GError **error)
@@ -192,15 +219,11 @@ hpd_pool_model_check_node_memory (HpdDaemon *daemon, const HpdPool *pool,
                                   const HpdPoolCounters *now, guint node, guint64 pages,
                                   GError **error)
 {
-  const HpdNodeCounters *n = hpd_pool_counters_node (now, node);
+  const HpdNodeCounters *n = hpd_pool_model_node_counters (pool, now, node, error);
   guint64 elsewhere;
 
   if (n == NULL)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "NUMA node %u has no %s pool",
-                   node, pool->name);
-      return FALSE;
-    }
+    return FALSE;
   elsewhere = hp_sub_saturating (hpd_pool_counters_minimum (now), hpd_node_counters_minimum (n));
   if (pages > G_MAXUINT64 - elsewhere)
     {

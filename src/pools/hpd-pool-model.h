@@ -102,6 +102,15 @@ guint64 hpd_pool_plan_claim (guint64 current, guint64 target, guint64 old, guint
 guint64 hpd_pool_plan_node_claim (guint64 node_current, guint64 node_target, guint64 pool_current,
                                   guint64 pool_target, guint64 old, guint64 new);
 
+/* InvalidArgs, "NUMA node N has no SIZE pool", unless @pool has @node:
+ * the check of every call that names a node (SetNodePages, Claim and
+ * Release on a node). */
+gboolean hpd_pool_model_check_node (const HpdPool *pool, guint node, GError **error);
+/* @node's counters in @now, or NULL with that error. */
+const HpdNodeCounters *hpd_pool_model_node_counters (const HpdPool *pool,
+                                                     const HpdPoolCounters *now, guint node,
+                                                     GError **error);
+
 /* The memory limit, pure: @pages of @page_size next to @others bytes the
  * other pools hold must stay within @limit bytes. InvalidArgs if the bytes
  * do not fit in 64 bits, LimitExceeded past the limit. */
