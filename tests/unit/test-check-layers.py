@@ -54,28 +54,23 @@ class CheckLayers(unittest.TestCase):
         proc = run(self.src)
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
 
+    def assert_found(self, relative, header, layer, target):
+        """@relative including @header, a header of @target, is reported."""
+        line = self.add_include(relative, header)
+        proc = run(self.src)
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertIn('src/%s:%d: %s/ includes %s/%s' % (relative, line, layer, target, header),
+                      proc.stdout)
+
     def test_a_circle_between_domains_is_found(self):
         # config/ includes pools/ already: pools/ including config/ closes a circle
-        line = self.add_include('pools/hpd-pool-model.h', 'hpd-config.h')
-        proc = run(self.src)
-        self.assertEqual(proc.returncode, 1, proc.stdout)
-        self.assertIn('src/pools/hpd-pool-model.h:%d: pools/ includes config/hpd-config.h'
-                      % line, proc.stdout)
+        self.assert_found('pools/hpd-pool-model.h', 'hpd-config.h', 'pools', 'config')
 
     def test_a_domain_including_the_bus_is_found(self):
-        line = self.add_include('usage/hpd-usage.c', 'hpd-daemon.h')
-        proc = run(self.src)
-        self.assertEqual(proc.returncode, 1, proc.stdout)
-        self.assertIn('src/usage/hpd-usage.c:%d: usage/ includes bus/hpd-daemon.h' % line,
-                      proc.stdout)
+        self.assert_found('usage/hpd-usage.c', 'hpd-daemon.h', 'usage', 'bus')
 
     def test_the_kernel_layer_includes_no_domain(self):
-        line = self.add_include('kernel/hpd-kernel.c', 'hpd-pool.h')
-        proc = run(self.src)
-        self.assertEqual(proc.returncode, 1, proc.stdout)
-        self.assertIn('src/kernel/hpd-kernel.c:%d: kernel/ includes pools/hpd-pool.h' % line,
-                      proc.stdout)
-
+        self.assert_found('kernel/hpd-kernel.c', 'hpd-pool.h', 'kernel', 'pools')
 
 if __name__ == '__main__':
     unittest.main(verbosity=2)
