@@ -153,6 +153,10 @@ gboolean hpctl_check_size_syntax (const char *text, GError **error);
 /* A SIZE argument: "DEFAULT" or hp_parse_size (), and one of PageSizes. */
 gboolean hpctl_resolve_size (HpctlContext *ctx, const char *text, guint64 *size,
                              GError **error);
+/* The same for a command's SIZE argument, connecting first: FALSE with
+ * @status set (a usage error for a bad or unknown size). */
+gboolean hpctl_resolve_size_arg (HpctlContext *ctx, const char *text, guint64 *size,
+                                 int *status);
 
 HpDBusManagerPageSize *hpctl_get_page_size (HpctlContext *ctx, guint64 size,
                                             GError **error);
