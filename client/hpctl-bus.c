@@ -316,3 +316,14 @@ hpctl_prepare_interactive (HpctlContext *ctx)
     ctx->agent = hpctl_agent_start ();
   return G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
 }
+
+GOptionContext *
+hpctl_command_options (const char *parameters, const char *summary, const char *description)
+{
+  GOptionContext *options = g_option_context_new (parameters);
+
+  g_option_context_set_summary (options, summary);
+  if (description != NULL)
+    g_option_context_set_description (options, description);
+  return options;
+}

@@ -16,9 +16,6 @@
 #include "hp-units.h"
 #include "hpctl.h"
 
-/* Authorization may wait for a person typing a password: no timeout. */
-#define CHANGE_TIMEOUT_MS G_MAXINT
-
 #define EXIT_HELP "\nExit status: 0 done, 1 error (including not authorized), 2 usage error."
 
 #define DRY_RUN_HELP "Only show what would be set; needs no authorization"
@@ -36,7 +33,7 @@ static GOptionContext *
 command_options (const char *parameters, const char *summary, const char *description,
                  TunableOptions *o, gboolean with_recommended)
 {
-  GOptionContext *options = g_option_context_new (parameters);
+  GOptionContext *options = hpctl_command_options (parameters, summary, description);
   const GOptionEntry entries[] = {
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &o->dry_run, DRY_RUN_HELP, NULL },
     { "persist", 0, 0, G_OPTION_ARG_NONE, &o->persist, HPCTL_PERSIST_HELP, NULL },
@@ -48,8 +45,6 @@ command_options (const char *parameters, const char *summary, const char *descri
     { NULL }
   };
 
-  g_option_context_set_summary (options, summary);
-  g_option_context_set_description (options, description);
   /* GOption copies the entries */
   g_option_context_add_main_entries (options, entries, NULL);
   if (with_recommended)
@@ -105,7 +100,7 @@ call_flags (HpctlContext *ctx, const TunableOptions *o)
 static int
 call_timeout (const TunableOptions *o)
 {
-  return o->dry_run ? -1 : CHANGE_TIMEOUT_MS;
+  return o->dry_run ? -1 : HPCTL_CHANGE_TIMEOUT_MS;
 }
 
 /* Commands that take at most one argument: the usage line if more came. */

@@ -70,6 +70,15 @@ void hpctl_print_json_text (JsonNode *root, gboolean pretty);
  * arguments. Adds --no-ask-password. Prints the error itself. */
 gboolean hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args);
 
+/* The D-Bus timeout of a change: authorization may wait for a person
+ * typing a password, so none. */
+#define HPCTL_CHANGE_TIMEOUT_MS G_MAXINT
+
+/* A command's option context: "hugepagesctl PARAMETERS", @summary, and
+ * @description (may be NULL) after the options. */
+GOptionContext *hpctl_command_options (const char *parameters, const char *summary,
+                                       const char *description);
+
 /* Connects to hugepagesd; prints why not itself. */
 gboolean hpctl_connect (HpctlContext *ctx);
 
