@@ -199,6 +199,29 @@ hpctl_resolve_size (HpctlContext *ctx, const char *text, guint64 *size, GError *
   return FALSE;
 }
 
+gboolean
+hpctl_resolve_size_arg (HpctlContext *ctx, const char *text, guint64 *size, int *status)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!hpctl_check_size_syntax (text, &error))
+    {
+      *status = hpctl_usage_error ("%s", error->message);
+      return FALSE;
+    }
+  if (!hpctl_connect (ctx))
+    {
+      *status = HPCTL_EXIT_ERROR;
+      return FALSE;
+    }
+  if (!hpctl_resolve_size (ctx, text, size, &error))
+    {
+      *status = hpctl_usage_error ("%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The a{sv} of @iface at @path in a GetManagedObjects result, or NULL. */
 static GVariant *
 find_interface (GVariant *objects, const char *path, const char *iface)
@@ -292,4 +315,15 @@ hpctl_prepare_interactive (HpctlContext *ctx)
   if (ctx->agent == NULL && isatty (STDIN_FILENO))
     ctx->agent = hpctl_agent_start ();
   return G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
+}
+
+GOptionContext *
+hpctl_command_options (const char *parameters, const char *summary, const char *description)
+{
+  GOptionContext *options = g_option_context_new (parameters);
+
+  g_option_context_set_summary (options, summary);
+  if (description != NULL)
+    g_option_context_set_description (options, description);
+  return options;
 }

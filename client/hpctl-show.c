@@ -7,15 +7,6 @@
 #include "hp-units.h"
 #include "hpctl.h"
 
-static GOptionContext *
-command_options (const char *parameters, const char *summary)
-{
-  GOptionContext *options = g_option_context_new (parameters);
-
-  g_option_context_set_summary (options, summary);
-  return options;
-}
-
 static int
 no_arguments_expected (GStrv args)
 {
@@ -98,8 +89,7 @@ hpctl_status (HpctlContext *ctx, GStrv args)
 {
   gboolean json = FALSE;
   const GOptionEntry entries[] = { HPCTL_JSON_ENTRY (json), { NULL } };
-  g_autoptr(GOptionContext) options = command_options ("status",
-                                                       "Show the service, the machine and every pool.");
+  g_autoptr(GOptionContext) options = hpctl_command_options ("status", "Show the service, the machine and every pool.", NULL);
   g_autoptr(GPtrArray) page_sizes = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *base = NULL, *default_size = NULL, *nodes = NULL;
@@ -153,8 +143,9 @@ hpctl_page_sizes (HpctlContext *ctx, GStrv args)
     { NULL }
   };
   g_autoptr(GOptionContext) options =
-    command_options ("page-sizes",
-                     "List the huge page sizes in bytes, one a line, ascending (like pagesize -H).");
+    hpctl_command_options ("page-sizes",
+                           "List the huge page sizes in bytes, one a line, ascending (like pagesize -H).",
+                           NULL);
   g_autoptr(GPtrArray) page_sizes = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -352,10 +343,11 @@ hpctl_pools (HpctlContext *ctx, GStrv args)
     { NULL }
   };
   g_autoptr(GOptionContext) options =
-    command_options ("pools",
-                     "List the pools in the format of hugeadm --pool-list: Size in bytes,\n"
-                     "Minimum (persistent pages), Current (all pages, surplus included),\n"
-                     "Maximum (how far the pool may grow) and * for the default size.");
+    hpctl_command_options ("pools",
+                           "List the pools in the format of hugeadm --pool-list: Size in bytes,\n"
+                           "Minimum (persistent pages), Current (all pages, surplus included),\n"
+                           "Maximum (how far the pool may grow) and * for the default size.",
+                           NULL);
   g_autoptr(GPtrArray) page_sizes = NULL;
   g_autoptr(GError) error = NULL;
 

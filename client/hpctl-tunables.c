@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The tunable commands: shm-max, shm-group, min-free-kbytes, zone-movable
- * and thp. Without an argument each shows the setting; with one it changes
+ * and thp (hpctl-thp.c). Without an argument each shows the setting; with one it changes
  * it. Changes are authorized like the pool changes (the interactive flag,
  * pkttyagent on a terminal, --no-ask-password); --dry-run asks the service
  * what it would set and needs no authorization. */
@@ -14,29 +14,13 @@
 #include "hp-error.h"
 #include "hp-names.h"
 #include "hp-units.h"
-#include "hpctl.h"
+#include "hpctl-tunables.h"
 
-/* Authorization may wait for a person typing a password: no timeout. */
-#define CHANGE_TIMEOUT_MS G_MAXINT
-
-#define EXIT_HELP "\nExit status: 0 done, 1 error (including not authorized), 2 usage error."
-
-#define DRY_RUN_HELP "Only show what would be set; needs no authorization"
-#define ALLOW_LOWER_HELP "With 'recommended': also lower a larger current value"
-
-/* The options of one tunable command. */
-typedef struct {
-  gboolean dry_run;
-  gboolean persist;
-  gboolean allow_lower;
-  gboolean json;
-} TunableOptions;
-
-static GOptionContext *
-command_options (const char *parameters, const char *summary, const char *description,
-                 TunableOptions *o, gboolean with_recommended)
+GOptionContext *
+hpctl_tunable_options (const char *parameters, const char *summary, const char *description,
+                       TunableOptions *o, gboolean with_recommended)
 {
-  GOptionContext *options = g_option_context_new (parameters);
+  GOptionContext *options = hpctl_command_options (parameters, summary, description);
   const GOptionEntry entries[] = {
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &o->dry_run, DRY_RUN_HELP, NULL },
     { "persist", 0, 0, G_OPTION_ARG_NONE, &o->persist, HPCTL_PERSIST_HELP, NULL },
@@ -48,8 +32,6 @@ command_options (const char *parameters, const char *summary, const char *descri
     { NULL }
   };
 
-  g_option_context_set_summary (options, summary);
-  g_option_context_set_description (options, description);
   /* GOption copies the entries */
   g_option_context_add_main_entries (options, entries, NULL);
   if (with_recommended)
@@ -57,10 +39,8 @@ command_options (const char *parameters, const char *summary, const char *descri
   return options;
 }
 
-/* The options only make sense with a change; --allow-lower only with
- * "recommended". Prints the usage error itself. */
-static gboolean
-check_option_use (const TunableOptions *o, const char *argument, gboolean recommended)
+gboolean
+hpctl_tunable_check_use (const TunableOptions *o, const char *argument, gboolean recommended)
 {
   if (argument == NULL && (o->dry_run || o->persist))
     {
@@ -80,8 +60,8 @@ check_option_use (const TunableOptions *o, const char *argument, gboolean recomm
   return TRUE;
 }
 
-static GVariant *
-build_options (const TunableOptions *o)
+GVariant *
+hpctl_tunable_build_options (const TunableOptions *o)
 {
   GVariantBuilder builder;
 
@@ -95,22 +75,20 @@ build_options (const TunableOptions *o)
   return g_variant_builder_end (&builder);
 }
 
-/* A dry run needs no authorization: no interactive flag, no agent. */
-static GDBusCallFlags
-call_flags (HpctlContext *ctx, const TunableOptions *o)
+GDBusCallFlags
+hpctl_tunable_call_flags (HpctlContext *ctx, const TunableOptions *o)
 {
   return o->dry_run ? G_DBUS_CALL_FLAGS_NONE : hpctl_prepare_interactive (ctx);
 }
 
-static int
-call_timeout (const TunableOptions *o)
+int
+hpctl_tunable_call_timeout (const TunableOptions *o)
 {
-  return o->dry_run ? -1 : CHANGE_TIMEOUT_MS;
+  return o->dry_run ? -1 : HPCTL_CHANGE_TIMEOUT_MS;
 }
 
-/* Commands that take at most one argument: the usage line if more came. */
-static gboolean
-at_most_one_argument (GStrv args, const char *usage)
+gboolean
+hpctl_tunable_at_most_one_argument (GStrv args, const char *usage)
 {
   if (g_strv_length (args) <= 2)
     return TRUE;
@@ -118,12 +96,9 @@ at_most_one_argument (GStrv args, const char *usage)
   return FALSE;
 }
 
-/* "kernel.shmmax: VALUE" after a change, "would set kernel.shmmax to VALUE"
- * for a dry run. @kept_above is the recommended value when 'recommended'
- * kept a larger current value, NULL otherwise. */
-static void
-report_value (const TunableOptions *o, const char *what, const char *value,
-              const char *kept_above)
+void
+hpctl_tunable_report (const TunableOptions *o, const char *what, const char *value,
+                      const char *kept_above)
 {
   if (kept_above == NULL)
     {
@@ -140,8 +115,6 @@ report_value (const TunableOptions *o, const char *what, const char *value,
     g_print ("%s: %s\n", what, value);
   g_print ("kept: it is above the recommended %s; --allow-lower lowers it\n", kept_above);
 }
-
-/* --- shm-max --------------------------------------------------------------- */
 
 #define SHM_MAX_USAGE "shm-max [VALUE|recommended] [--allow-lower] [--dry-run]"
 
@@ -215,7 +188,7 @@ report_shm_max (HpctlContext *ctx, const TunableOptions *o, guint64 value, guint
   g_autofree char *text = hpctl_describe_bytes (value);
   guint64 shmall = base > 0 ? shmall_needed (value, base) : 0;
 
-  report_value (o, "kernel.shmmax", text, kept_above);
+  hpctl_tunable_report (o, "kernel.shmmax", text, kept_above);
 
   if (shmall <= old_shmall)
     return;
@@ -232,18 +205,18 @@ hpctl_shm_max (HpctlContext *ctx, GStrv args)
 {
   TunableOptions o = { FALSE, };
   g_autoptr(GOptionContext) options =
-    command_options ("shm-max [VALUE|recommended]",
-                     "Show or set kernel.shmmax, the largest SysV shared memory segment.",
-                     "Without an argument: kernel.shmmax (bytes), kernel.shmall (base pages)\n"
-                     "and the recommended values: the pools' Maximum × page size summed\n"
-                     "over every pool (hugeadm's formula), and that in base pages.\n"
-                     "VALUE is bytes or an amount with a unit: 68719476736, 64G, 512M.\n"
-                     "'recommended' sets the recommended value and prints the value set; a\n"
-                     "larger current value is kept unless --allow-lower is given.\n"
-                     "kernel.shmall is raised with kernel.shmmax when it would block a\n"
-                     "segment that large; it is never lowered.\n"
-                     EXIT_HELP,
-                     &o, TRUE);
+    hpctl_tunable_options ("shm-max [VALUE|recommended]",
+                           "Show or set kernel.shmmax, the largest SysV shared memory segment.",
+                           "Without an argument: kernel.shmmax (bytes), kernel.shmall (base pages)\n"
+                           "and the recommended values: the pools' Maximum × page size summed\n"
+                           "over every pool (hugeadm's formula), and that in base pages.\n"
+                           "VALUE is bytes or an amount with a unit: 68719476736, 64G, 512M.\n"
+                           "'recommended' sets the recommended value and prints the value set; a\n"
+                           "larger current value is kept unless --allow-lower is given.\n"
+                           "kernel.shmall is raised with kernel.shmmax when it would block a\n"
+                           "segment that large; it is never lowered.\n"
+                           EXIT_HELP,
+                           &o, TRUE);
   g_autoptr(GError) error = NULL;
   g_autofree char *kept_above = NULL;
   const char *argument;
@@ -252,11 +225,11 @@ hpctl_shm_max (HpctlContext *ctx, GStrv args)
 
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
-  if (!at_most_one_argument (args, SHM_MAX_USAGE))
+  if (!hpctl_tunable_at_most_one_argument (args, SHM_MAX_USAGE))
     return HPCTL_EXIT_USAGE;
   argument = args[1];
   recommended = g_strcmp0 (argument, "recommended") == 0;
-  if (!check_option_use (&o, argument, recommended))
+  if (!hpctl_tunable_check_use (&o, argument, recommended))
     return HPCTL_EXIT_USAGE;
   if (argument != NULL && !recommended && !hp_parse_size (argument, &value, &error))
     return hpctl_usage_error ("VALUE: %s", error->message);
@@ -269,8 +242,8 @@ hpctl_shm_max (HpctlContext *ctx, GStrv args)
   old_shmall = hp_dbus_manager_get_shm_all_pages (ctx->manager);
   if (!recommended)
     {
-      if (!hp_dbus_manager_call_set_shm_max_sync (ctx->manager, value, build_options (&o),
-                                                  call_flags (ctx, &o), call_timeout (&o),
+      if (!hp_dbus_manager_call_set_shm_max_sync (ctx->manager, value, hpctl_tunable_build_options (&o),
+                                                  hpctl_tunable_call_flags (ctx, &o), hpctl_tunable_call_timeout (&o),
                                                   &value, NULL, &error))
         return hpctl_fail (error);
       report_shm_max (ctx, &o, value, old_shmall, NULL);
@@ -278,8 +251,8 @@ hpctl_shm_max (HpctlContext *ctx, GStrv args)
     }
 
   recommended_value = hp_dbus_manager_get_recommended_shm_max (ctx->manager);
-  if (!hp_dbus_manager_call_set_recommended_shm_max_sync (ctx->manager, build_options (&o),
-                                                          call_flags (ctx, &o), call_timeout (&o),
+  if (!hp_dbus_manager_call_set_recommended_shm_max_sync (ctx->manager, hpctl_tunable_build_options (&o),
+                                                          hpctl_tunable_call_flags (ctx, &o), hpctl_tunable_call_timeout (&o),
                                                           &value, NULL, &error))
     return hpctl_fail (error);
   /* the service keeps a larger value unless told to lower it */
@@ -287,8 +260,6 @@ hpctl_shm_max (HpctlContext *ctx, GStrv args)
   report_shm_max (ctx, &o, value, old_shmall, kept_above);
   return HPCTL_EXIT_OK;
 }
-
-/* --- shm-group ------------------------------------------------------------- */
 
 /* "1001 (hugetlb)", "0 (root only)", "4000 (no such group)". */
 static char *
@@ -322,23 +293,23 @@ hpctl_shm_group (HpctlContext *ctx, GStrv args)
 {
   TunableOptions o = { FALSE, };
   g_autoptr(GOptionContext) options =
-    command_options ("shm-group [GROUP]",
-                     "Show or set vm.hugetlb_shm_group, the group whose members may create\n"
-                     "SHM_HUGETLB shared memory segments without CAP_IPC_LOCK.",
-                     "Without an argument: the gid and the group's name; 0 means root only.\n"
-                     "GROUP is the name or decimal gid of an existing group; 0 for root only.\n"
-                     EXIT_HELP,
-                     &o, FALSE);
+    hpctl_tunable_options ("shm-group [GROUP]",
+                           "Show or set vm.hugetlb_shm_group, the group whose members may create\n"
+                           "SHM_HUGETLB shared memory segments without CAP_IPC_LOCK.",
+                           "Without an argument: the gid and the group's name; 0 means root only.\n"
+                           "GROUP is the name or decimal gid of an existing group; 0 for root only.\n"
+                           EXIT_HELP,
+                           &o, FALSE);
   g_autoptr(GError) error = NULL;
   g_autofree char *shown = NULL;
   const char *group;
 
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
-  if (!at_most_one_argument (args, "shm-group [GROUP] [--dry-run]"))
+  if (!hpctl_tunable_at_most_one_argument (args, "shm-group [GROUP] [--dry-run]"))
     return HPCTL_EXIT_USAGE;
   group = args[1];
-  if (!check_option_use (&o, group, FALSE))
+  if (!hpctl_tunable_check_use (&o, group, FALSE))
     return HPCTL_EXIT_USAGE;
   if (group != NULL && *group == '\0')
     return hpctl_usage_error ("GROUP is empty; give a group name or gid (0 for root only)");
@@ -361,16 +332,14 @@ hpctl_shm_group (HpctlContext *ctx, GStrv args)
       return HPCTL_EXIT_OK;
     }
 
-  if (!hp_dbus_manager_call_set_shm_group_sync (ctx->manager, group, build_options (&o),
-                                                call_flags (ctx, &o), call_timeout (&o),
+  if (!hp_dbus_manager_call_set_shm_group_sync (ctx->manager, group, hpctl_tunable_build_options (&o),
+                                                hpctl_tunable_call_flags (ctx, &o), hpctl_tunable_call_timeout (&o),
                                                 NULL, NULL, &error))
     return hpctl_fail (error);
   shown = describe_group_argument (group);
-  report_value (&o, "vm.hugetlb_shm_group", shown, NULL);
+  hpctl_tunable_report (&o, "vm.hugetlb_shm_group", shown, NULL);
   return HPCTL_EXIT_OK;
 }
-
-/* --- min-free-kbytes ------------------------------------------------------- */
 
 #define MIN_FREE_USAGE "min-free-kbytes [VALUE|recommended] [--allow-lower] [--dry-run]"
 
@@ -379,17 +348,17 @@ hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args)
 {
   TunableOptions o = { FALSE, };
   g_autoptr(GOptionContext) options =
-    command_options ("min-free-kbytes [VALUE|recommended]",
-                     "Show or set vm.min_free_kbytes, the memory the kernel keeps free.",
-                     "Without an argument: the current and the recommended value, in kB.\n"
-                     "The recommendation is 11 pageblocks per populated zone (the kernel's\n"
-                     "own khugepaged formula), at most 5% of MemTotal; more free memory\n"
-                     "makes huge pages easier to allocate.\n"
-                     "VALUE is a decimal number of kB, from 1024 to 5% of MemTotal.\n"
-                     "'recommended' sets the recommended value and prints the value set; a\n"
-                     "larger current value is kept unless --allow-lower is given.\n"
-                     EXIT_HELP,
-                     &o, TRUE);
+    hpctl_tunable_options ("min-free-kbytes [VALUE|recommended]",
+                           "Show or set vm.min_free_kbytes, the memory the kernel keeps free.",
+                           "Without an argument: the current and the recommended value, in kB.\n"
+                           "The recommendation is 11 pageblocks per populated zone (the kernel's\n"
+                           "own khugepaged formula), at most 5% of MemTotal; more free memory\n"
+                           "makes huge pages easier to allocate.\n"
+                           "VALUE is a decimal number of kB, from 1024 to 5% of MemTotal.\n"
+                           "'recommended' sets the recommended value and prints the value set; a\n"
+                           "larger current value is kept unless --allow-lower is given.\n"
+                           EXIT_HELP,
+                           &o, TRUE);
   g_autoptr(GError) error = NULL;
   g_autofree char *kept_above = NULL, *text = NULL;
   const char *argument;
@@ -398,11 +367,11 @@ hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args)
 
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
-  if (!at_most_one_argument (args, MIN_FREE_USAGE))
+  if (!hpctl_tunable_at_most_one_argument (args, MIN_FREE_USAGE))
     return HPCTL_EXIT_USAGE;
   argument = args[1];
   recommended = g_strcmp0 (argument, "recommended") == 0;
-  if (!check_option_use (&o, argument, recommended))
+  if (!hpctl_tunable_check_use (&o, argument, recommended))
     return HPCTL_EXIT_USAGE;
   if (argument != NULL && !recommended && !hp_parse_u64 (argument, &value, &error))
     return hpctl_usage_error ("VALUE is a number of kB: %s", error->message);
@@ -432,16 +401,16 @@ hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args)
   if (recommended)
     {
       if (!hp_dbus_manager_call_set_recommended_min_free_kbytes_sync (ctx->manager,
-                                                                      build_options (&o),
-                                                                      call_flags (ctx, &o),
-                                                                      call_timeout (&o),
+                                                                      hpctl_tunable_build_options (&o),
+                                                                      hpctl_tunable_call_flags (ctx, &o),
+                                                                      hpctl_tunable_call_timeout (&o),
                                                                       &value, NULL, &error))
         return hpctl_fail (error);
     }
   else if (!hp_dbus_manager_call_set_min_free_kbytes_sync (ctx->manager, value,
-                                                           build_options (&o),
-                                                           call_flags (ctx, &o),
-                                                           call_timeout (&o), &value, NULL,
+                                                           hpctl_tunable_build_options (&o),
+                                                           hpctl_tunable_call_flags (ctx, &o),
+                                                           hpctl_tunable_call_timeout (&o), &value, NULL,
                                                            &error))
     return hpctl_fail (error);
 
@@ -451,34 +420,32 @@ hpctl_min_free_kbytes (HpctlContext *ctx, GStrv args)
   if (recommended && value > recommended_value)
     kept_above = g_strdup_printf ("%" G_GUINT64_FORMAT " kB", recommended_value);
   text = g_strdup_printf ("%" G_GUINT64_FORMAT " kB", value);
-  report_value (&o, "vm.min_free_kbytes", text, kept_above);
+  hpctl_tunable_report (&o, "vm.min_free_kbytes", text, kept_above);
   return HPCTL_EXIT_OK;
 }
-
-/* --- zone-movable ---------------------------------------------------------- */
 
 int
 hpctl_zone_movable (HpctlContext *ctx, GStrv args)
 {
   TunableOptions o = { FALSE, };
   g_autoptr(GOptionContext) options =
-    command_options ("zone-movable [on|off]",
-                     "Show or set whether huge pages may come from ZONE_MOVABLE.",
-                     "Without an argument: whether the kernel has such a setting\n"
-                     "(hugepages_treat_as_movable up to Linux 4.16, movable_gigantic_pages\n"
-                     "on newer kernels) and its value. Kernels without it refuse a change.\n"
-                     EXIT_HELP,
-                     &o, FALSE);
+    hpctl_tunable_options ("zone-movable [on|off]",
+                           "Show or set whether huge pages may come from ZONE_MOVABLE.",
+                           "Without an argument: whether the kernel has such a setting\n"
+                           "(hugepages_treat_as_movable up to Linux 4.16, movable_gigantic_pages\n"
+                           "on newer kernels) and its value. Kernels without it refuse a change.\n"
+                           EXIT_HELP,
+                           &o, FALSE);
   g_autoptr(GError) error = NULL;
   const char *argument;
   gboolean enabled;
 
   if (!hpctl_parse_command (ctx, options, &args))
     return HPCTL_EXIT_USAGE;
-  if (!at_most_one_argument (args, "zone-movable [on|off] [--dry-run]"))
+  if (!hpctl_tunable_at_most_one_argument (args, "zone-movable [on|off] [--dry-run]"))
     return HPCTL_EXIT_USAGE;
   argument = args[1];
-  if (!check_option_use (&o, argument, FALSE))
+  if (!hpctl_tunable_check_use (&o, argument, FALSE))
     return HPCTL_EXIT_USAGE;
   if (argument != NULL && strcmp (argument, "on") != 0 && strcmp (argument, "off") != 0)
     return hpctl_usage_error ("zone-movable takes on or off, not '%s'", argument);
@@ -505,299 +472,10 @@ hpctl_zone_movable (HpctlContext *ctx, GStrv args)
       return HPCTL_EXIT_OK;
     }
 
-  if (!hp_dbus_manager_call_set_zone_movable_sync (ctx->manager, enabled, build_options (&o),
-                                                   call_flags (ctx, &o), call_timeout (&o),
+  if (!hp_dbus_manager_call_set_zone_movable_sync (ctx->manager, enabled, hpctl_tunable_build_options (&o),
+                                                   hpctl_tunable_call_flags (ctx, &o), hpctl_tunable_call_timeout (&o),
                                                    NULL, NULL, &error))
     return hpctl_fail (error);
-  report_value (&o, "zone movable", argument, NULL);
-  return HPCTL_EXIT_OK;
-}
-
-/* --- thp ------------------------------------------------------------------- */
-
-static const char *const thp_numeric[] = { HP_THP_NUMERIC_SETTINGS, NULL };
-
-/* The khugepaged numbers, in the order of thp_numeric. */
-static guint32
-thp_number (HpDBusManager *m, gsize i)
-{
-  switch (i)
-    {
-    case 0:
-      return hp_dbus_manager_get_khugepaged_pages_to_scan (m);
-    case 1:
-      return hp_dbus_manager_get_khugepaged_scan_sleep_millisecs (m);
-    case 2:
-      return hp_dbus_manager_get_khugepaged_alloc_sleep_millisecs (m);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-/* mTHP settings ("hugepages-64kB/enabled") sort by size; the others, which
- * apply to all sizes, come first. */
-static guint64
-thp_setting_size (const char *name)
-{
-  g_autofree char *size = NULL;
-  const char *slash = strchr (name, '/');
-  guint64 bytes;
-
-  if (slash == NULL || !g_str_has_prefix (name, "hugepages-"))
-    return 0;
-  size = g_strndup (name + strlen ("hugepages-"), (gsize) (slash - name) - strlen ("hugepages-"));
-  return hp_parse_size (size, &bytes, NULL) ? bytes : G_MAXUINT64;
-}
-
-static gint
-compare_thp_settings (gconstpointer a, gconstpointer b)
-{
-  GVariant *x = *(GVariant *const *) a, *y = *(GVariant *const *) b;
-  const char *x_name, *y_name;
-  guint64 x_size, y_size;
-
-  g_variant_get_child (x, 0, "&s", &x_name);
-  g_variant_get_child (y, 0, "&s", &y_name);
-  x_size = thp_setting_size (x_name);
-  y_size = thp_setting_size (y_name);
-  if (x_size != y_size)
-    return x_size < y_size ? -1 : 1;
-  return strcmp (x_name, y_name);
-}
-
-/* The same settings in the same order as the text; none at all (both
- * arrays empty) where the text says the kernel has none. */
-static void
-print_thp_json (HpctlContext *ctx, GPtrArray *entries, gboolean none)
-{
-  g_autoptr(JsonBuilder) builder = hpctl_json_begin ();
-
-  json_builder_set_member_name (builder, "settings");
-  json_builder_begin_array (builder);
-  for (guint i = 0; i < entries->len; i++)
-    {
-      const char *name, *current;
-      g_autofree const char **choices = NULL;
-
-      g_variant_get (g_ptr_array_index (entries, i), "{&s(&s^a&s)}", &name, &current, &choices);
-      json_builder_begin_object (builder);
-      hpctl_json_add_string (builder, "name", name);
-      hpctl_json_add_string (builder, "value", current);
-      json_builder_set_member_name (builder, "choices");
-      json_builder_begin_array (builder);
-      for (gsize c = 0; choices[c] != NULL; c++)
-        json_builder_add_string_value (builder, choices[c]);
-      json_builder_end_array (builder);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-
-  json_builder_set_member_name (builder, "numeric_settings");
-  json_builder_begin_array (builder);
-  for (gsize i = 0; !none && thp_numeric[i] != NULL; i++)
-    {
-      json_builder_begin_object (builder);
-      hpctl_json_add_string (builder, "name", thp_numeric[i]);
-      hpctl_json_add_uint (builder, "value", thp_number (ctx->manager, i));
-      json_builder_end_object (builder);
-    }
-  json_builder_end_array (builder);
-  hpctl_json_print (builder);
-}
-
-static int
-show_thp (HpctlContext *ctx, const TunableOptions *o)
-{
-  GVariant *settings = hp_dbus_manager_get_thp_settings (ctx->manager);
-  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  gsize width = 0;
-  guint32 any_number = 0;
-
-  for (gsize i = 0; thp_numeric[i] != NULL; i++)
-    {
-      width = MAX (width, strlen (thp_numeric[i]));
-      any_number |= thp_number (ctx->manager, i);
-    }
-  for (gsize i = 0; settings != NULL && i < g_variant_n_children (settings); i++)
-    {
-      GVariant *entry = g_variant_get_child_value (settings, i);
-      const char *name;
-
-      g_variant_get_child (entry, 0, "&s", &name);
-      width = MAX (width, strlen (name));
-      g_ptr_array_add (entries, entry);
-    }
-  g_ptr_array_sort (entries, compare_thp_settings);
-
-  if (o->json)
-    {
-      print_thp_json (ctx, entries, entries->len == 0 && any_number == 0);
-      return HPCTL_EXIT_OK;
-    }
-  if (entries->len == 0 && any_number == 0)
-    {
-      g_print ("This kernel has no transparent huge page settings.\n");
-      return HPCTL_EXIT_OK;
-    }
-
-  for (guint i = 0; i < entries->len; i++)
-    {
-      const char *name, *current;
-      g_autofree const char **choices = NULL;
-      g_autofree char *list = NULL;
-
-      g_variant_get (g_ptr_array_index (entries, i), "{&s(&s^a&s)}", &name, &current, &choices);
-      list = g_strjoinv (", ", (char **) choices);
-      g_print ("%-*s %s (%s)\n", (int) width, name, current, list);
-    }
-  for (gsize i = 0; thp_numeric[i] != NULL; i++)
-    g_print ("%-*s %u\n", (int) width, thp_numeric[i], thp_number (ctx->manager, i));
-  return HPCTL_EXIT_OK;
-}
-
-/* One NAME=VALUE argument, checked against what the kernel offers: the
- * choices ThpSettings lists, or a number for the khugepaged settings. */
-static gboolean
-add_thp_setting (HpctlContext *ctx, const char *argument, GVariantBuilder *builder,
-                 GHashTable *seen, GError **error)
-{
-  GVariant *settings = hp_dbus_manager_get_thp_settings (ctx->manager);
-  const char *equals = strchr (argument, '=');
-  g_autofree char *name = NULL;
-  g_autofree const char **choices = NULL;
-  const char *value, *current;
-  guint64 number;
-
-  if (equals == NULL || equals == argument)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "'%s' is not NAME=VALUE (for example enabled=madvise)", argument);
-      return FALSE;
-    }
-  name = g_strndup (argument, (gsize) (equals - argument));
-  value = equals + 1;
-  if (!g_hash_table_add (seen, g_strdup (name)))
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "THP setting '%s' given twice", name);
-      return FALSE;
-    }
-
-  if (g_strv_contains (thp_numeric, name))
-    {
-      g_autoptr(GError) reason = NULL;
-
-      if (!hp_parse_u64 (value, &number, &reason))
-        {
-          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                       "THP setting '%s' takes a decimal number: %s", name, reason->message);
-          return FALSE;
-        }
-      if (number > G_MAXUINT32)
-        {
-          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                       "THP setting '%s': %s is out of range (at most %u)", name, value,
-                       G_MAXUINT32);
-          return FALSE;
-        }
-      g_variant_builder_add (builder, "{sv}", name, g_variant_new_uint32 ((guint32) number));
-      return TRUE;
-    }
-
-  if (settings == NULL || !g_variant_lookup (settings, name, "(&s^a&s)", &current, &choices))
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "this kernel has no THP setting '%s'; 'hugepagesctl thp' lists them", name);
-      return FALSE;
-    }
-  if (!g_strv_contains (choices, value))
-    {
-      g_autofree char *list = g_strjoinv (", ", (char **) choices);
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "THP setting '%s' takes one of: %s; not '%s'", name, list, value);
-      return FALSE;
-    }
-  g_variant_builder_add (builder, "{sv}", name, g_variant_new_string (value));
-  return TRUE;
-}
-
-int
-hpctl_thp (HpctlContext *ctx, GStrv args)
-{
-  TunableOptions o = { FALSE, };
-  g_autoptr(GOptionContext) options =
-    command_options ("thp [NAME=VALUE…]",
-                     "Show or set the transparent huge page settings.",
-                     "Without an argument: every setting the kernel offers, one a line, as\n"
-                     "NAME CURRENT (CHOICES), then the khugepaged numbers as NAME VALUE.\n"
-                     "NAME is a path below /sys/kernel/mm/transparent_hugepage: enabled,\n"
-                     "defrag, shmem_enabled, hugepages-64kB/enabled (mTHP),\n"
-                     "khugepaged/pages_to_scan, khugepaged/scan_sleep_millisecs,\n"
-                     "khugepaged/alloc_sleep_millisecs. VALUE is one of the setting's\n"
-                     "choices, or a decimal number for the khugepaged settings.\n"
-                     "All settings given are applied together, or none is:\n"
-                     "  hugepagesctl thp enabled=madvise defrag=defer\n"
-                     EXIT_HELP,
-                     &o, FALSE);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GVariantBuilder builder;
-  g_autoptr(GVariant) settings = NULL;
-  g_autoptr(GVariant) achieved = NULL;
-
-  if (!hpctl_parse_command (ctx, options, &args))
-    return HPCTL_EXIT_USAGE;
-  if (!check_option_use (&o, args[1], FALSE))
-    return HPCTL_EXIT_USAGE;
-  /* the syntax before connecting, so that typos are usage errors without
-   * the service */
-  for (gsize i = 1; args[i] != NULL; i++)
-    {
-      const char *equals = strchr (args[i], '=');
-
-      if (equals == NULL || equals == args[i])
-        return hpctl_usage_error ("'%s' is not NAME=VALUE (for example enabled=madvise)",
-                                  args[i]);
-    }
-
-  if (!hpctl_connect (ctx))
-    return HPCTL_EXIT_ERROR;
-  if (args[1] == NULL)
-    return show_thp (ctx, &o);
-
-  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  for (gsize i = 1; args[i] != NULL; i++)
-    if (!add_thp_setting (ctx, args[i], &builder, seen, &error))
-      {
-        g_variant_builder_clear (&builder);
-        return hpctl_usage_error ("%s", error->message);
-      }
-  settings = g_variant_ref_sink (g_variant_builder_end (&builder));
-
-  if (!hp_dbus_manager_call_set_thp_sync (ctx->manager, settings, build_options (&o),
-                                          call_flags (ctx, &o), call_timeout (&o),
-                                          &achieved, NULL, &error))
-    return hpctl_fail (error);
-
-  /* in the order given, each as the kernel holds it now */
-  for (gsize i = 0; i < g_variant_n_children (settings); i++)
-    {
-      const char *name;
-      g_autoptr(GVariant) value = NULL;
-      g_autofree char *text = NULL;
-
-      g_autoptr(GVariant) now = NULL;
-
-      g_variant_get_child (settings, i, "{&sv}", &name, &value);
-      now = g_variant_lookup_value (achieved, name, NULL);
-      if (now != NULL)
-        {
-          g_variant_unref (value);
-          value = g_steal_pointer (&now);
-        }
-      text = g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32)
-        ? g_strdup_printf ("%u", g_variant_get_uint32 (value))
-        : g_variant_dup_string (value, NULL);
-      report_value (&o, name, text, NULL);
-    }
+  hpctl_tunable_report (&o, "zone movable", argument, NULL);
   return HPCTL_EXIT_OK;
 }

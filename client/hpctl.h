@@ -70,6 +70,15 @@ void hpctl_print_json_text (JsonNode *root, gboolean pretty);
  * arguments. Adds --no-ask-password. Prints the error itself. */
 gboolean hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args);
 
+/* The D-Bus timeout of a change: authorization may wait for a person
+ * typing a password, so none. */
+#define HPCTL_CHANGE_TIMEOUT_MS G_MAXINT
+
+/* A command's option context: "hugepagesctl PARAMETERS", @summary, and
+ * @description (may be NULL) after the options. */
+GOptionContext *hpctl_command_options (const char *parameters, const char *summary,
+                                       const char *description);
+
 /* Connects to hugepagesd; prints why not itself. */
 gboolean hpctl_connect (HpctlContext *ctx);
 
@@ -153,6 +162,10 @@ gboolean hpctl_check_size_syntax (const char *text, GError **error);
 /* A SIZE argument: "DEFAULT" or hp_parse_size (), and one of PageSizes. */
 gboolean hpctl_resolve_size (HpctlContext *ctx, const char *text, guint64 *size,
                              GError **error);
+/* The same for a command's SIZE argument, connecting first: FALSE with
+ * @status set (a usage error for a bad or unknown size). */
+gboolean hpctl_resolve_size_arg (HpctlContext *ctx, const char *text, guint64 *size,
+                                 int *status);
 
 HpDBusManagerPageSize *hpctl_get_page_size (HpctlContext *ctx, guint64 size,
                                             GError **error);

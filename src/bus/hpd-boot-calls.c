@@ -47,8 +47,8 @@ hpd_boot_state_clear (HpdBootState *state)
   g_clear_pointer (&state->kernel_command_line, g_free);
 }
 
-/* ---- ConfigureBoot ---- */
-
+/* One ConfigureBoot on its way: the drop-in written (or removed) and
+ * update-grub run in the worker thread. */
 typedef struct {
   char *root;
   char *path;           /* the drop-in, below the root */

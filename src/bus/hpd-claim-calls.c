@@ -6,12 +6,12 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-alloc.h"
+#include "hpd-apply.h"
 #include "hpd-claim-calls.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
 #include "hpd-page-size.h"
 #include "hpd-pool-model.h"
-#include "hpd-requested.h"
 
 GVariant *
 hpd_claims_to_variant (GPtrArray *claims)
@@ -111,7 +111,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
    * mistaken for the base */
   base = hpd_pool_model_claim_base (model, &now);
   if (!model->has_requested || model->requested != base)
-    hpd_requested_note (root, pool->name, base);
+    hpd_daemon_note_requested (op->daemon, pool, base);
   pool_target = hpd_pool_model_target_with_claim (model, base, op->old_pages, op->pages);
   grows = !op->release && op->pages > op->old_pages;
   current = hpd_pool_counters_minimum (&now);
@@ -136,15 +136,11 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
     }
   else
     {
-      const HpdNodeCounters *n = hpd_pool_counters_node (&now, op->node);
+      const HpdNodeCounters *n = hpd_pool_model_node_counters (pool, &now, op->node, error);
       guint64 node_current;
 
       if (n == NULL)
-        {
-          g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                       "NUMA node %u has no %s pool", op->node, pool->name);
-          return NULL;
-        }
+        return NULL;
       if (grows && !hpd_pool_model_check_memory (op->daemon, pool, pool_target, error))
         return NULL;
       node_current = hpd_node_counters_minimum (n);
@@ -255,18 +251,19 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
 {
   g_auto(HpdPoolModel) model = { 0, };
   const HpdClaim *existing;
+  guint64 configured;
+  gboolean has_configured;
   ClaimOp *op;
 
   if (!hpd_claim_consumer_valid (consumer, error))
     return NULL;
-  if (opts->node != HPD_CLAIM_ALL_NODES && !hpd_pool_has_node (pool, opts->node))
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                   "NUMA node %u has no %s pool", opts->node, pool->name);
-      return NULL;
-    }
+  if (opts->node != HPD_CLAIM_ALL_NODES &&
+      !hpd_pool_model_check_node (pool, opts->node, error))
+    return NULL;
 
-  hpd_pool_model_init (&model, daemon, pool, hpd_daemon_get_config (daemon, NULL));
+  has_configured = hpd_apply_configured_minimum (hpd_daemon_get_config (daemon, NULL), pool,
+                                                 &configured);
+  hpd_pool_model_init (&model, daemon, pool, has_configured, configured);
   existing = hpd_claims_find (model.claims, consumer, pool->size, opts->node);
   if (release && existing == NULL)
     {

@@ -51,6 +51,7 @@ struct _HpdDaemon
   HpdKernel *kernel;
   HpdConfigCache *config;
   HpdClaimsCache *claims;
+  HpdRequested *requested;
   HpdAuth *auth;
   HpdQueue *queue;
   HpdSlots *scans;
@@ -137,6 +138,7 @@ hpd_daemon_dispose (GObject *object)
   g_clear_object (&self->kernel);
   g_clear_pointer (&self->config, hpd_config_cache_free);
   g_clear_pointer (&self->claims, hpd_claims_cache_free);
+  g_clear_pointer (&self->requested, hpd_requested_free);
   g_clear_object (&self->idle);
 
   G_OBJECT_CLASS (hpd_daemon_parent_class)->dispose (object);
@@ -179,6 +181,7 @@ hpd_daemon_new (const char *kernel_root, GError **error)
                                        HPD_CONFIG_SETTLE_US);
   self->claims = hpd_claims_cache_new (hpd_kernel_get_root (self->kernel),
                                        HPD_CONFIG_SETTLE_US);
+  self->requested = hpd_requested_new (hpd_kernel_get_root (self->kernel));
   self->auth = hpd_auth_new ();
   self->queue = hpd_queue_new (MAX_PENDING_CHANGES, MAX_PENDING_CHANGES_PER_UID,
                                ROOT_RESERVED_CHANGES);
@@ -743,13 +746,13 @@ hpd_daemon_refresh_tunables (HpdDaemon *self)
 void
 hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages)
 {
-  hpd_requested_note (hpd_kernel_get_root (self->kernel), pool->name, pages);
+  hpd_requested_note (self->requested, pool->name, pages);
 }
 
-guint64
-hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool)
+gboolean
+hpd_daemon_lookup_requested (HpdDaemon *self, const HpdPool *pool, guint64 *pages)
 {
-  return hpd_requested_get (hpd_kernel_get_root (self->kernel), pool->name);
+  return hpd_requested_lookup (self->requested, pool->name, pages);
 }
 
 guint64

@@ -101,9 +101,4 @@ void hpd_daemon_note_allocation (HpdDaemon *self, const HpdPool *pool,
 /* Re-reads the tunables into the Manager's properties. */
 void hpd_daemon_refresh_tunables (HpdDaemon *self);
 
-/* The persistent pool a caller last asked for since boot (0: none yet), so
- * Explain can tell a pool that fell short, and claims know the
- * administrator's base; kept under /run (hpd-requested). Any thread. */
-guint64 hpd_daemon_get_requested (HpdDaemon *self, const HpdPool *pool);
-
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hp-units.h"
+#include "hpd-apply.h"
 #include "hpd-boot.h"
 #include "hpd-boot-calls.h"
 #include "hpd-claim-calls.h"
@@ -115,8 +116,9 @@ check_pools (Explain *e, GPtrArray *mounts)
       g_auto(GStrv) paths = NULL;
       g_autofree char *id = NULL;
       g_autofree char *fix = NULL;
-      guint64 minimum, requested = hpd_daemon_get_requested (e->daemon, pool);
+      guint64 minimum, requested;
 
+      hpd_daemon_lookup_requested (e->daemon, pool, &requested);
       if (!hpd_pool_read (e->kernel, pool, &c, NULL))
         continue;
       minimum = hpd_pool_counters_minimum (&c);
@@ -221,9 +223,10 @@ check_claims (Explain *e)
       g_autoptr(GError) error = NULL;
       g_autofree char *id = NULL;
       g_autofree char *fix = NULL;
-      guint64 base, target, minimum;
+      guint64 base, target, minimum, configured;
+      gboolean has_configured = hpd_apply_configured_minimum (config, pool, &configured);
 
-      hpd_pool_model_init (&model, e->daemon, pool, config);
+      hpd_pool_model_init (&model, e->daemon, pool, has_configured, configured);
       claims = model.claims;
       claimed = hpd_pool_model_claimed (&model, HPD_CLAIM_ALL_NODES);
       if (claimed == 0 || !hpd_pool_read (e->kernel, pool, &c, NULL))

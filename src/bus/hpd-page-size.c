@@ -5,6 +5,7 @@
 
 #include "hp-error.h"
 #include "hpd-alloc.h"
+#include "hpd-apply.h"
 #include "hpd-claims.h"
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
@@ -66,10 +67,12 @@ publish_target (HpdPageSize *self)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
   g_auto(HpdPoolModel) model = { 0, };
-  guint64 base;
+  guint64 base, configured;
+  gboolean has_configured =
+    hpd_apply_configured_minimum (hpd_daemon_get_config (self->daemon, NULL), self->pool,
+                                  &configured);
 
-  hpd_pool_model_init (&model, self->daemon, self->pool,
-                       hpd_daemon_get_config (self->daemon, NULL));
+  hpd_pool_model_init (&model, self->daemon, self->pool, has_configured, configured);
   hpd_pool_model_base (&model, &base);
   hp_dbus_manager_page_size_set_base (iface, base);
   hp_dbus_manager_page_size_set_target (iface, hpd_pool_model_target (&model));
@@ -603,11 +606,9 @@ hpd_page_size_set_node_pages (const HpdCall *call)
       hpd_job_return_error (invocation, error);
       return;
     }
-  if (!hpd_pool_has_node (self->pool, node))
+  if (!hpd_pool_model_check_node (self->pool, node, &error))
     {
-      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                             "NUMA node %u has no %s pool", node,
-                                             self->pool->name);
+      hpd_job_return_error (invocation, error);
       return;
     }
   if (!read_counters (self, &now, &error))

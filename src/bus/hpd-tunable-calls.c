@@ -379,6 +379,45 @@ hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon)
   return hpd_recommend_min_free_kbytes (zones, hpd_tunables_pageblock_kb (kernel), mem_total_kb);
 }
 
+/* What SetRecommendedShmMax and SetRecommendedMinFreeKbytes set: what
+ * @recommend gives, at least @floor. A current value above it (the
+ * tunable at @offset of HpdTunables) is someone's choice, or the kernel's
+ * generous default, and stays unless allow-lower. FALSE, the call answered
+ * with an error, when persist and allow-lower come together (the saved
+ * keyword never lowers at boot, so saving it would not keep what the call
+ * does) or when there is nothing to recommend (0: @none says why). */
+static gboolean
+recommended_value (const HpdCall *call, TunableOptions *opts,
+                   guint64 (*recommend)(HpdDaemon *daemon), guint64 floor, glong offset,
+                   const char *none, guint64 *value)
+{
+  g_auto(HpdTunables) t = { 0, };
+  guint64 current;
+
+  read_options (call, opts);
+  if (opts->persist && opts->allow_lower)
+    {
+      g_dbus_method_invocation_return_error_literal (call->invocation, HP_ERROR,
+                                                     HP_ERROR_INVALID_ARGS,
+                                                     "persist and allow-lower cannot be combined: "
+                                                     "set the value itself to save a lower one");
+      return FALSE;
+    }
+  *value = recommend (call->daemon);
+  if (*value == 0)
+    {
+      g_dbus_method_invocation_return_error_literal (call->invocation, HP_ERROR,
+                                                     HP_ERROR_NOT_SUPPORTED, none);
+      return FALSE;
+    }
+  *value = MAX (*value, floor);
+  hpd_tunables_read (hpd_daemon_get_kernel (call->daemon), &t);
+  current = G_STRUCT_MEMBER (guint64, &t, offset);
+  if (current > *value && !opts->allow_lower)
+    *value = current;
+  return TRUE;
+}
+
 /* shmmax, with shmall raised when it would block a segment that size. */
 /* @recommended: the call was SetRecommendedShmMax, which saves the keyword,
  * so the next boot recomputes it. */
@@ -437,37 +476,14 @@ hpd_tunable_calls_set_shm_max (const HpdCall *call)
 void
 hpd_tunable_calls_set_recommended_shm_max (const HpdCall *call)
 {
-  HpdDaemon *daemon = call->daemon;
-  GDBusMethodInvocation *invocation = call->invocation;
-  g_auto(HpdTunables) t = { 0, };
   TunableOptions opts;
-  guint64 recommended;
+  guint64 value;
 
-  read_options (call, &opts);
-  if (opts.persist && opts.allow_lower)
-    {
-      /* the saved keyword never lowers at boot; saving it would not keep
-       * what this call does */
-      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                                     "persist and allow-lower cannot be combined: "
-                                                     "set the value itself to save a lower one");
-      return;
-    }
-
-  recommended = hpd_tunables_recommended_shmmax (daemon);
-  if (recommended == 0)
-    {
-      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
-                                                     "No pool is configured, so there is nothing "
-                                                     "to recommend for shmmax");
-      return;
-    }
-
-  hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  /* a larger value is someone's choice (or the kernel's generous default) */
-  if (t.shmmax > recommended && !opts.allow_lower)
-    recommended = t.shmmax;
-  set_shmmax (daemon, invocation, recommended, &opts, TRUE);
+  if (recommended_value (call, &opts, hpd_tunables_recommended_shmmax, 0,
+                         G_STRUCT_OFFSET (HpdTunables, shmmax),
+                         "No pool is configured, so there is nothing to recommend for shmmax",
+                         &value))
+    set_shmmax (call->daemon, call->invocation, value, &opts, TRUE);
 }
 
 void
@@ -552,37 +568,16 @@ hpd_tunable_calls_set_min_free_kbytes (const HpdCall *call)
 void
 hpd_tunable_calls_set_recommended_min_free_kbytes (const HpdCall *call)
 {
-  HpdDaemon *daemon = call->daemon;
-  GDBusMethodInvocation *invocation = call->invocation;
-  g_auto(HpdTunables) t = { 0, };
   TunableOptions opts;
-  guint64 recommended;
-
-  read_options (call, &opts);
-  if (opts.persist && opts.allow_lower)
-    {
-      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_INVALID_ARGS,
-                                                     "persist and allow-lower cannot be combined: "
-                                                     "set the value itself to save a lower one");
-      return;
-    }
+  guint64 value;
 
   /* nothing to count (no zoneinfo, no MemTotal): no recommendation, and
    * above all no "lowering" to the floor */
-  recommended = hpd_tunables_recommended_min_free_kbytes (daemon);
-  if (recommended == 0)
-    {
-      g_dbus_method_invocation_return_error_literal (invocation, HP_ERROR, HP_ERROR_NOT_SUPPORTED,
-                                                     "The memory zones (/proc/zoneinfo) or MemTotal "
-                                                     "cannot be read, so there is nothing to "
-                                                     "recommend for min_free_kbytes");
-      return;
-    }
-  recommended = MAX (recommended, HPD_MIN_FREE_KBYTES_FLOOR);
-  hpd_tunables_read (hpd_daemon_get_kernel (daemon), &t);
-  if (t.min_free_kbytes > recommended && !opts.allow_lower)
-    recommended = t.min_free_kbytes;
-  set_min_free_kbytes (daemon, invocation, recommended, &opts, TRUE);
+  if (recommended_value (call, &opts, hpd_tunables_recommended_min_free_kbytes,
+                         HPD_MIN_FREE_KBYTES_FLOOR, G_STRUCT_OFFSET (HpdTunables, min_free_kbytes),
+                         "The memory zones (/proc/zoneinfo) or MemTotal cannot be read, so "
+                         "there is nothing to recommend for min_free_kbytes", &value))
+    set_min_free_kbytes (call->daemon, call->invocation, value, &opts, TRUE);
 }
 
 void

@@ -14,7 +14,6 @@
 #include "hpd-mounts.h"
 #include "hpd-parse.h"
 #include "hpd-pool-model.h"
-#include "hpd-requested.h"
 #include "hpd-service.h"
 #include "hpd-tunables.h"
 
@@ -87,6 +86,29 @@ hpd_apply_to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages
   return FALSE;
 }
 
+gboolean
+hpd_apply_configured_minimum (const HpdConfig *config, const HpdPool *pool, guint64 *pages)
+{
+  guint64 default_key = 0;
+  const HpdConfigPool *cp;
+
+  *pages = 0;
+  if (config == NULL)
+    return FALSE;
+  cp = g_tree_lookup (config->pools, &pool->size);
+  /* [pool DEFAULT] counts where the section of the size sets no minimum:
+   * that one is applied after it */
+  if ((cp == NULL || cp->minimum.kind == HPD_CONFIG_UNSET) && pool->is_default)
+    cp = g_tree_lookup (config->pools, &default_key);
+  if (cp == NULL || cp->minimum.kind == HPD_CONFIG_UNSET ||
+      !hpd_apply_to_pages (&cp->minimum, pool, pages))
+    {
+      *pages = 0;
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
 {
@@ -113,7 +135,7 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
     }
   /* the configured minimum sets the administrator's base; the consumers'
    * claims come on top of it */
-  hpd_pool_model_init (&model, a->daemon, pool, a->config);
+  hpd_pool_model_init (&model, a->daemon, pool, has_min, base);
   claimed = hpd_pool_model_claimed (&model, HPD_CLAIM_ALL_NODES);
   if (has_min)
     minimum = hpd_pool_model_target_for_base (&model, base);
@@ -301,14 +323,15 @@ apply_claims (Apply *a, const HpdConfig *config)
     {
       const HpdPool *pool = g_ptr_array_index (pools, i);
       g_auto(HpdPoolModel) model = { 0, };
-      guint64 ignored;
+      guint64 configured;
+      gboolean has_configured = hpd_apply_configured_minimum (config, pool, &configured);
 
-      hpd_pool_model_init (&model, a->daemon, pool, config);
+      hpd_pool_model_init (&model, a->daemon, pool, has_configured, configured);
       if (hpd_pool_model_claimed (&model, HPD_CLAIM_ALL_NODES) == 0)
         continue;
       /* a configured minimum was applied with the claims on top: run
        * again after boot, the base is the model's (a SetMinimum since) */
-      if (!hpd_pool_configured_minimum (config, pool, &ignored))
+      if (!has_configured)
         apply_claim_target (a, pool, HPD_CLAIM_ALL_NODES, hpd_pool_model_target (&model));
       for (guint j = 0; j < pool->nodes->len; j++)
         {

@@ -24,6 +24,12 @@ const HpdPool *hpd_apply_find_pool (HpdDaemon *daemon, guint64 size);
 
 /* Pages from a configured amount; FALSE if memory is not whole pages. */
 gboolean hpd_apply_to_pages (const HpdConfigValue *v, const HpdPool *pool, guint64 *pages);
+/* The minimum @config gives @pool in pages ([pool SIZE], else [pool
+ * DEFAULT] for the default size): the configured base of the pool model
+ * (hpd_pool_model_init ()). FALSE (and 0) when it sets none or @config
+ * is NULL. */
+gboolean hpd_apply_configured_minimum (const HpdConfig *config, const HpdPool *pool,
+                                       guint64 *pages);
 /* CreateMount options for a [mount] section. */
 GVariant *hpd_apply_mount_options (const HpdConfigMount *m);
 

@@ -188,8 +188,8 @@ hpd_boot_is_real_root (const char *root)
   return real != NULL && g_str_equal (real, "/");
 }
 
-/* ---- running update-grub ---- */
-
+/* hpd_boot_run (): where the wait for the program ends, a timeout or a
+ * cancel, and the program's output read to its end. */
 typedef struct {
   GAsyncResult *result;
   gboolean stop;           /* timed out or cancelled */

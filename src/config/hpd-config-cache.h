@@ -26,37 +26,17 @@
  * Main thread only. */
 #pragma once
 
-#include <sys/types.h>
-#include <time.h>
-
 #include "hpd-config.h"
+#include "hpd-stat-state.h"
 
 G_BEGIN_DECLS
 
 /* Longer than any timestamp granularity of a Linux file system in use for
- * /etc (whole seconds on ext3 with small inodes; 2 s on FAT). */
+ * /etc (whole seconds on ext3 with small inodes; 2 s on FAT). The claims'
+ * cache (hpd-claims.h) is given it too. */
 #define HPD_CONFIG_SETTLE_US (3 * G_USEC_PER_SEC)
 
 typedef struct _HpdConfigCache HpdConfigCache;
-
-/* What stat() said about a path, for caches that trust contents while it
- * stays the same (the claims use it too, hpd-claims.h). */
-typedef struct {
-  int error;              /* errno of stat(), 0 if it succeeded */
-  dev_t dev;
-  ino_t ino;
-  mode_t mode;
-  off_t size;
-  struct timespec mtime;
-  struct timespec ctime;
-} HpdStatState;
-
-void hpd_stat_state_take (const char *path, HpdStatState *state);
-gboolean hpd_stat_state_equal (const HpdStatState *a, const HpdStatState *b);
-/* Every time in @state is older than @settle_us before @taken_at (the
- * real time it was taken), or the path was not there. */
-gboolean hpd_stat_state_settled (const HpdStatState *state, gint64 taken_at,
-                                 gint64 settle_us);
 
 /* For the configuration below @root, as hpd_config_load_root() reads it.
  * @settle_us: HPD_CONFIG_SETTLE_US (tests choose others). */

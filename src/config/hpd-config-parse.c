@@ -165,7 +165,7 @@ parse_header (Parser *p, const char *line)
           add_error (p, "a pool section is [pool SIZE], such as [pool 2MB] or [pool DEFAULT]");
           return;
         }
-      if (g_ascii_strcasecmp (words[1], "DEFAULT") != 0 && !parse_page_size (words[1], &size, &error))
+      if (g_ascii_strcasecmp (words[1], "DEFAULT") != 0 && !hpd_config_parse_page_size (words[1], &size, &error))
         {
           g_autofree char *s = shown (words[1]);
           add_error (p, "bad pool size '%s': %s", s, error->message);
@@ -178,7 +178,7 @@ parse_header (Parser *p, const char *line)
           pool->page_size = size;
           pool->origin.file = p->file;
           pool->origin.line = p->line;
-          pool->nodes = g_tree_new_full (compare_uint, NULL, NULL, g_free);
+          pool->nodes = g_tree_new_full (hpd_config_compare_uint, NULL, NULL, g_free);
           g_tree_insert (p->config->pools, &pool->page_size, pool);
         }
       p->pool = pool;
@@ -217,7 +217,7 @@ parse_header (Parser *p, const char *line)
       if (has_owner)
         {
           /* (u32)-1 is "no id" to the kernel */
-          owner = parse_owner (words[2], G_MAXUINT32 - 1, &error);
+          owner = hpd_config_parse_owner (words[2], G_MAXUINT32 - 1, &error);
           if (owner == NULL)
             {
               g_autofree char *s = shown (words[2]);
@@ -265,7 +265,7 @@ parse_header (Parser *p, const char *line)
 
 /* gcc -fanalyzer (tests/run-all --tier analyze) takes g_strdup(), declared
  * G_GNUC_MALLOC, for a call that can return NULL, and so finds a path where
- * parse_owner() returns NULL without setting the error passed here. There is
+ * hpd_config_parse_owner() returns NULL without setting the error passed here. There is
  * none: g_strdup() of a string aborts rather than fail. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -319,7 +319,7 @@ parse_pool_key (Parser *p, const char *key, const char *value)
       return;
     }
 
-  if (!parse_pool_amount (value, p->pool->page_size, &kind, &v, &error))
+  if (!hpd_config_parse_pool_amount (value, p->pool->page_size, &kind, &v, &error))
     {
       bad_value (p, key, value, error);
       return;
@@ -350,12 +350,12 @@ parse_mount_key (Parser *p, const char *key, const char *value)
     {
       target = &m->page_size;
       kind = HPD_CONFIG_BYTES;
-      ok = parse_page_size (value, &v, &error);
+      ok = hpd_config_parse_page_size (value, &v, &error);
     }
   else if (g_str_equal (key, "max-size") || g_str_equal (key, "min-size"))
     {
       target = g_str_equal (key, "max-size") ? &m->max_size : &m->min_size;
-      ok = parse_limit (value, &kind, &v, &error);
+      ok = hpd_config_parse_limit (value, &kind, &v, &error);
     }
   else if (g_str_equal (key, "max-inodes"))
     {
@@ -371,7 +371,7 @@ parse_mount_key (Parser *p, const char *key, const char *value)
   else if (g_str_equal (key, "mode"))
     {
       target = &m->mode;
-      ok = parse_mode (value, &v, &error);
+      ok = hpd_config_parse_mode (value, &v, &error);
     }
   else
     {
@@ -407,7 +407,7 @@ parse_tunables_key (Parser *p, const char *key, const char *value)
   else if (g_str_equal (key, "shm-group"))
     {
       /* the kernel takes an int */
-      char *group = parse_owner (value, G_MAXINT32, &error);
+      char *group = hpd_config_parse_owner (value, G_MAXINT32, &error);
 
       if (group != NULL)
         set_string (p, key, value, &c->shm_group, group);
@@ -433,14 +433,14 @@ parse_thp_key (Parser *p, const char *key, const char *value)
 {
   HpdConfigString *target;
 
-  if (!is_thp_name (key))
+  if (!hpd_config_is_thp_name (key))
     {
       g_autofree char *k = shown (key);
       add_error (p, "'%s' is not a THP setting name", k);
       return;
     }
   /* "defer+madvise" is a defrag value */
-  if (strlen (value) > MAX_SHOWN || !is_thp_word (value, strlen (value), "_-+"))
+  if (strlen (value) > MAX_SHOWN || !hpd_config_is_thp_word (value, strlen (value), "_-+"))
     {
       g_autoptr(GError) error = g_error_new_literal (HP_ERROR, HP_ERROR_INVALID_ARGS,
                                                      "a THP value is one word or number");
@@ -464,7 +464,7 @@ parse_boot_key (Parser *p, const char *key, const char *value)
 
   if (!g_str_equal (key, "default-page-size"))
     unknown_key (p, key, "boot");
-  else if (!parse_page_size (value, &size, &error))
+  else if (!hpd_config_parse_page_size (value, &size, &error))
     bad_value (p, key, value, error);
   else
     set_value (p, key, value, &p->config->boot_default_page_size, HPD_CONFIG_BYTES, size);

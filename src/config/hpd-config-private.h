@@ -12,21 +12,21 @@
 
 G_BEGIN_DECLS
 
-int compare_uint (gconstpointer a, gconstpointer b, gpointer user_data);
+int hpd_config_compare_uint (gconstpointer a, gconstpointer b, gpointer user_data);
 
-gboolean parse_page_size (const char *text, guint64 *bytes, GError **error);
+gboolean hpd_config_parse_page_size (const char *text, guint64 *bytes, GError **error);
 
-gboolean parse_pool_amount (const char *text, guint64 page_size, HpdConfigKind *kind,
-                            guint64 *value, GError **error);
+gboolean hpd_config_parse_pool_amount (const char *text, guint64 page_size, HpdConfigKind *kind,
+                                       guint64 *value, GError **error);
 
-gboolean parse_limit (const char *text, HpdConfigKind *kind, guint64 *value, GError **error);
+gboolean hpd_config_parse_limit (const char *text, HpdConfigKind *kind, guint64 *value, GError **error);
 
-gboolean parse_mode (const char *text, guint64 *mode, GError **error);
+gboolean hpd_config_parse_mode (const char *text, guint64 *mode, GError **error);
 
-char *parse_owner (const char *text, guint64 max_id, GError **error);
+char *hpd_config_parse_owner (const char *text, guint64 max_id, GError **error);
 
-gboolean is_thp_word (const char *text, gsize len, const char *also);
+gboolean hpd_config_is_thp_word (const char *text, gsize len, const char *also);
 
-gboolean is_thp_name (const char *name);
+gboolean hpd_config_is_thp_name (const char *name);
 
 G_END_DECLS

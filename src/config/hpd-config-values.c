@@ -21,7 +21,7 @@ is_power_of_two (guint64 v)
 }
 
 gboolean
-parse_page_size (const char *text, guint64 *bytes, GError **error)
+hpd_config_parse_page_size (const char *text, guint64 *bytes, GError **error)
 {
   if (!hp_parse_size (text, bytes, error))
     return FALSE;
@@ -38,8 +38,8 @@ parse_page_size (const char *text, guint64 *bytes, GError **error)
  * a sign. For [pool DEFAULT] the page size is not known yet: memory is kept
  * in bytes and checked to be whole pages when applied. */
 gboolean
-parse_pool_amount (const char *text, guint64 page_size, HpdConfigKind *kind,
-                   guint64 *value, GError **error)
+hpd_config_parse_pool_amount (const char *text, guint64 page_size, HpdConfigKind *kind,
+                              guint64 *value, GError **error)
 {
   HpAmount amount;
   guint64 bytes;
@@ -70,7 +70,7 @@ parse_pool_amount (const char *text, guint64 page_size, HpdConfigKind *kind,
 /* Bytes with a unit ("4G", "4194304") or a percentage of the pool from 1%
  * to 100%; whole pages are checked when the page size is known. */
 gboolean
-parse_limit (const char *text, HpdConfigKind *kind, guint64 *value, GError **error)
+hpd_config_parse_limit (const char *text, HpdConfigKind *kind, guint64 *value, GError **error)
 {
   gsize len = strlen (text);
 
@@ -94,7 +94,7 @@ parse_limit (const char *text, HpdConfigKind *kind, guint64 *value, GError **err
 }
 
 gboolean
-parse_mode (const char *text, guint64 *mode, GError **error)
+hpd_config_parse_mode (const char *text, guint64 *mode, GError **error)
 {
   guint64 v = 0;
 
@@ -133,7 +133,7 @@ is_all_digits (const char *text)
 /* A user or group: a name that may stand in a path, or a decimal id below
  * @max_id. Returns the canonical text (ids without leading zeros). */
 char *
-parse_owner (const char *text, guint64 max_id, GError **error)
+hpd_config_parse_owner (const char *text, guint64 max_id, GError **error)
 {
   guint64 id;
 
@@ -158,7 +158,7 @@ parse_owner (const char *text, guint64 max_id, GError **error)
 }
 
 gboolean
-is_thp_word (const char *text, gsize len, const char *also)
+hpd_config_is_thp_word (const char *text, gsize len, const char *also)
 {
   if (len == 0)
     return FALSE;
@@ -171,7 +171,7 @@ is_thp_word (const char *text, gsize len, const char *also)
 /* "enabled", "hugepages-64kB/enabled", "khugepaged/pages_to_scan": a name
  * below the THP directory that cannot leave it. */
 gboolean
-is_thp_name (const char *name)
+hpd_config_is_thp_name (const char *name)
 {
   const char *slash = strchr (name, '/');
   gsize len = strlen (name);
@@ -179,7 +179,7 @@ is_thp_name (const char *name)
   if (len > 128)
     return FALSE;
   if (slash == NULL)
-    return is_thp_word (name, len, "_-");
-  return is_thp_word (name, (gsize) (slash - name), "_-") &&
-         is_thp_word (slash + 1, strlen (slash + 1), "_-");
+    return hpd_config_is_thp_word (name, len, "_-");
+  return hpd_config_is_thp_word (name, (gsize) (slash - name), "_-") &&
+         hpd_config_is_thp_word (slash + 1, strlen (slash + 1), "_-");
 }

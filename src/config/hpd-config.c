@@ -21,7 +21,7 @@ compare_u64 (gconstpointer a, gconstpointer b, gpointer user_data)
 }
 
 int
-compare_uint (gconstpointer a, gconstpointer b, gpointer user_data)
+hpd_config_compare_uint (gconstpointer a, gconstpointer b, gpointer user_data)
 {
   guint x = GPOINTER_TO_UINT (a), y = GPOINTER_TO_UINT (b);
   return x < y ? -1 : x > y;
@@ -158,7 +158,7 @@ pool_equal (gconstpointer a, gconstpointer b)
 
   return x->page_size == y->page_size &&
          value_equal (&x->minimum, &y->minimum) && value_equal (&x->maximum, &y->maximum) &&
-         tree_equal (x->nodes, y->nodes, compare_uint, node_equal);
+         tree_equal (x->nodes, y->nodes, hpd_config_compare_uint, node_equal);
 }
 
 static gboolean

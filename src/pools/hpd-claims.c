@@ -11,7 +11,7 @@
 #include "hp-error.h"
 #include "hp-units.h"
 #include "hpd-claims.h"
-#include "hpd-config-cache.h"
+#include "hpd-stat-state.h"
 
 /* A claim file holds a few lines; anything bigger is not one. */
 #define MAX_FILE_SIZE (64u << 10)

@@ -5,44 +5,26 @@
 
 #include "hp-error.h"
 #include "hp-units.h"
-#include "hpd-apply.h"
 #include "hpd-claims.h"
 #include "hpd-pool-model.h"
-#include "hpd-requested.h"
 #include "hpd-service.h"
-
-gboolean
-hpd_pool_configured_minimum (const HpdConfig *config, const HpdPool *pool, guint64 *pages)
-{
-  guint64 default_key = 0;
-  const HpdConfigPool *cp = g_tree_lookup (config->pools, &pool->size);
-
-  /* [pool DEFAULT] counts where the section of the size sets no minimum:
-   * that one is applied after it */
-  if ((cp == NULL || cp->minimum.kind == HPD_CONFIG_UNSET) && pool->is_default)
-    cp = g_tree_lookup (config->pools, &default_key);
-  return cp != NULL && cp->minimum.kind != HPD_CONFIG_UNSET &&
-         hpd_apply_to_pages (&cp->minimum, pool, pages);
-}
 
 void
 hpd_pool_model_reload (HpdPoolModel *model, HpdDaemon *daemon)
 {
-  const char *root = hpd_kernel_get_root (hpd_daemon_get_kernel (daemon));
-
   g_clear_pointer (&model->claims, g_ptr_array_unref);
   model->claims = hpd_daemon_get_claims (daemon);
-  model->requested = 0;
-  model->has_requested = hpd_requested_lookup (root, model->pool->name, &model->requested);
+  model->has_requested = hpd_daemon_lookup_requested (daemon, model->pool, &model->requested);
 }
 
 void
 hpd_pool_model_init (HpdPoolModel *model, HpdDaemon *daemon, const HpdPool *pool,
-                     const HpdConfig *config)
+                     gboolean has_configured, guint64 configured)
 {
-  *model = (HpdPoolModel) { .pool = pool };
-  model->has_configured = config != NULL &&
-                          hpd_pool_configured_minimum (config, pool, &model->configured);
+  *model = (HpdPoolModel) {
+    .pool = pool, .has_configured = has_configured,
+    .configured = has_configured ? configured : 0,
+  };
   hpd_pool_model_reload (model, daemon);
 }
 
@@ -151,6 +133,33 @@ hpd_pool_plan_node_claim (guint64 node_current, guint64 node_target, guint64 poo
   return wanted;
 }
 
+static void
+set_no_node_error (const HpdPool *pool, guint node, GError **error)
+{
+  g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "NUMA node %u has no %s pool", node,
+               pool->name);
+}
+
+gboolean
+hpd_pool_model_check_node (const HpdPool *pool, guint node, GError **error)
+{
+  if (hpd_pool_has_node (pool, node))
+    return TRUE;
+  set_no_node_error (pool, node, error);
+  return FALSE;
+}
+
+const HpdNodeCounters *
+hpd_pool_model_node_counters (const HpdPool *pool, const HpdPoolCounters *now, guint node,
+                              GError **error)
+{
+  const HpdNodeCounters *n = hpd_pool_counters_node (now, node);
+
+  if (n == NULL)
+    set_no_node_error (pool, node, error);
+  return n;
+}
+
 gboolean
 hpd_pool_memory_check (const char *pool_name, guint64 page_size, guint64 pages,
                        guint64 others, guint64 limit, GError **error)
@@ -210,15 +219,11 @@ hpd_pool_model_check_node_memory (HpdDaemon *daemon, const HpdPool *pool,
                                   const HpdPoolCounters *now, guint node, guint64 pages,
                                   GError **error)
 {
-  const HpdNodeCounters *n = hpd_pool_counters_node (now, node);
+  const HpdNodeCounters *n = hpd_pool_model_node_counters (pool, now, node, error);
   guint64 elsewhere;
 
   if (n == NULL)
-    {
-      g_set_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS, "NUMA node %u has no %s pool",
-                   node, pool->name);
-      return FALSE;
-    }
+    return FALSE;
   elsewhere = hp_sub_saturating (hpd_pool_counters_minimum (now), hpd_node_counters_minimum (n));
   if (pages > G_MAXUINT64 - elsewhere)
     {

@@ -9,13 +9,14 @@
  * adds claims, chooses a base or checks the limit by itself.
  *
  * The counters and the write sequence are hpd-pool's, the claim files
- * hpd-claims', the recorded base hpd-requested's. */
+ * hpd-claims', the recorded base hpd-requested's. The configuration is
+ * config/'s, above this layer: a caller passes the configured minimum
+ * (hpd_apply_configured_minimum ()) as a number. */
 #pragma once
 
 #include <gio/gio.h>
 
 #include "hpd-alloc.h"
-#include "hpd-config.h"
 #include "hpd-pool.h"
 
 G_BEGIN_DECLS
@@ -32,12 +33,12 @@ typedef struct {
   guint64 configured;         /* the configured minimum ([pool SIZE]) */
 } HpdPoolModel;
 
-/* The model of @pool now: the claims in force, the recorded base and
- * @config's minimum (NULL: none; the configuration cache is the main
- * thread's, so a worker passes what the call read on arrival through
- * hpd_pool_model_reload ()). */
+/* The model of @pool now: the claims in force, the recorded base and the
+ * configured minimum, @configured pages when @has_configured (the
+ * configuration cache is the main thread's, so a worker passes what the
+ * call read on arrival through hpd_pool_model_reload ()). */
 void hpd_pool_model_init (HpdPoolModel *model, HpdDaemon *daemon, const HpdPool *pool,
-                          const HpdConfig *config);
+                          gboolean has_configured, guint64 configured);
 /* Only @claims (a reference is taken), no base: for callers that set or
  * compare a base of their own (SetMinimum, Drift). Any thread. */
 void hpd_pool_model_init_claims (HpdPoolModel *model, const HpdPool *pool, GPtrArray *claims);
@@ -101,6 +102,15 @@ guint64 hpd_pool_plan_claim (guint64 current, guint64 target, guint64 old, guint
 guint64 hpd_pool_plan_node_claim (guint64 node_current, guint64 node_target, guint64 pool_current,
                                   guint64 pool_target, guint64 old, guint64 new);
 
+/* InvalidArgs, "NUMA node N has no SIZE pool", unless @pool has @node:
+ * the check of every call that names a node (SetNodePages, Claim and
+ * Release on a node). */
+gboolean hpd_pool_model_check_node (const HpdPool *pool, guint node, GError **error);
+/* @node's counters in @now, or NULL with that error. */
+const HpdNodeCounters *hpd_pool_model_node_counters (const HpdPool *pool,
+                                                     const HpdPoolCounters *now, guint node,
+                                                     GError **error);
+
 /* The memory limit, pure: @pages of @page_size next to @others bytes the
  * other pools hold must stay within @limit bytes. InvalidArgs if the bytes
  * do not fit in 64 bits, LimitExceeded past the limit. */
@@ -131,10 +141,5 @@ gboolean hpd_pool_model_apply_node (HpdDaemon *daemon, const HpdPool *pool,
                                     gboolean check, const HpdAllocOptions *options,
                                     GCancellable *cancellable, guint64 *achieved,
                                     GError **error);
-
-/* The minimum @config gives @pool in pages ([pool SIZE], else [pool
- * DEFAULT] for the default size); FALSE when it sets none. */
-gboolean hpd_pool_configured_minimum (const HpdConfig *config, const HpdPool *pool,
-                                      guint64 *pages);
 
 G_END_DECLS

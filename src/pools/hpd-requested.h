@@ -1,9 +1,14 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* The pool sizes callers last asked for, so Explain can tell a pool that
- * fell short. Kept in a small key file under /run rather than in memory:
- * an idle exit or a restart must not forget them, a reboot should. */
+/* The pool sizes callers last asked for: the administrator's base of the
+ * pool model (hpd-pool-model.h), and what lets Explain tell a pool that
+ * fell short. Held in memory by the daemon object, which reads them on
+ * every property refresh; the small key file under /run is only their
+ * persistence: read once when the daemon starts, so that an idle exit or a
+ * restart does not forget them (a reboot should), and written on every
+ * change. A file changed behind the running service's back (another
+ * `hugepagesd --apply`) counts from its next start. */
 #pragma once
 
 #include <glib.h>
@@ -12,13 +17,21 @@ G_BEGIN_DECLS
 
 #define HPD_REQUESTED_FILE "run/hugepagesd/requested"
 
-/* Failures are logged, not returned: this is a hint for Explain. */
-void hpd_requested_note (const char *root, const char *pool_name, guint64 pages);
+typedef struct _HpdRequested HpdRequested;
 
-/* FALSE when nothing was asked for since boot. */
-gboolean hpd_requested_lookup (const char *root, const char *pool_name, guint64 *pages);
+/* The values recorded below @root (none when the file is missing or
+ * unreadable). */
+HpdRequested *hpd_requested_new (const char *root);
+void hpd_requested_free (HpdRequested *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdRequested, hpd_requested_free)
 
-/* 0 when nothing was asked for since boot. */
-guint64 hpd_requested_get (const char *root, const char *pool_name);
+/* Records @pages for @pool_name and saves the file; failures to save are
+ * logged, not returned: the value is kept in memory all the same. Any
+ * thread. */
+void hpd_requested_note (HpdRequested *self, const char *pool_name, guint64 pages);
+
+/* FALSE (and 0) when nothing was asked for since boot. Any thread, no
+ * file read. */
+gboolean hpd_requested_lookup (HpdRequested *self, const char *pool_name, guint64 *pages);
 
 G_END_DECLS

@@ -46,11 +46,19 @@ write_all (int fd, const char *text, gsize length)
 void
 hpd_run_state_save (const char *root, const char *relative, GKeyFile *file, const char *what)
 {
+  gsize length;
+  g_autofree char *text = g_key_file_to_data (file, &length, NULL);
+
+  hpd_run_state_save_data (root, relative, text, length, what);
+}
+
+void
+hpd_run_state_save_data (const char *root, const char *relative, const char *text,
+                         gsize length, const char *what)
+{
   g_autofree char *path = g_build_filename (root, relative, NULL);
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *temporary = g_strconcat (path, ".XXXXXX", NULL);
-  g_autofree char *text = NULL;
-  gsize length;
   int fd, e;
 
   if (g_mkdir_with_parents (dir, 0755) < 0)
@@ -59,7 +67,6 @@ hpd_run_state_save (const char *root, const char *relative, GKeyFile *file, cons
       g_warning ("Cannot create %s: %s", dir, g_strerror (e));
       return;
     }
-  text = g_key_file_to_data (file, &length, NULL);
   /* g_file_set_contents () would fsync the new file before the rename
    * whenever the old one is not empty, even without DURABLE */
   fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);

@@ -22,5 +22,8 @@ GKeyFile *hpd_run_state_load (const char *root, const char *relative);
  * are hints, the change they describe is made. */
 void hpd_run_state_save (const char *root, const char *relative, GKeyFile *file,
                          const char *what);
+/* The same with the key file's text (g_key_file_to_data ()). */
+void hpd_run_state_save_data (const char *root, const char *relative, const char *text,
+                              gsize length, const char *what);
 
 G_END_DECLS

@@ -34,7 +34,7 @@ read_number_at (int dir_fd, const char *name, guint64 *value)
 {
   g_autofree char *text = NULL;
 
-  return read_at (dir_fd, name, MAX_SMALL_FILE_BYTES, &text) == 0 &&
+  return hpd_usage_read_at (dir_fd, name, MAX_SMALL_FILE_BYTES, &text) == 0 &&
          hpd_parse_counter (text, value, NULL);
 }
 
@@ -91,9 +91,9 @@ describe_cgroup (int dir_fd, const char *path, GVariantBuilder *out)
       hpd_usage_parse_cgroup_file (name, &page_size);
       if (!read_number_at (dir_fd, name, &current))
         continue;
-      if (read_at (dir_fd, max_name, MAX_SMALL_FILE_BYTES, &max_text) == 0)
+      if (hpd_usage_read_at (dir_fd, max_name, MAX_SMALL_FILE_BYTES, &max_text) == 0)
         hpd_usage_parse_cgroup_limit (max_text, &max);
-      if (read_at (dir_fd, events_name, MAX_SMALL_FILE_BYTES, &events_text) == 0)
+      if (hpd_usage_read_at (dir_fd, events_name, MAX_SMALL_FILE_BYTES, &events_text) == 0)
         hpd_usage_parse_hugetlb_events (events_text, &events);
       has_rsvd = read_number_at (dir_fd, rsvd_name, &rsvd);
 
@@ -116,7 +116,7 @@ describe_cgroup (int dir_fd, const char *path, GVariantBuilder *out)
       return;
     }
   {
-    g_autofree char *shown = bus_text (path);
+    g_autofree char *shown = hpd_usage_bus_text (path);
     GVariantBuilder cg;
 
     g_variant_builder_init (&cg, G_VARIANT_TYPE_VARDICT);
@@ -161,7 +161,7 @@ walk_cgroups (Scan *s, int dir_fd, const char *path, guint depth, CgroupWalk *wa
                                                             : g_strconcat (path, "/", name, NULL);
       int child_fd;
 
-      if (walk->visited >= MAX_CGROUPS || depth + 1 > MAX_CGROUP_DEPTH || out_of_time (s))
+      if (walk->visited >= MAX_CGROUPS || depth + 1 > MAX_CGROUP_DEPTH || hpd_usage_out_of_time (s))
         {
           s->cgroups_truncated = TRUE;
           return;
@@ -175,7 +175,7 @@ walk_cgroups (Scan *s, int dir_fd, const char *path, guint depth, CgroupWalk *wa
 }
 
 GVariant *
-cgroups_variant (Scan *s)
+hpd_usage_cgroups_variant (Scan *s)
 {
   HpdKernel *kernel = s->scan->kernel;
   /* cgroup v2 alone at /sys/fs/cgroup, or next to v1 at .../unified */

@@ -55,7 +55,7 @@ read_fd (int fd, gsize max, char **text)
 }
 
 int
-read_at (int dir_fd, const char *name, gsize max, char **text)
+hpd_usage_read_at (int dir_fd, const char *name, gsize max, char **text)
 {
   int fd = openat (dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
   int result;
@@ -69,13 +69,13 @@ read_at (int dir_fd, const char *name, gsize max, char **text)
 
 /* A process is gone (between readdir and now) when its files say so. */
 gboolean
-vanished (int error_number)
+hpd_usage_vanished (int error_number)
 {
   return error_number == ENOENT || error_number == ESRCH;
 }
 
 char *
-user_name (guint32 uid)
+hpd_usage_user_name (guint32 uid)
 {
   struct passwd pw, *result = NULL;
   char buf[4096];
@@ -87,20 +87,20 @@ user_name (guint32 uid)
 }
 
 char *
-bus_text (const char *text)
+hpd_usage_bus_text (const char *text)
 {
   return hpd_parse_printable (text);
 }
 
 void
-usage_mount_free (UsageMount *m)
+hpd_usage_mount_free (UsageMount *m)
 {
   g_free (m->path);
   g_free (m);
 }
 
 void
-usage_file_free (UsageFile *f)
+hpd_usage_file_free (UsageFile *f)
 {
   g_free (f->path);
   g_array_unref (f->pids);
@@ -108,19 +108,19 @@ usage_file_free (UsageFile *f)
 }
 
 guint64
-dev_key (guint32 major_number, guint32 minor_number)
+hpd_usage_dev_key (guint32 major_number, guint32 minor_number)
 {
   return ((guint64) major_number << 32) | minor_number;
 }
 
 guint64
-dev_key_of (dev_t dev)
+hpd_usage_dev_key_of (dev_t dev)
 {
-  return dev_key (major (dev), minor (dev));
+  return hpd_usage_dev_key (major (dev), minor (dev));
 }
 
 guint64 *
-inode_key_new (guint64 dev, guint64 ino)
+hpd_usage_inode_key_new (guint64 dev, guint64 ino)
 {
   guint64 *key = g_new (guint64, 2);
 
@@ -130,7 +130,7 @@ inode_key_new (guint64 dev, guint64 ino)
 }
 
 guint
-inode_key_hash (gconstpointer p)
+hpd_usage_inode_key_hash (gconstpointer p)
 {
   const guint64 *k = p;
 
@@ -138,7 +138,7 @@ inode_key_hash (gconstpointer p)
 }
 
 gboolean
-inode_key_equal (gconstpointer a, gconstpointer b)
+hpd_usage_inode_key_equal (gconstpointer a, gconstpointer b)
 {
   const guint64 *x = a, *y = b;
 
@@ -147,7 +147,7 @@ inode_key_equal (gconstpointer a, gconstpointer b)
 
 /* Opens @path (absolute) without following a link (hpd-open.h). */
 int
-open_no_links (const char *path, int last_flags, GError **error)
+hpd_usage_open_no_links (const char *path, int last_flags, GError **error)
 {
   int fd = hpd_open_no_links (path, last_flags);
   int saved_errno = errno;
@@ -163,7 +163,7 @@ open_no_links (const char *path, int last_flags, GError **error)
  * the fake tree, so that a made-up mount table can never point the walk
  * (or RemoveOrphan) at the host's files. */
 gboolean
-mount_is_usable (HpdKernel *kernel, const char *path, int fd)
+hpd_usage_mount_is_usable (HpdKernel *kernel, const char *path, int fd)
 {
   const char *root = hpd_kernel_get_root (kernel);
   struct statfs sfs;
@@ -174,7 +174,7 @@ mount_is_usable (HpdKernel *kernel, const char *path, int fd)
 }
 
 gboolean
-path_is_below_root (HpdKernel *kernel, const char *path)
+hpd_usage_path_is_below_root (HpdKernel *kernel, const char *path)
 {
   const char *root = hpd_kernel_get_root (kernel);
 
@@ -182,7 +182,7 @@ path_is_below_root (HpdKernel *kernel, const char *path)
 }
 
 gboolean
-out_of_time (Scan *s)
+hpd_usage_out_of_time (Scan *s)
 {
   if (s->timed_out || g_cancellable_is_cancelled (s->cancellable) ||
       g_get_monotonic_time () > s->scan->deadline)
@@ -211,7 +211,7 @@ walk_dir (Scan *s, UsageMount *mount, int dir_fd, const char *path, guint depth)
 
       if (g_str_equal (entry->d_name, ".") || g_str_equal (entry->d_name, ".."))
         continue;
-      if (s->files->len >= MAX_FILES || out_of_time (s))
+      if (s->files->len >= MAX_FILES || hpd_usage_out_of_time (s))
         {
           s->files_truncated = TRUE;
           break;
@@ -247,20 +247,20 @@ walk_dir (Scan *s, UsageMount *mount, int dir_fd, const char *path, guint depth)
           /* hugetlbfs counts the pages in the file's page cache in
            * i_blocks (512-byte units), whatever the size says */
           f->bytes = (guint64) st.st_blocks * 512;
-          f->dev = dev_key_of (st.st_dev);
+          f->dev = hpd_usage_dev_key_of (st.st_dev);
           f->ino = st.st_ino;
           f->uid = st.st_uid;
           f->gid = st.st_gid;
           f->pids = g_array_new (FALSE, FALSE, sizeof (guint32));
           g_ptr_array_add (s->files, f);
-          g_hash_table_insert (s->file_inodes, inode_key_new (f->dev, f->ino), f);
+          g_hash_table_insert (s->file_inodes, hpd_usage_inode_key_new (f->dev, f->ino), f);
         }
     }
   closedir (dir);
 }
 
 void
-read_mounts (Scan *s, gboolean walk_files)
+hpd_usage_read_mounts (Scan *s, gboolean walk_files)
 {
   HpdKernel *kernel = s->scan->kernel;
   g_autoptr(GPtrArray) infos = hpd_mounts_read (kernel, s->scan->default_page_size);
@@ -273,15 +273,15 @@ read_mounts (Scan *s, gboolean walk_files)
       struct stat st;
       int fd;
 
-      if (!hpd_mount_path_is_valid (info->path) || !path_is_below_root (kernel, info->path))
+      if (!hpd_mount_path_is_valid (info->path) || !hpd_usage_path_is_below_root (kernel, info->path))
         continue;
-      fd = open_no_links (info->path, O_RDONLY | O_DIRECTORY, &error);
+      fd = hpd_usage_open_no_links (info->path, O_RDONLY | O_DIRECTORY, &error);
       if (fd < 0)
         {
           g_ptr_array_add (s->warnings, g_strdup (error->message));
           continue;
         }
-      if (!mount_is_usable (kernel, info->path, fd) || fstat (fd, &st) < 0)
+      if (!hpd_usage_mount_is_usable (kernel, info->path, fd) || fstat (fd, &st) < 0)
         {
           close (fd);
           continue;
@@ -292,14 +292,14 @@ read_mounts (Scan *s, gboolean walk_files)
        * system, told apart by its inode. */
       {
         gboolean real = g_str_equal (hpd_kernel_get_root (kernel), "/");
-        guint64 walked_key[2] = { dev_key_of (st.st_dev), real ? 0 : st.st_ino };
+        guint64 walked_key[2] = { hpd_usage_dev_key_of (st.st_dev), real ? 0 : st.st_ino };
 
         if (g_hash_table_contains (s->walked, walked_key))
           {
             close (fd);
             continue;
           }
-        g_hash_table_add (s->walked, inode_key_new (walked_key[0], walked_key[1]));
+        g_hash_table_add (s->walked, hpd_usage_inode_key_new (walked_key[0], walked_key[1]));
       }
 
       mount = g_new0 (UsageMount, 1);
@@ -308,8 +308,8 @@ read_mounts (Scan *s, gboolean walk_files)
       mount->min_size = info->has_min_size ? info->min_size : 0;
       mount->dev = st.st_dev;
       g_ptr_array_add (s->mounts, mount);
-      if (!g_hash_table_contains (s->mount_devs, &(guint64) { dev_key_of (st.st_dev) }))
-        g_hash_table_insert (s->mount_devs, g_memdup2 (&(guint64) { dev_key_of (st.st_dev) },
+      if (!g_hash_table_contains (s->mount_devs, &(guint64) { hpd_usage_dev_key_of (st.st_dev) }))
+        g_hash_table_insert (s->mount_devs, g_memdup2 (&(guint64) { hpd_usage_dev_key_of (st.st_dev) },
                                                        sizeof (guint64)), mount);
       if (!walk_files)
         {

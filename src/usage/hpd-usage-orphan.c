@@ -66,19 +66,19 @@ mapping_pids (HpdKernel *kernel, guint64 dev, guint64 ino, GArray *pids, GArray 
           pid == 0 || pid > G_MAXINT32)
         continue;
       rel = g_strdup_printf ("%s/maps", entry->d_name);
-      err = read_at (dirfd (dir), rel, MAX_PROC_FILE_BYTES, &maps);
+      err = hpd_usage_read_at (dirfd (dir), rel, MAX_PROC_FILE_BYTES, &maps);
       if (err == 0 && (mappings = hpd_usage_parse_smaps (maps, NULL)) == NULL)
         err = EINVAL;
       if (err != 0)
         {
-          if (!vanished (err))
+          if (!hpd_usage_vanished (err))
             g_array_append_val (unreadable, (guint32) { (guint32) pid });
           continue;
         }
       for (guint i = 0; i < mappings->len; i++)
         {
           const HpdMapping *m = &g_array_index (mappings, HpdMapping, i);
-          if (dev_key (m->dev_major, m->dev_minor) == dev && m->inode == ino)
+          if (hpd_usage_dev_key (m->dev_major, m->dev_minor) == dev && m->inode == ino)
             {
               g_array_append_val (pids, (guint32) { (guint32) pid });
               break;
@@ -86,8 +86,8 @@ mapping_pids (HpdKernel *kernel, guint64 dev, guint64 ino, GArray *pids, GArray 
         }
     }
   closedir (dir);
-  g_array_sort (pids, compare_pids);
-  g_array_sort (unreadable, compare_pids);
+  g_array_sort (pids, hpd_usage_compare_pids);
+  g_array_sort (unreadable, hpd_usage_compare_pids);
   return TRUE;
 }
 
@@ -102,7 +102,7 @@ mount_holding (HpdKernel *kernel, GPtrArray *mounts, const char *path)
       const HpdMountInfo *m = g_ptr_array_index (mounts, i);
       gsize len = strlen (m->path);
 
-      if (!path_is_below_root (kernel, m->path))
+      if (!hpd_usage_path_is_below_root (kernel, m->path))
         continue;
       if ((g_str_equal (m->path, "/") || (g_str_has_prefix (path, m->path) && path[len] == '/')) &&
           (best == NULL || len >= strlen (best->path)))
@@ -139,10 +139,10 @@ hpd_orphan_resolve (HpdKernel *kernel, guint64 default_page_size, const char *pa
       return NULL;
     }
 
-  fd = open_no_links (mount->path, O_PATH | O_DIRECTORY, error);
+  fd = hpd_usage_open_no_links (mount->path, O_PATH | O_DIRECTORY, error);
   if (fd < 0)
     return NULL;
-  if (!mount_is_usable (kernel, mount->path, fd) || fstat (fd, &st) < 0)
+  if (!hpd_usage_mount_is_usable (kernel, mount->path, fd) || fstat (fd, &st) < 0)
     {
       close (fd);
       g_set_error (error, HP_ERROR, HP_ERROR_NOT_MOUNTED, "%s is not a hugetlbfs mount", mount->path);
@@ -186,7 +186,7 @@ hpd_orphan_resolve (HpdKernel *kernel, guint64 default_page_size, const char *pa
                    "%s is not a regular file of the hugetlbfs mount %s", path, mount->path);
       return NULL;
     }
-  orphan->dev = dev_key_of (file.st_dev);
+  orphan->dev = hpd_usage_dev_key_of (file.st_dev);
   orphan->ino = file.st_ino;
   orphan->bytes = (guint64) file.st_blocks * 512;
 
@@ -218,7 +218,7 @@ hpd_orphan_remove (const HpdOrphan *orphan, const char *path, guint64 *bytes, GE
   /* the pages it holds now: it may have grown since it was resolved */
   *bytes = orphan->bytes;
   if (fstatat (orphan->parent_fd, orphan->leaf, &file, AT_SYMLINK_NOFOLLOW) == 0 &&
-      dev_key_of (file.st_dev) == orphan->dev && file.st_ino == orphan->ino)
+      hpd_usage_dev_key_of (file.st_dev) == orphan->dev && file.st_ino == orphan->ino)
     *bytes = (guint64) file.st_blocks * 512;
   if (unlinkat (orphan->parent_fd, orphan->leaf, 0) < 0)
     {

@@ -109,52 +109,52 @@ typedef struct {
   GHashTable *reserved_bytes; /* page size -> guint64 *: reservations of private VMAs */
 } ProcScan;
 
-int read_at (int dir_fd, const char *name, gsize max, char **text);
+int hpd_usage_read_at (int dir_fd, const char *name, gsize max, char **text);
 
-gboolean vanished (int error_number);
+gboolean hpd_usage_vanished (int error_number);
 
-char *user_name (guint32 uid);
+char *hpd_usage_user_name (guint32 uid);
 
-char *bus_text (const char *text);
+char *hpd_usage_bus_text (const char *text);
 
-void usage_mount_free (UsageMount *m);
+void hpd_usage_mount_free (UsageMount *m);
 
-void usage_file_free (UsageFile *f);
+void hpd_usage_file_free (UsageFile *f);
 
-guint64 dev_key (guint32 major_number, guint32 minor_number);
+guint64 hpd_usage_dev_key (guint32 major_number, guint32 minor_number);
 
-guint64 dev_key_of (dev_t dev);
+guint64 hpd_usage_dev_key_of (dev_t dev);
 
-guint64 *inode_key_new (guint64 dev, guint64 ino);
+guint64 *hpd_usage_inode_key_new (guint64 dev, guint64 ino);
 
-guint inode_key_hash (gconstpointer p);
+guint hpd_usage_inode_key_hash (gconstpointer p);
 
-gboolean inode_key_equal (gconstpointer a, gconstpointer b);
+gboolean hpd_usage_inode_key_equal (gconstpointer a, gconstpointer b);
 
-int open_no_links (const char *path, int last_flags, GError **error);
+int hpd_usage_open_no_links (const char *path, int last_flags, GError **error);
 
-gboolean mount_is_usable (HpdKernel *kernel, const char *path, int fd);
+gboolean hpd_usage_mount_is_usable (HpdKernel *kernel, const char *path, int fd);
 
-gboolean path_is_below_root (HpdKernel *kernel, const char *path);
+gboolean hpd_usage_path_is_below_root (HpdKernel *kernel, const char *path);
 
-gboolean out_of_time (Scan *s);
+gboolean hpd_usage_out_of_time (Scan *s);
 
-void read_mounts (Scan *s, gboolean walk_files);
+void hpd_usage_read_mounts (Scan *s, gboolean walk_files);
 
-void usage_process_free (UsageProcess *p);
+void hpd_usage_process_free (UsageProcess *p);
 
-void seen_segment_free (SeenSegment *seg);
+void hpd_usage_seen_segment_free (SeenSegment *seg);
 
-int compare_pids (gconstpointer a, gconstpointer b);
+int hpd_usage_compare_pids (gconstpointer a, gconstpointer b);
 
-void scan_processes (ProcScan *ps);
+void hpd_usage_scan_processes (ProcScan *ps);
 
-GVariant *pids_variant (GArray *pids, GHashTable *visible);
+GVariant *hpd_usage_pids_variant (GArray *pids, GHashTable *visible);
 
-GVariant *sysv_variant (Scan *s, GHashTable *segments, GHashTable *visible_pids);
+GVariant *hpd_usage_sysv_variant (Scan *s, GHashTable *segments, GHashTable *visible_pids);
 
-GVariant *cgroups_variant (Scan *s);
+GVariant *hpd_usage_cgroups_variant (Scan *s);
 
-GVariant *unattributed_variant (Scan *s, ProcScan *ps);
+GVariant *hpd_usage_unattributed_variant (Scan *s, ProcScan *ps);
 
 G_END_DECLS

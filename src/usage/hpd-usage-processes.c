@@ -26,7 +26,7 @@
 #include "hpd-usage-private.h"
 
 void
-usage_process_free (UsageProcess *p)
+hpd_usage_process_free (UsageProcess *p)
 {
   g_free (p->command);
   g_free (p->cmdline);
@@ -35,7 +35,7 @@ usage_process_free (UsageProcess *p)
 }
 
 void
-seen_segment_free (SeenSegment *seg)
+hpd_usage_seen_segment_free (SeenSegment *seg)
 {
   g_array_unref (seg->pids);
   g_free (seg);
@@ -74,7 +74,7 @@ static gboolean
 on_hugetlbfs_mount (Scan *s, const HpdMapping *m)
 {
   return s->mount_devs_are_hugetlbfs &&
-         g_hash_table_contains (s->mount_devs, &(guint64) { dev_key (m->dev_major, m->dev_minor) });
+         g_hash_table_contains (s->mount_devs, &(guint64) { hpd_usage_dev_key (m->dev_major, m->dev_minor) });
 }
 
 static gboolean
@@ -95,20 +95,20 @@ account_mapping (ProcScan *ps, const HpdMapping *m, guint32 pid, gboolean norese
 
   (void) pid;
   if (g_hash_table_contains (ps->scan->file_inodes,
-                             &(guint64[2]) { dev_key (m->dev_major, m->dev_minor), m->inode }))
+                             &(guint64[2]) { hpd_usage_dev_key (m->dev_major, m->dev_minor), m->inode }))
     return;   /* counted through the file's blocks */
 
   if (m->inode != 0 && (hpd_usage_parse_sysv_name (m->path, &key) || is_deleted_name (m->path) ||
                         on_hugetlbfs_mount (ps->scan, m)))
     {
-      guint64 k[2] = { dev_key (m->dev_major, m->dev_minor), m->inode };
+      guint64 k[2] = { hpd_usage_dev_key (m->dev_major, m->dev_minor), m->inode };
       SharedObject *obj = g_hash_table_lookup (ps->objects, k);
 
       if (obj == NULL)
         {
           obj = g_new0 (SharedObject, 1);
           obj->page_size = m->kernel_page_size;
-          g_hash_table_insert (ps->objects, inode_key_new (k[0], k[1]), obj);
+          g_hash_table_insert (ps->objects, hpd_usage_inode_key_new (k[0], k[1]), obj);
         }
       obj->bytes = MAX (obj->bytes, bytes);
       if (!noreserve && extent > bytes)
@@ -190,21 +190,21 @@ scan_process (ProcScan *ps, int proc_fd, const char *name, guint32 pid)
   pid_fd = openat (proc_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (pid_fd < 0)
     {
-      if (!vanished (errno))
+      if (!hpd_usage_vanished (errno))
         s->unreadable_processes++;
       return;
     }
 
-  err = read_at (pid_fd, "status", MAX_SMALL_FILE_BYTES, &status);
+  err = hpd_usage_read_at (pid_fd, "status", MAX_SMALL_FILE_BYTES, &status);
   if (err == 0 && !hpd_usage_parse_status_uids (status, &ruid, &euid))
     err = EINVAL;
   if (err == 0)
-    err = read_at (pid_fd, "maps", MAX_PROC_FILE_BYTES, &maps);
+    err = hpd_usage_read_at (pid_fd, "maps", MAX_PROC_FILE_BYTES, &maps);
   if (err == 0 && (mappings = hpd_usage_parse_smaps (maps, &error)) == NULL)
     err = EINVAL;
   if (err != 0)
     {
-      if (!vanished (err))
+      if (!hpd_usage_vanished (err))
         s->unreadable_processes++;
       close (pid_fd);
       return;
@@ -219,7 +219,7 @@ scan_process (ProcScan *ps, int proc_fd, const char *name, guint32 pid)
   for (guint i = 0; i < mappings->len; i++)
     {
       const HpdMapping *m = &g_array_index (mappings, HpdMapping, i);
-      guint64 k[2] = { dev_key (m->dev_major, m->dev_minor), m->inode };
+      guint64 k[2] = { hpd_usage_dev_key (m->dev_major, m->dev_minor), m->inode };
       UsageFile *f = g_hash_table_lookup (s->file_inodes, k);
       gint32 key;
 
@@ -241,7 +241,7 @@ scan_process (ProcScan *ps, int proc_fd, const char *name, guint32 pid)
     {
       g_autoptr(GArray) rollup = NULL;
 
-      err = read_at (pid_fd, "smaps_rollup", MAX_SMALL_FILE_BYTES, &rollup_text);
+      err = hpd_usage_read_at (pid_fd, "smaps_rollup", MAX_SMALL_FILE_BYTES, &rollup_text);
       if (err == 0 && (rollup = hpd_usage_parse_smaps (rollup_text, NULL)) != NULL)
         {
           for (guint i = 0; i < rollup->len; i++)
@@ -262,12 +262,12 @@ scan_process (ProcScan *ps, int proc_fd, const char *name, guint32 pid)
       g_autoptr(GHashTable) noreserve = NULL;
       g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (SizeUse));
 
-      err = read_at (pid_fd, "smaps", MAX_PROC_FILE_BYTES, &smaps);
+      err = hpd_usage_read_at (pid_fd, "smaps", MAX_PROC_FILE_BYTES, &smaps);
       if (err == 0)
         vmas = hpd_usage_parse_smaps (smaps, NULL);
       if (vmas == NULL)
         {
-          if (!vanished (err))
+          if (!hpd_usage_vanished (err))
             s->unreadable_processes++;
           close (pid_fd);
           return;
@@ -296,8 +296,8 @@ scan_process (ProcScan *ps, int proc_fd, const char *name, guint32 pid)
           p->pid = pid;
           p->uid = ruid;
           p->sizes = g_steal_pointer (&sizes);
-          if (read_at (pid_fd, "comm", MAX_SMALL_FILE_BYTES, &comm) == 0)
-            p->command = bus_text (g_strchomp (comm));
+          if (hpd_usage_read_at (pid_fd, "comm", MAX_SMALL_FILE_BYTES, &comm) == 0)
+            p->command = hpd_usage_bus_text (g_strchomp (comm));
           else
             p->command = g_strdup ("");
           g_ptr_array_add (ps->processes, p);
@@ -338,7 +338,7 @@ read_cmdline (int proc_fd, guint32 pid)
 }
 
 int
-compare_pids (gconstpointer a, gconstpointer b)
+hpd_usage_compare_pids (gconstpointer a, gconstpointer b)
 {
   guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
 
@@ -346,7 +346,7 @@ compare_pids (gconstpointer a, gconstpointer b)
 }
 
 void
-scan_processes (ProcScan *ps)
+hpd_usage_scan_processes (ProcScan *ps)
 {
   Scan *s = ps->scan;
   g_autofree char *proc = hpd_kernel_path (s->scan->kernel, "proc");
@@ -381,14 +381,14 @@ scan_processes (ProcScan *ps)
       g_array_append_val (pids, (guint32) { (guint32) pid });
     }
   closedir (dir);
-  g_array_sort (pids, compare_pids);
+  g_array_sort (pids, hpd_usage_compare_pids);
 
   for (guint i = 0; i < pids->len; i++)
     {
       guint32 pid = g_array_index (pids, guint32, i);
       char name[16];
 
-      if (out_of_time (s))
+      if (hpd_usage_out_of_time (s))
         {
           s->processes_truncated = TRUE;
           break;

@@ -41,7 +41,7 @@ segment_backing (const HpdShmSegment *seg, const SeenSegment *seen)
 }
 
 GVariant *
-pids_variant (GArray *pids, GHashTable *visible)
+hpd_usage_pids_variant (GArray *pids, GHashTable *visible)
 {
   GVariantBuilder b;
 
@@ -56,7 +56,7 @@ pids_variant (GArray *pids, GHashTable *visible)
 }
 
 GVariant *
-sysv_variant (Scan *s, GHashTable *segments, GHashTable *visible_pids)
+hpd_usage_sysv_variant (Scan *s, GHashTable *segments, GHashTable *visible_pids)
 {
   const HpdUsageScan *scan = s->scan;
   g_autofree char *text = NULL;
@@ -86,7 +86,7 @@ sysv_variant (Scan *s, GHashTable *segments, GHashTable *visible_pids)
         continue;
       if (scan->restricted && seg->uid != scan->caller_uid && seg->cuid != scan->caller_uid)
         continue;
-      user = user_name (seg->uid);
+      user = hpd_usage_user_name (seg->uid);
       g_variant_builder_init (&e, G_VARIANT_TYPE_VARDICT);
       g_variant_builder_add (&e, "{sv}", "key", g_variant_new_int32 (seg->key));
       g_variant_builder_add (&e, "{sv}", "id", g_variant_new_uint32 (seg->shmid));
@@ -106,7 +106,7 @@ sysv_variant (Scan *s, GHashTable *segments, GHashTable *visible_pids)
         g_variant_builder_add (&e, "{sv}", "pages",
                                g_variant_new_uint64 (seen->bytes / seen->page_size));
       g_variant_builder_add (&e, "{sv}", "pids",
-                             pids_variant (seen != NULL ? seen->pids : NULL, visible_pids));
+                             hpd_usage_pids_variant (seen != NULL ? seen->pids : NULL, visible_pids));
       g_variant_builder_add (&b, "a{sv}", &e);
     }
   return g_variant_builder_end (&b);

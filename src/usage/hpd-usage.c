@@ -26,7 +26,7 @@
 #include "hpd-usage-private.h"
 
 GVariant *
-unattributed_variant (Scan *s, ProcScan *ps)
+hpd_usage_unattributed_variant (Scan *s, ProcScan *ps)
 {
   const HpdUsageScan *scan = s->scan;
   GVariantBuilder b;
@@ -111,7 +111,7 @@ processes_variant (ProcScan *ps)
   for (guint i = 0; i < ps->processes->len; i++)
     {
       const UsageProcess *p = g_ptr_array_index (ps->processes, i);
-      g_autofree char *user = user_name (p->uid);
+      g_autofree char *user = hpd_usage_user_name (p->uid);
       GVariantBuilder e, sizes;
 
       g_variant_builder_init (&sizes, G_VARIANT_TYPE ("aa{sv}"));
@@ -155,8 +155,8 @@ files_variant (Scan *s, GHashTable *visible_pids)
 
       if (scan->restricted && f->uid != scan->caller_uid)
         continue;
-      path = bus_text (f->path);
-      user = user_name (f->uid);
+      path = hpd_usage_bus_text (f->path);
+      user = hpd_usage_user_name (f->uid);
       g_variant_builder_init (&e, G_VARIANT_TYPE_VARDICT);
       g_variant_builder_add (&e, "{sv}", "path", g_variant_new_string (path));
       g_variant_builder_add (&e, "{sv}", "mount", g_variant_new_string (f->mount->path));
@@ -168,7 +168,7 @@ files_variant (Scan *s, GHashTable *visible_pids)
       g_variant_builder_add (&e, "{sv}", "user", g_variant_new_string (user));
       g_variant_builder_add (&e, "{sv}", "gid", g_variant_new_uint32 (f->gid));
       g_variant_builder_add (&e, "{sv}", "mapped", g_variant_new_boolean (f->pids->len > 0));
-      g_variant_builder_add (&e, "{sv}", "pids", pids_variant (f->pids, visible_pids));
+      g_variant_builder_add (&e, "{sv}", "pids", hpd_usage_pids_variant (f->pids, visible_pids));
       g_variant_builder_add (&b, "a{sv}", &e);
     }
   return g_variant_builder_end (&b);
@@ -189,12 +189,12 @@ scan_init (Scan *s, const HpdUsageScan *scan, GCancellable *cancellable)
 {
   s->scan = scan;
   s->cancellable = cancellable;
-  s->mounts = g_ptr_array_new_with_free_func ((GDestroyNotify) usage_mount_free);
+  s->mounts = g_ptr_array_new_with_free_func ((GDestroyNotify) hpd_usage_mount_free);
   s->mount_devs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  s->walked = g_hash_table_new_full (inode_key_hash, inode_key_equal, g_free, NULL);
+  s->walked = g_hash_table_new_full (hpd_usage_inode_key_hash, hpd_usage_inode_key_equal, g_free, NULL);
   s->mount_devs_are_hugetlbfs = g_str_equal (hpd_kernel_get_root (scan->kernel), "/");
-  s->files = g_ptr_array_new_with_free_func ((GDestroyNotify) usage_file_free);
-  s->file_inodes = g_hash_table_new_full (inode_key_hash, inode_key_equal, g_free, NULL);
+  s->files = g_ptr_array_new_with_free_func ((GDestroyNotify) hpd_usage_file_free);
+  s->file_inodes = g_hash_table_new_full (hpd_usage_inode_key_hash, hpd_usage_inode_key_equal, g_free, NULL);
   s->warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
 }
 
@@ -219,15 +219,15 @@ hpd_usage_scan_run (const HpdUsageScan *scan, GCancellable *cancellable)
 
   scan_init (&s, scan, cancellable);
   ps.scan = &s;
-  ps.processes = g_ptr_array_new_with_free_func ((GDestroyNotify) usage_process_free);
+  ps.processes = g_ptr_array_new_with_free_func ((GDestroyNotify) hpd_usage_process_free);
   ps.segments = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-                                       (GDestroyNotify) seen_segment_free);
-  ps.objects = g_hash_table_new_full (inode_key_hash, inode_key_equal, g_free, g_free);
+                                       (GDestroyNotify) hpd_usage_seen_segment_free);
+  ps.objects = g_hash_table_new_full (hpd_usage_inode_key_hash, hpd_usage_inode_key_equal, g_free, g_free);
   ps.private_bytes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   ps.reserved_bytes = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
 
-  read_mounts (&s, TRUE);
-  scan_processes (&ps);
+  hpd_usage_read_mounts (&s, TRUE);
+  hpd_usage_scan_processes (&ps);
 
   /* a restricted caller sees its own processes among the pids, no others */
   if (scan->restricted)
@@ -244,11 +244,11 @@ hpd_usage_scan_run (const HpdUsageScan *scan, GCancellable *cancellable)
     g_variant_builder_add (&reply, "{sv}", "uid", g_variant_new_uint32 (scan->caller_uid));
   g_variant_builder_add (&reply, "{sv}", "processes", processes_variant (&ps));
   g_variant_builder_add (&reply, "{sv}", "files", files_variant (&s, visible_pids));
-  g_variant_builder_add (&reply, "{sv}", "sysv", sysv_variant (&s, ps.segments, visible_pids));
-  g_variant_builder_add (&reply, "{sv}", "cgroups", cgroups_variant (&s));
+  g_variant_builder_add (&reply, "{sv}", "sysv", hpd_usage_sysv_variant (&s, ps.segments, visible_pids));
+  g_variant_builder_add (&reply, "{sv}", "cgroups", hpd_usage_cgroups_variant (&s));
   /* the rest of the pool is everybody else's business: full view only */
   if (!scan->restricted)
-    g_variant_builder_add (&reply, "{sv}", "unattributed", unattributed_variant (&s, &ps));
+    g_variant_builder_add (&reply, "{sv}", "unattributed", hpd_usage_unattributed_variant (&s, &ps));
   g_variant_builder_add (&reply, "{sv}", "scanned-processes", g_variant_new_uint32 (s.scanned_processes));
   g_variant_builder_add (&reply, "{sv}", "unreadable-processes",
                          g_variant_new_uint32 (s.unreadable_processes));
@@ -267,7 +267,7 @@ hpd_usage_scan_run (const HpdUsageScan *scan, GCancellable *cancellable)
     g_autoptr(GPtrArray) shown = g_ptr_array_new_null_terminated (0, g_free, TRUE);
 
     for (guint i = 0; warnings[i] != NULL; i++)
-      g_ptr_array_add (shown, bus_text (warnings[i]));
+      g_ptr_array_add (shown, hpd_usage_bus_text (warnings[i]));
     g_variant_builder_add (&reply, "{sv}", "warnings",
                            g_variant_new_strv ((const char *const *) shown->pdata, shown->len));
   }

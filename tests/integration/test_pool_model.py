@@ -22,6 +22,7 @@ from gi.repository import GLib
 SMALL = 2048
 SIZE_2M = SMALL * 1024
 CONF = 'etc/hugepagesd/hugepagesd.conf'
+REQUESTED = 'run/hugepagesd/requested'
 # 2 + 2 pages on the two nodes to start with
 START = {SMALL: Pool(total=4, free=4, overcommit=0,
                      nodes={0: NodePool(2, 2, 0), 1: NodePool(2, 2, 0)})}
@@ -106,3 +107,30 @@ def test_callers_agree_on_the_target(start_service, conn, fake_kernel, kernel, h
     assert "base of 2 the pool's target is 15" in explain(conn)['claims-2MB'][1]
     assert claim(conn, 'db', 11) == 11
     assert kernel.total() == 2 + 14
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_the_requested_base_is_read_from_memory(start_service, conn, fake_kernel, kernel):
+    """The base SetMinimum records is held by the daemon: the file under
+    /run is only what a restart (or an idle exit) starts from, so a refresh
+    of the properties reads no file, and a file changed behind the
+    running service's back counts from its next start."""
+    fk = fake_kernel
+    svc = start_service(fk.root)
+    assert hpdtest.pool_call(conn, SMALL, 'SetMinimum', 6) == 6
+    assert fk.read(REQUESTED) == '[minimum]\n2MB=6\n'
+    props = hpdtest.page_size_props(conn, SMALL)
+    assert (props['Base'], props['Target']) == (6, 6)
+
+    fk.write(REQUESTED, '[minimum]\n2MB=9\n')
+    props = hpdtest.page_size_props(conn, SMALL)
+    assert (props['Base'], props['Target']) == (6, 6)
+    assert claim(conn, 'db', 2) == 2
+    assert kernel.total() == 6 + 2
+    assert hpdtest.page_size_props(conn, SMALL)['Target'] == 6 + 2
+
+    assert svc.terminate() == 0
+    fk.write(REQUESTED, '[minimum]\n2MB=3\n')
+    start_service(fk.root)
+    props = hpdtest.page_size_props(conn, SMALL)
+    assert (props['Base'], props['Target']) == (3, 3 + 2)

@@ -207,6 +207,36 @@ test_memory_limit (void)
   g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
 }
 
+/* One check and one error for a node the pool lacks, from the pool's
+ * nodes or from counters read. */
+static void
+test_no_such_node (void)
+{
+  g_autoptr(HpdPool) pool = pool_2m ();
+  g_auto(HpdPoolCounters) now = { 0, };
+  HpdNodeCounters n1 = { .node = 1, .total = 4 };
+  g_autoptr(GError) error = NULL;
+  guint node = 1;
+
+  g_array_append_val (pool->nodes, node);
+  now.nodes = g_array_new (FALSE, TRUE, sizeof (HpdNodeCounters));
+  g_array_append_val (now.nodes, n1);
+
+  g_assert_true (hpd_pool_model_check_node (pool, 1, &error));
+  g_assert_no_error (error);
+  g_assert_true (hpd_pool_model_node_counters (pool, &now, 1, &error) ==
+                 &g_array_index (now.nodes, HpdNodeCounters, 0));
+  g_assert_no_error (error);
+
+  g_assert_false (hpd_pool_model_check_node (pool, 3, &error));
+  g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+  g_assert_cmpstr (error->message, ==, "NUMA node 3 has no 2MB pool");
+  g_clear_error (&error);
+  g_assert_null (hpd_pool_model_node_counters (pool, &now, 0, &error));
+  g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+  g_assert_cmpstr (error->message, ==, "NUMA node 0 has no 2MB pool");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -219,5 +249,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pool-model/plan-claim", test_plan_claim);
   g_test_add_func ("/pool-model/plan-node-claim", test_plan_node_claim);
   g_test_add_func ("/pool-model/memory-limit", test_memory_limit);
+  g_test_add_func ("/pool-model/no-such-node", test_no_such_node);
   return g_test_run ();
 }

@@ -3,7 +3,8 @@
 
 /* State under /run: key files replaced whole (a new inode, no temporary
  * left), readable by all, and the last allocation read back as saved; a
- * damaged record is ignored, not half taken. */
+ * damaged record is ignored, not half taken. The requested pools are held
+ * in memory: the file is read once, written on every change. */
 #include "config.h"
 
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "hpd-last-alloc.h"
+#include "hpd-requested.h"
 #include "hpd-run-state.h"
 #include "hpd-test-util.h"
 
@@ -117,6 +119,40 @@ test_damaged_record_is_ignored (Fixture *f, gconstpointer data)
     }
 }
 
+static void
+test_requested_in_memory (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdRequested) requested = NULL;
+  g_autoptr(HpdRequested) restarted = NULL;
+  g_autofree char *text = NULL;
+  guint64 pages = 99;
+
+  hpd_test_put (f->root, HPD_REQUESTED_FILE, "[minimum]\n1GB=2\n");
+  requested = hpd_requested_new (f->root);
+  g_assert_true (hpd_requested_lookup (requested, "1GB", &pages));
+  g_assert_cmpuint (pages, ==, 2);
+  g_assert_false (hpd_requested_lookup (requested, "2MB", &pages));
+  g_assert_cmpuint (pages, ==, 0);
+
+  /* a change is kept in memory and saved beside what the file held */
+  hpd_requested_note (requested, "2MB", 7);
+  text = hpd_test_get (f->root, HPD_REQUESTED_FILE);
+  g_assert_cmpstr (text, ==, "[minimum]\n1GB=2\n2MB=7\n");
+
+  /* the file changed or gone behind its back: lookups read memory only */
+  hpd_test_put (f->root, HPD_REQUESTED_FILE, "[minimum]\n2MB=3\n");
+  g_assert_true (hpd_requested_lookup (requested, "2MB", &pages));
+  g_assert_cmpuint (pages, ==, 7);
+  g_assert_true (hpd_requested_lookup (requested, "1GB", &pages));
+  g_assert_cmpuint (pages, ==, 2);
+
+  /* a restart takes what the file holds */
+  restarted = hpd_requested_new (f->root);
+  g_assert_true (hpd_requested_lookup (restarted, "2MB", &pages));
+  g_assert_cmpuint (pages, ==, 3);
+  g_assert_false (hpd_requested_lookup (restarted, "1GB", &pages));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -127,5 +163,7 @@ main (int argc, char **argv)
               test_last_allocation_round_trip, hpd_test_root_teardown);
   g_test_add ("/run-state/damaged-record-is-ignored", Fixture, NULL, hpd_test_root_setup,
               test_damaged_record_is_ignored, hpd_test_root_teardown);
+  g_test_add ("/run-state/requested-in-memory", Fixture, NULL, hpd_test_root_setup,
+              test_requested_in_memory, hpd_test_root_teardown);
   return g_test_run ();
 }

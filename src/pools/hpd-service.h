@@ -2,11 +2,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* The running service as the layers below the bus see it: the state that
- * applying the configuration (--apply, Claim) and computing its drift
- * read, and the checks they share with the methods. The bus layer's
- * HpdDaemon implements it (bus/hpd-daemon.c, bus/hpd-tunable-calls.c);
- * a lower layer names the daemon only through this header, never through
- * bus/hpd-daemon.h (scripts/check-layers). */
+ * the pool model, applying the configuration (--apply, Claim) and
+ * computing its drift read, and the checks they share with the methods.
+ * The bus layer's HpdDaemon implements it (bus/hpd-daemon.c,
+ * bus/hpd-tunable-calls.c); a lower layer names the daemon only through
+ * this header, never through bus/hpd-daemon.h (scripts/check-layers). It
+ * lives in pools/, the lowest domain that needs it, so config/ reaches it
+ * the way it reaches the pool model: downwards. */
 
 #pragma once
 
@@ -42,9 +44,13 @@ gboolean hpd_daemon_check_pool_memory (HpdDaemon *self, const HpdPool *pool,
  * pool's maximum, may be set to. */
 guint64 hpd_daemon_get_pool_memory_limit (HpdDaemon *self);
 
-/* Records the persistent pool a caller asked for (hpd_daemon_get_requested
- * in bus/hpd-daemon.h). Any thread. */
+/* The persistent pool a caller last asked for since boot: the
+ * administrator's base of the pool model, and what Explain compares a pool
+ * with. Held in memory, kept under /run across restarts (hpd-requested.h).
+ * Any thread. */
 void hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages);
+/* FALSE (and 0) when nothing was asked for since boot. */
+gboolean hpd_daemon_lookup_requested (HpdDaemon *self, const HpdPool *pool, guint64 *pages);
 
 /* The recommended kernel.shmmax and vm.min_free_kbytes for the pools. */
 guint64 hpd_tunables_recommended_shmmax (HpdDaemon *daemon);

@@ -1,0 +1,34 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* What stat() said about a path, for caches that trust a file's contents
+ * while it stays the same: the configuration's (hpd-config-cache.h) and the
+ * claims' (hpd-claims.h). Why these fields and why a state must settle
+ * first: hpd-config-cache.h. */
+#pragma once
+
+#include <sys/types.h>
+#include <time.h>
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  int error;              /* errno of stat(), 0 if it succeeded */
+  dev_t dev;
+  ino_t ino;
+  mode_t mode;
+  off_t size;
+  struct timespec mtime;
+  struct timespec ctime;
+} HpdStatState;
+
+void hpd_stat_state_take (const char *path, HpdStatState *state);
+gboolean hpd_stat_state_equal (const HpdStatState *a, const HpdStatState *b);
+/* Every time in @state is older than @settle_us before @taken_at (the
+ * real time it was taken), or the path was not there. */
+gboolean hpd_stat_state_settled (const HpdStatState *state, gint64 taken_at,
+                                 gint64 settle_us);
+
+G_END_DECLS
