@@ -8,17 +8,16 @@
 
 typedef struct {
   HpdRefreshFunc refresh;
+  HpdFreshKernelFunc kernel;
   GDBusInterfaceSkeletonClass *parent_class;
   const GDBusInterfaceVTable *parent_vtable;
   GDBusInterfaceVTable vtable;
 } FreshClass;
 
 static GQuark fresh_class_quark (void);
-static GQuark fresh_pending_quark (void);
 static GQuark fresh_all_quark (void);
 static G_DEFINE_QUARK (hpd-fresh-class, fresh_class)
 static G_DEFINE_QUARK (hpd-fresh-all, fresh_all)
-static G_DEFINE_QUARK (hpd-fresh-pending, fresh_pending)
 
 static FreshClass *
 fresh_class_for (gpointer instance)
@@ -26,35 +25,23 @@ fresh_class_for (gpointer instance)
   return g_type_get_qdata (G_TYPE_FROM_INSTANCE (instance), fresh_class_quark ());
 }
 
-static gboolean
-forget_refresh (gpointer user_data)
-{
-  g_object_set_qdata (G_OBJECT (user_data), fresh_pending_quark (), NULL);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-remove_source (gpointer id)
-{
-  g_source_remove (GPOINTER_TO_UINT (id));
-}
-
-/* Refreshes now unless that already happened in this main loop iteration. */
+/* Refreshes now unless that already happened in this main loop turn with
+ * no kernel file written since: the mark lives in the kernel's values of
+ * the turn (hpd_kernel_turn_lookup), which end with the turn or a write. */
 void
 hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   FreshClass *fc = fresh_class_for (skeleton);
-  guint id;
+  HpdKernel *kernel = fc->kernel (skeleton);
+  char key[32];
+  gint writes;
 
-  if (g_object_get_qdata (G_OBJECT (skeleton), fresh_pending_quark ()) != NULL)
+  g_snprintf (key, sizeof key, ":fresh %p", (gpointer) skeleton);
+  if (hpd_kernel_turn_lookup (kernel, key) != NULL)
     return;
-
+  writes = hpd_kernel_get_writes (kernel);
   fc->refresh (skeleton);
-  /* High priority: forgotten before the next incoming call is dispatched,
-   * even while calls keep arriving. */
-  id = g_idle_add_full (G_PRIORITY_HIGH, forget_refresh, skeleton, NULL);
-  g_object_set_qdata_full (G_OBJECT (skeleton), fresh_pending_quark (),
-                           GUINT_TO_POINTER (id), remove_source);
+  hpd_kernel_turn_store (kernel, key, writes, skeleton, NULL);
 }
 
 static GVariant *
@@ -117,12 +104,14 @@ fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
 }
 
 void
-hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh)
+hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
+                   HpdFreshKernelFunc kernel)
 {
   /* Lives as long as the class, that is, for the whole process. */
   FreshClass *fc = g_new0 (FreshClass, 1);
 
   fc->refresh = refresh;
+  fc->kernel = kernel;
   fc->parent_class = g_type_class_peek_parent (klass);
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), fresh_class_quark (), fc);
   klass->get_vtable = fresh_get_vtable;

@@ -38,11 +38,17 @@
 
 #include <gio/gio.h>
 
+#include "hpd-kernel.h"
+
 G_BEGIN_DECLS
 
 typedef void (*HpdRefreshFunc) (GDBusInterfaceSkeleton *skeleton);
+/* The kernel whose turn and writes decide whether @skeleton's values are
+ * still this turn's. */
+typedef HpdKernel *(*HpdFreshKernelFunc) (GDBusInterfaceSkeleton *skeleton);
 
-void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh);
+void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
+                        HpdFreshKernelFunc kernel);
 
 /* Refreshes @skeleton's properties now, as a read would (and not again in
  * this main loop iteration); the skeleton then emits PropertiesChanged for

@@ -680,10 +680,17 @@ hpd_page_size_set_last_allocation (HpdPageSize *self, const HpdAllocReport *repo
                                                    hpd_alloc_report_to_variant (report));
 }
 
+static HpdKernel *
+hpd_page_size_kernel (GDBusInterfaceSkeleton *skeleton)
+{
+  return hpd_daemon_get_kernel (HPD_PAGE_SIZE (skeleton)->daemon);
+}
+
 static void
 hpd_page_size_class_init (HpdPageSizeClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh,
+                     hpd_page_size_kernel);
 }
 
 static void

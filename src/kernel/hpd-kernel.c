@@ -51,6 +51,7 @@ struct _HpdKernel
 
   GMutex open_lock;
   GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
+  gboolean keeps_open;   /* the root's sys/ is sysfs: there are such files */
 
   /* main thread only, see hpd_kernel_turn_lookup() */
   GSource *turn_source;
@@ -128,6 +129,8 @@ turn_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+static gboolean is_kernel_file_system (const char *path);
+
 static GSourceFuncs turn_funcs = {
   .prepare = turn_prepare,
   .dispatch = turn_dispatch,
@@ -137,8 +140,13 @@ HpdKernel *
 hpd_kernel_new (const char *root)
 {
   HpdKernel *self = g_object_new (HPD_TYPE_KERNEL, NULL);
+  g_autofree char *sys = NULL;
 
   self->root = g_strdup (root != NULL && *root != '\0' ? root : "/");
+  /* a fake tree of plain files has none: no file is kept open and none
+   * asked for its file system */
+  sys = hpd_kernel_path (self, "sys");
+  self->keeps_open = is_kernel_file_system (sys);
   self->turn_source = g_source_new (&turn_funcs, sizeof (TurnSource));
   ((TurnSource *) self->turn_source)->kernel = self;
   /* prepared before any other source, whose readiness can stop the
@@ -304,7 +312,7 @@ static gboolean
 read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean counter,
                char **contents, GError **error)
 {
-  gboolean keep = worth_keeping_open (relative);
+  gboolean keep = self->keeps_open && worth_keeping_open (relative);
   int fd, result;
 
   if (keep)
