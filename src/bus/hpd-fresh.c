@@ -15,9 +15,7 @@ typedef struct {
 } FreshClass;
 
 static GQuark fresh_class_quark (void);
-static GQuark fresh_all_quark (void);
 static G_DEFINE_QUARK (hpd-fresh-class, fresh_class)
-static G_DEFINE_QUARK (hpd-fresh-all, fresh_all)
 
 static FreshClass *
 fresh_class_for (gpointer instance)
@@ -74,33 +72,17 @@ fresh_get_vtable (GDBusInterfaceSkeleton *skeleton)
   return &fc->vtable;
 }
 
-static void
-forget_all (GObject *object, GParamSpec *pspec, gpointer user_data)
-{
-  g_object_set_qdata (object, fresh_all_quark (), NULL);
-}
-
-/* GetAll and GetManagedObjects: the a{sv} of every property is built once
- * and given out again while no property changed. The skeleton notifies
- * every change of a value (and only a change), which drops it. */
+/* GetAll and GetManagedObjects. The a{sv} is built for each read: the
+ * generated properties notify every set, changed or not (their pspecs lack
+ * G_PARAM_EXPLICIT_NOTIFY), so a notify cannot tell that a kept a{sv} is
+ * still right, and comparing the values costs as much as building it. */
 static GVariant *
 fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
 {
   FreshClass *fc = fresh_class_for (skeleton);
-  GVariant *all;
 
   hpd_fresh_refresh (skeleton);
-  all = g_object_get_qdata (G_OBJECT (skeleton), fresh_all_quark ());
-  if (all == NULL)
-    {
-      if (g_signal_handler_find (skeleton, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, forget_all, NULL) == 0)
-        g_signal_connect (skeleton, "notify", G_CALLBACK (forget_all), NULL);
-      all = g_variant_ref_sink (fc->parent_class->get_properties (skeleton));
-      g_object_set_qdata_full (G_OBJECT (skeleton), fresh_all_quark (), all,
-                               (GDestroyNotify) g_variant_unref);
-    }
-  /* a full reference, which g_dbus_interface_skeleton_get_properties takes */
-  return g_variant_ref (all);
+  return fc->parent_class->get_properties (skeleton);
 }
 
 void

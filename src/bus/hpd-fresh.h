@@ -33,7 +33,7 @@
  *
  * This file implements the first rule for the skeletons: their refresh
  * function runs before the bus reads their properties, once per main loop
- * iteration, and GetAll's a{sv} is built again only when a value changed. */
+ * turn unless a kernel file was written since. */
 #pragma once
 
 #include <gio/gio.h>
