@@ -42,6 +42,21 @@ hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
   hpd_kernel_turn_store (kernel, key, writes, skeleton, NULL);
 }
 
+/* A property the XML declares constant (EmitsChangedSignal "const") is
+ * set when its object is made and never read again: no refresh for it. */
+static gboolean
+is_const (GDBusInterfaceSkeleton *skeleton, const char *property_name)
+{
+  GDBusPropertyInfo *info =
+    g_dbus_interface_info_lookup_property (g_dbus_interface_skeleton_get_info (skeleton),
+                                           property_name);
+
+  return info != NULL &&
+         g_strcmp0 (g_dbus_annotation_info_lookup (info->annotations,
+                                                   "org.freedesktop.DBus.Property.EmitsChangedSignal"),
+                    "const") == 0;
+}
+
 static GVariant *
 fresh_get_property (GDBusConnection *connection, const char *sender,
                     const char *object_path, const char *interface_name,
@@ -49,7 +64,8 @@ fresh_get_property (GDBusConnection *connection, const char *sender,
 {
   FreshClass *fc = fresh_class_for (user_data);
 
-  hpd_fresh_refresh (G_DBUS_INTERFACE_SKELETON (user_data));
+  if (!is_const (G_DBUS_INTERFACE_SKELETON (user_data), property_name))
+    hpd_fresh_refresh (G_DBUS_INTERFACE_SKELETON (user_data));
   return fc->parent_vtable->get_property (connection, sender, object_path,
                                           interface_name, property_name,
                                           error, user_data);
