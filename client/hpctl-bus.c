@@ -74,9 +74,11 @@ seed_properties (GDBusProxy *proxy, GVariant *properties)
  * lookup per object (a proxy's own start-up), answer them all. The proxies
  * are then made without loading anything and talk to the unique name that
  * answered, so they need no name watching of their own; a ping would have
- * started the service just the same. */
-gboolean
-hpctl_connect (HpctlContext *ctx)
+ * started the service just the same. Without @manager_properties the
+ * GetManagedObjects alone is made: for the commands that read only the
+ * page sizes, which it holds whole. */
+static gboolean
+connect_reading (HpctlContext *ctx, gboolean manager_properties)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) properties = NULL;
@@ -90,19 +92,26 @@ hpctl_connect (HpctlContext *ctx)
   if (ctx->host == NULL)
     hpctl_watch_refusals (ctx);
 
-  properties = call_manager_path (ctx, HP_BUS_NAME, "org.freedesktop.DBus.Properties", "GetAll",
-                                  g_variant_new ("(s)", HP_MANAGER_INTERFACE), &ctx->owner, &error);
-  if (properties == NULL || ctx->owner == NULL)
+  if (manager_properties)
+    {
+      properties = call_manager_path (ctx, HP_BUS_NAME, "org.freedesktop.DBus.Properties",
+                                      "GetAll", g_variant_new ("(s)", HP_MANAGER_INTERFACE),
+                                      &ctx->owner, &error);
+      if (properties == NULL || ctx->owner == NULL)
+        {
+          if (error == NULL)
+            return cannot_reach (ctx, "the reply had no sender");
+          g_dbus_error_strip_remote_error (error);
+          return cannot_reach (ctx, error->message);
+        }
+    }
+  ctx->objects = call_manager_path (ctx, ctx->owner != NULL ? ctx->owner : HP_BUS_NAME,
+                                    "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+                                    NULL, ctx->owner != NULL ? NULL : &ctx->owner, &error);
+  if (ctx->objects == NULL || ctx->owner == NULL)
     {
       if (error == NULL)
         return cannot_reach (ctx, "the reply had no sender");
-      g_dbus_error_strip_remote_error (error);
-      return cannot_reach (ctx, error->message);
-    }
-  ctx->objects = call_manager_path (ctx, ctx->owner, "org.freedesktop.DBus.ObjectManager",
-                                    "GetManagedObjects", NULL, NULL, &error);
-  if (ctx->objects == NULL)
-    {
       g_dbus_error_strip_remote_error (error);
       return cannot_reach (ctx, error->message);
     }
@@ -118,12 +127,26 @@ hpctl_connect (HpctlContext *ctx)
       return cannot_reach (ctx, error->message);
     }
   g_dbus_proxy_set_default_timeout (G_DBUS_PROXY (ctx->manager), READ_TIMEOUT_MS);
+  if (!manager_properties)
+    return TRUE;
   seed_properties (G_DBUS_PROXY (ctx->manager), properties);
 
   version = hp_dbus_manager_dup_version (ctx->manager);
   if (version == NULL)
     return cannot_reach (ctx, "it did not return its properties");
   return TRUE;
+}
+
+gboolean
+hpctl_connect (HpctlContext *ctx)
+{
+  return connect_reading (ctx, TRUE);
+}
+
+gboolean
+hpctl_connect_page_sizes (HpctlContext *ctx)
+{
+  return connect_reading (ctx, FALSE);
 }
 
 gboolean
@@ -280,19 +303,55 @@ compare_size (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* The sizes of the page size objects in a GetManagedObjects result. */
+static GArray *
+sizes_of_objects (GVariant *objects)
+{
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GVariantIter iter;
+  const char *path;
+
+  if (objects == NULL)
+    return sizes;
+  g_variant_iter_init (&iter, objects);
+  while (g_variant_iter_next (&iter, "{&o@a{sa{sv}}}", &path, NULL))
+    {
+      g_autoptr(GVariant) properties = find_interface (objects, path, HP_PAGE_SIZE_INTERFACE);
+      guint64 size;
+
+      if (properties != NULL && g_variant_lookup (properties, "Size", "t", &size))
+        g_array_append_val (sizes, size);
+    }
+  return sizes;
+}
+
 GPtrArray *
 hpctl_get_page_sizes (HpctlContext *ctx, GError **error)
 {
-  GVariant *sizes = hp_dbus_manager_get_page_sizes (ctx->manager);
+  g_autoptr(GVariant) listed = hp_dbus_manager_dup_page_sizes (ctx->manager);
+  g_autoptr(GArray) sizes = NULL;
   g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func (g_object_unref);
 
-  for (gsize i = 0; sizes != NULL && i < g_variant_n_children (sizes); i++)
+  /* the Manager's list where its properties were read, else the objects */
+  if (listed != NULL)
     {
-      HpDBusManagerPageSize *page_size;
-      guint64 size;
+      sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+      for (gsize i = 0; i < g_variant_n_children (listed); i++)
+        {
+          guint64 size;
 
-      g_variant_get_child (sizes, i, "t", &size);
-      page_size = hpctl_get_page_size (ctx, size, error);
+          g_variant_get_child (listed, i, "t", &size);
+          g_array_append_val (sizes, size);
+        }
+    }
+  else
+    sizes = sizes_of_objects (ctx->objects);
+
+  for (guint i = 0; i < sizes->len; i++)
+    {
+      HpDBusManagerPageSize *page_size = hpctl_get_page_size (ctx, g_array_index (sizes, guint64, i),
+                                                              error);
+
       if (page_size == NULL)
         return NULL;
       g_ptr_array_add (result, page_size);

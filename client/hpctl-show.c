@@ -358,7 +358,7 @@ hpctl_pools (HpctlContext *ctx, GStrv args)
     return no_arguments_expected (args);
   if (long_format && nodes)
     return hpctl_usage_error ("--long and --nodes cannot be used together");
-  if (!hpctl_connect (ctx))
+  if (!hpctl_connect_page_sizes (ctx))
     return HPCTL_EXIT_ERROR;
 
   page_sizes = hpctl_get_page_sizes (ctx, &error);

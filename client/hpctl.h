@@ -81,6 +81,9 @@ GOptionContext *hpctl_command_options (const char *parameters, const char *summa
 
 /* Connects to hugepagesd; prints why not itself. */
 gboolean hpctl_connect (HpctlContext *ctx);
+/* The same without the Manager's properties (one call): for commands that
+ * read only the page sizes (hpctl_get_page_sizes). */
+gboolean hpctl_connect_page_sizes (HpctlContext *ctx);
 
 /* The system bus of this machine, or with ctx->host that of the host,
  * through ssh and systemd-stdio-bridge there. The error says what failed

@@ -8,17 +8,14 @@
 
 typedef struct {
   HpdRefreshFunc refresh;
+  HpdFreshKernelFunc kernel;
   GDBusInterfaceSkeletonClass *parent_class;
   const GDBusInterfaceVTable *parent_vtable;
   GDBusInterfaceVTable vtable;
 } FreshClass;
 
 static GQuark fresh_class_quark (void);
-static GQuark fresh_pending_quark (void);
-static GQuark fresh_all_quark (void);
 static G_DEFINE_QUARK (hpd-fresh-class, fresh_class)
-static G_DEFINE_QUARK (hpd-fresh-all, fresh_all)
-static G_DEFINE_QUARK (hpd-fresh-pending, fresh_pending)
 
 static FreshClass *
 fresh_class_for (gpointer instance)
@@ -26,35 +23,38 @@ fresh_class_for (gpointer instance)
   return g_type_get_qdata (G_TYPE_FROM_INSTANCE (instance), fresh_class_quark ());
 }
 
-static gboolean
-forget_refresh (gpointer user_data)
-{
-  g_object_set_qdata (G_OBJECT (user_data), fresh_pending_quark (), NULL);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-remove_source (gpointer id)
-{
-  g_source_remove (GPOINTER_TO_UINT (id));
-}
-
-/* Refreshes now unless that already happened in this main loop iteration. */
+/* Refreshes now unless that already happened in this main loop turn with
+ * no kernel file written since: the mark lives in the kernel's values of
+ * the turn (hpd_kernel_turn_lookup), which end with the turn or a write. */
 void
 hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   FreshClass *fc = fresh_class_for (skeleton);
-  guint id;
+  HpdKernel *kernel = fc->kernel (skeleton);
+  char key[32];
+  gint writes;
 
-  if (g_object_get_qdata (G_OBJECT (skeleton), fresh_pending_quark ()) != NULL)
+  g_snprintf (key, sizeof key, ":fresh %p", (gpointer) skeleton);
+  if (hpd_kernel_turn_lookup (kernel, key) != NULL)
     return;
-
+  writes = hpd_kernel_get_writes (kernel);
   fc->refresh (skeleton);
-  /* High priority: forgotten before the next incoming call is dispatched,
-   * even while calls keep arriving. */
-  id = g_idle_add_full (G_PRIORITY_HIGH, forget_refresh, skeleton, NULL);
-  g_object_set_qdata_full (G_OBJECT (skeleton), fresh_pending_quark (),
-                           GUINT_TO_POINTER (id), remove_source);
+  hpd_kernel_turn_store (kernel, key, writes, skeleton, NULL);
+}
+
+/* A property the XML declares constant (EmitsChangedSignal "const") is
+ * set when its object is made and never read again: no refresh for it. */
+static gboolean
+is_const (GDBusInterfaceSkeleton *skeleton, const char *property_name)
+{
+  GDBusPropertyInfo *info =
+    g_dbus_interface_info_lookup_property (g_dbus_interface_skeleton_get_info (skeleton),
+                                           property_name);
+
+  return info != NULL &&
+         g_strcmp0 (g_dbus_annotation_info_lookup (info->annotations,
+                                                   "org.freedesktop.DBus.Property.EmitsChangedSignal"),
+                    "const") == 0;
 }
 
 static GVariant *
@@ -64,7 +64,8 @@ fresh_get_property (GDBusConnection *connection, const char *sender,
 {
   FreshClass *fc = fresh_class_for (user_data);
 
-  hpd_fresh_refresh (G_DBUS_INTERFACE_SKELETON (user_data));
+  if (!is_const (G_DBUS_INTERFACE_SKELETON (user_data), property_name))
+    hpd_fresh_refresh (G_DBUS_INTERFACE_SKELETON (user_data));
   return fc->parent_vtable->get_property (connection, sender, object_path,
                                           interface_name, property_name,
                                           error, user_data);
@@ -87,42 +88,28 @@ fresh_get_vtable (GDBusInterfaceSkeleton *skeleton)
   return &fc->vtable;
 }
 
-static void
-forget_all (GObject *object, GParamSpec *pspec, gpointer user_data)
-{
-  g_object_set_qdata (object, fresh_all_quark (), NULL);
-}
-
-/* GetAll and GetManagedObjects: the a{sv} of every property is built once
- * and given out again while no property changed. The skeleton notifies
- * every change of a value (and only a change), which drops it. */
+/* GetAll and GetManagedObjects. The a{sv} is built for each read: the
+ * generated properties notify every set, changed or not (their pspecs lack
+ * G_PARAM_EXPLICIT_NOTIFY), so a notify cannot tell that a kept a{sv} is
+ * still right, and comparing the values costs as much as building it. */
 static GVariant *
 fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
 {
   FreshClass *fc = fresh_class_for (skeleton);
-  GVariant *all;
 
   hpd_fresh_refresh (skeleton);
-  all = g_object_get_qdata (G_OBJECT (skeleton), fresh_all_quark ());
-  if (all == NULL)
-    {
-      if (g_signal_handler_find (skeleton, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, forget_all, NULL) == 0)
-        g_signal_connect (skeleton, "notify", G_CALLBACK (forget_all), NULL);
-      all = g_variant_ref_sink (fc->parent_class->get_properties (skeleton));
-      g_object_set_qdata_full (G_OBJECT (skeleton), fresh_all_quark (), all,
-                               (GDestroyNotify) g_variant_unref);
-    }
-  /* a full reference, which g_dbus_interface_skeleton_get_properties takes */
-  return g_variant_ref (all);
+  return fc->parent_class->get_properties (skeleton);
 }
 
 void
-hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh)
+hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
+                   HpdFreshKernelFunc kernel)
 {
   /* Lives as long as the class, that is, for the whole process. */
   FreshClass *fc = g_new0 (FreshClass, 1);
 
   fc->refresh = refresh;
+  fc->kernel = kernel;
   fc->parent_class = g_type_class_peek_parent (klass);
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), fresh_class_quark (), fc);
   klass->get_vtable = fresh_get_vtable;

@@ -33,16 +33,22 @@
  *
  * This file implements the first rule for the skeletons: their refresh
  * function runs before the bus reads their properties, once per main loop
- * iteration, and GetAll's a{sv} is built again only when a value changed. */
+ * turn unless a kernel file was written since. */
 #pragma once
 
 #include <gio/gio.h>
 
+#include "hpd-kernel.h"
+
 G_BEGIN_DECLS
 
 typedef void (*HpdRefreshFunc) (GDBusInterfaceSkeleton *skeleton);
+/* The kernel whose turn and writes decide whether @skeleton's values are
+ * still this turn's. */
+typedef HpdKernel *(*HpdFreshKernelFunc) (GDBusInterfaceSkeleton *skeleton);
 
-void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh);
+void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
+                        HpdFreshKernelFunc kernel);
 
 /* Refreshes @skeleton's properties now, as a read would (and not again in
  * this main loop iteration); the skeleton then emits PropertiesChanged for

@@ -180,10 +180,17 @@ hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
   set_claims (self);
 }
 
+static HpdKernel *
+hpd_manager_kernel (GDBusInterfaceSkeleton *skeleton)
+{
+  return hpd_daemon_get_kernel (HPD_MANAGER (skeleton)->daemon);
+}
+
 static void
 hpd_manager_class_init (HpdManagerClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh);
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh,
+                     hpd_manager_kernel);
 }
 
 static void

@@ -24,18 +24,44 @@ struct _HpdPageSize
   HpDBusManagerPageSizeSkeleton parent_instance;
   HpdDaemon *daemon;       /* owns us */
   const HpdPool *pool;     /* owned by the daemon */
+  HpdPoolCounters shown;   /* what publish_counters() last set */
 };
 
 /* The methods are dispatched from the method table (hpd-methods.c), not
  * through the generated handle-* signals. */
 G_DEFINE_TYPE (HpdPageSize, hpd_page_size, HP_DBUS_TYPE_MANAGER_PAGE_SIZE_SKELETON)
 
+static gboolean
+counters_equal (const HpdPoolCounters *a, const HpdPoolCounters *b)
+{
+  if (a->nodes == NULL || b->nodes == NULL || a->nodes->len != b->nodes->len ||
+      a->total != b->total || a->free != b->free || a->reserved != b->reserved ||
+      a->surplus != b->surplus || a->overcommit != b->overcommit)
+    return FALSE;
+  for (guint i = 0; i < a->nodes->len; i++)
+    {
+      const HpdNodeCounters *m = &g_array_index (a->nodes, HpdNodeCounters, i);
+      const HpdNodeCounters *n = &g_array_index (b->nodes, HpdNodeCounters, i);
+
+      if (m->node != n->node || m->total != n->total || m->free != n->free ||
+          m->surplus != n->surplus)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sets the counters' properties, unless the values just read are those
+ * already shown: then nothing changed (and a Nodes array of every node
+ * is not built again to find that out). Keeps @c as the values shown. */
 static void
-publish_counters (HpdPageSize *self, const HpdPoolCounters *c)
+publish_counters (HpdPageSize *self, HpdPoolCounters *c)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
-  g_autoptr(GVariantBuilder) nodes = g_variant_builder_new (G_VARIANT_TYPE ("aa{sv}"));
+  g_autoptr(GVariantBuilder) nodes = NULL;
 
+  if (counters_equal (c, &self->shown))
+    return;
+  nodes = g_variant_builder_new (G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < c->nodes->len; i++)
     {
       const HpdNodeCounters *n = &g_array_index (c->nodes, HpdNodeCounters, i);
@@ -58,6 +84,9 @@ publish_counters (HpdPageSize *self, const HpdPoolCounters *c)
   hp_dbus_manager_page_size_set_minimum (iface, hpd_pool_counters_minimum (c));
   hp_dbus_manager_page_size_set_maximum (iface, hpd_pool_counters_maximum (c));
   hp_dbus_manager_page_size_set_nodes (iface, g_variant_builder_end (nodes));
+  hpd_pool_counters_clear (&self->shown);
+  self->shown = *c;
+  c->nodes = NULL;
 }
 
 /* Base and Target as the pool model has them: the configuration and the
@@ -681,10 +710,25 @@ hpd_page_size_set_last_allocation (HpdPageSize *self, const HpdAllocReport *repo
                                                    hpd_alloc_report_to_variant (report));
 }
 
+static HpdKernel *
+hpd_page_size_kernel (GDBusInterfaceSkeleton *skeleton)
+{
+  return hpd_daemon_get_kernel (HPD_PAGE_SIZE (skeleton)->daemon);
+}
+
+static void
+hpd_page_size_finalize (GObject *object)
+{
+  hpd_pool_counters_clear (&HPD_PAGE_SIZE (object)->shown);
+  G_OBJECT_CLASS (hpd_page_size_parent_class)->finalize (object);
+}
+
 static void
 hpd_page_size_class_init (HpdPageSizeClass *klass)
 {
-  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh);
+  G_OBJECT_CLASS (klass)->finalize = hpd_page_size_finalize;
+  hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_page_size_refresh,
+                     hpd_page_size_kernel);
 }
 
 static void

@@ -51,6 +51,7 @@ struct _HpdKernel
 
   GMutex open_lock;
   GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
+  gboolean keeps_open;   /* the root's sys/ is sysfs: there are such files */
 
   /* main thread only, see hpd_kernel_turn_lookup() */
   GSource *turn_source;
@@ -128,6 +129,8 @@ turn_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+static gboolean is_kernel_file_system (const char *path);
+
 static GSourceFuncs turn_funcs = {
   .prepare = turn_prepare,
   .dispatch = turn_dispatch,
@@ -137,8 +140,13 @@ HpdKernel *
 hpd_kernel_new (const char *root)
 {
   HpdKernel *self = g_object_new (HPD_TYPE_KERNEL, NULL);
+  g_autofree char *sys = NULL;
 
   self->root = g_strdup (root != NULL && *root != '\0' ? root : "/");
+  /* a fake tree of plain files has none: no file is kept open and none
+   * asked for its file system */
+  sys = hpd_kernel_path (self, "sys");
+  self->keeps_open = is_kernel_file_system (sys);
   self->turn_source = g_source_new (&turn_funcs, sizeof (TurnSource));
   ((TurnSource *) self->turn_source)->kernel = self;
   /* prepared before any other source, whose readiness can stop the
@@ -249,9 +257,11 @@ set_file_error (GError **error, int saved_errno, const char *what, const char *p
 /* The whole file from offset 0, which makes sysfs and procfs produce the
  * value anew. A counter is one pread() with room for it (a full buffer is
  * no counter: the parser refuses what it holds); a text is read until
- * pread() gives nothing more. Returns 0 or an errno. */
+ * pread() gives nothing more, or, with @short_is_whole (a sysfs
+ * attribute, made whole by one show() of at most a page), until it gives
+ * less than it had room for. Returns 0 or an errno. */
 static int
-pread_whole (int fd, gboolean counter, char **contents)
+pread_whole (int fd, gboolean counter, gboolean short_is_whole, char **contents)
 {
   gsize size = counter ? COUNTER_READ_MAX : TEXT_READ_FIRST;
   g_autofree char *buffer = g_malloc (size + 1);
@@ -266,7 +276,7 @@ pread_whole (int fd, gboolean counter, char **contents)
       if (n < 0)
         return errno;
       length += (gsize) n;
-      if (n == 0 || counter)
+      if (n == 0 || counter || (short_is_whole && length < size))
         break;
       if (length == size)
         {
@@ -304,7 +314,7 @@ static gboolean
 read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean counter,
                char **contents, GError **error)
 {
-  gboolean keep = worth_keeping_open (relative);
+  gboolean keep = self->keeps_open && worth_keeping_open (relative);
   int fd, result;
 
   if (keep)
@@ -314,7 +324,8 @@ read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean
       fd = GPOINTER_TO_INT (g_hash_table_lookup (self->open, relative)) - 1;
       if (fd >= 0)
         {
-          if (pread_whole (fd, counter, contents) == 0)
+          /* kept open: sysfs or procfs, and below sys/ it is sysfs */
+          if (pread_whole (fd, counter, g_str_has_prefix (relative, "sys/"), contents) == 0)
             return TRUE;
           /* gone (a node taken offline) or failing: open it anew */
           g_hash_table_remove (self->open, relative);
@@ -325,7 +336,7 @@ read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean
   fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return set_file_error (error, errno, "open", path);
-  result = pread_whole (fd, counter, contents);
+  result = pread_whole (fd, counter, FALSE, contents);
   if (result != 0)
     {
       close (fd);

@@ -270,3 +270,29 @@ def test_idle_activated_service_is_silent_until_it_exits(activating_bus, fake_ke
         assert ab.wait_exit(pid, 10) == 0
     finally:
         conn.close_sync(None)
+
+
+# --- constant properties -------------------------------------------------------
+
+def test_constant_properties_are_read_without_a_refresh(start_service, conn, fake_kernel, polkit):
+    # EmitsChangedSignal "const" properties are set once, when their object
+    # is made: a Get of one reads no kernel file, a Get of another does.
+    # No periodic refresh for this watching client (--refresh-interval=0).
+    fk = fake_kernel
+    if getattr(fk, 'simulator_error', None):
+        pytest.skip(f'no simulator: {fk.simulator_error}')
+    start_service(fk.root, args=('--refresh-interval=0',))
+    opens = []
+    for rel in ('proc/meminfo', fk.pool_file(2048, 'nr_hugepages')):
+        fk.on_open(rel, lambda _text, rel=rel: opens.append(rel))
+    path = page_size_path(2048)
+    for _ in range(3):
+        for name in ('Version', 'PageSizes', 'BasePageSize', 'NumaNodes'):
+            hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, name)
+        for name in ('Size', 'Name', 'IsDefault', 'Gigantic', 'CanOvercommit', 'DemoteSize'):
+            hpdtest.get(conn, path, PAGE_SIZE_IFACE, name)
+    assert opens == []
+    hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'MemTotal')
+    assert 'proc/meminfo' in opens
+    hpdtest.get(conn, path, PAGE_SIZE_IFACE, 'Total')
+    assert fk.pool_file(2048, 'nr_hugepages') in opens

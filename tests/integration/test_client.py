@@ -9,6 +9,7 @@ that is started on a terminal."""
 
 import os
 import pty
+import re
 import subprocess
 import time
 
@@ -184,6 +185,31 @@ def test_pools_is_hugeadm_pool_list(service, ctl):
         (SMALL * 1024, 6, 6, 8, True),
         (GIANT * 1024, 5, 5, 5, False),
     ])
+
+
+def calls_sent(text):
+    """The method calls to anyone but the bus in GDBus's
+    G_DBUS_DEBUG=message trace of a client, as interface.member, in order."""
+    calls = []
+    for block in text.split('>>>> SENT D-Bus message')[1:]:
+        block = block.split('<<<< RECEIVED')[0]
+        if not re.search(r'^\s+Type:\s+method-call$', block, re.MULTILINE):
+            continue
+        fields = dict(re.findall(r"^\s+(interface|member|destination) -> '([^']*)'", block,
+                                 re.MULTILINE))
+        if fields.get('destination') != 'org.freedesktop.DBus':
+            calls.append(f"{fields.get('interface')}.{fields.get('member')}")
+    return calls
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pools_reads_with_one_call(service, ctl):
+    # the page size objects hold all that pools shows: the Manager's
+    # GetAll, which refreshes every Manager property, is not needed
+    proc = ctl('pools', '--long', env={'G_DBUS_DEBUG': 'message'})
+    assert proc.returncode == 0, proc.stderr
+    assert calls_sent(proc.stdout) == ['org.freedesktop.DBus.ObjectManager.GetManagedObjects']
+    assert ok(ctl('pools', '--long')).count('\n') == 3
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

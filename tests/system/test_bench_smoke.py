@@ -24,6 +24,7 @@ FIGURES = {
         r"\| `hugepagesctl pools`, whole process \(median of \d+\) \| [\d.]+ ms \| bare `gdbus call` Ping: [\d.]+ ms \| [\d.]+× \| ≤ 1\.2× \|",
         r"\| `hugeadm --pool-list`, whole process \(median of \d+\) \| [\d.]+ ms \|",
         r"\| GetManagedObjects round trip, in-process \(median of \d+\) \| [\d.]+ µs \| Peer\.Ping: [\d.]+ µs \| [\d.]+× \| ≤ 1\.5× \|",
+        r"\| Manager GetAll round trip, in-process \(median of \d+\) \| [\d.]+ µs \| Peer\.Ping: [\d.]+ µs \| [\d.]+× \| ≤ 1\.5× \|",
     ]),
     "alloc": ("## 2. Allocation", [
         r"\| Grow the 2 MiB pool by \d+ pages: service `SetMinimum` \(median of \d+\) \| [\d.]+ m?s \| raw sysfs write: [\d.]+ m?s \| [\d.]+× \| ≤ 1\.10× \|",
