@@ -26,6 +26,9 @@ await esbuild.build({
     legalComments: "eof",
     target: ["es2020"],
     format: "iife",
+    /* React's production build, JSX without importing React in each file */
+    jsx: "automatic",
+    define: { "process.env.NODE_ENV": '"production"' },
     outdir,
     /* Cockpit serves the Red Hat fonts itself; the page falls back to the
      * system's fonts rather than shipping a second copy */

@@ -66,16 +66,6 @@ export function alert(severity, title, body, { id } = {}) {
     body ? h("div", { class: "pf-v6-c-alert__description" }, body) : null);
 }
 
-/* A card scrolls sideways when its tables are wider than a phone: it takes
- * the focus then, so that the keyboard can scroll it too (WCAG 2.1.1). */
-export function card(title, id, ...body) {
-    return h("section", { class: "pf-v6-c-card pf-m-plain hp-card", id, tabindex: "0", "aria-labelledby": `${id}-title` },
-             h("div", { class: "pf-v6-c-card__header" },
-               h("div", { class: "pf-v6-c-card__title" },
-                 h("h2", { class: "pf-v6-c-card__title-text", id: `${id}-title` }, title))),
-             h("div", { class: "pf-v6-c-card__body" }, ...body));
-}
-
 /* columns: [label]; rows: [[cell, ...] or { cells, class, attrs }] */
 export function table(label, columns, rows, { id, empty = "None" } = {}) {
     const head = h("thead", { class: "pf-v6-c-table__thead" },
@@ -113,27 +103,6 @@ export function label(text, color) {
              h("span", { class: "pf-v6-c-label__content" }, h("span", { class: "pf-v6-c-label__text" }, text)));
 }
 
-export function progress(id, value, max, text, phase) {
-    const percent = max > 0 ? Math.min(100, Math.round(100 * value / max)) : 0;
-    /* a style property, not a style attribute: Cockpit's content security
-     * policy forbids inline styles */
-    const indicator = h("div", { class: "pf-v6-c-progress__indicator" });
-    indicator.style.width = `${percent}%`;
-    return h("div", { class: "pf-v6-c-progress pf-m-sm", id, "data-phase": phase },
-             h("div", { class: "pf-v6-c-progress__description" }, text),
-             h("div", { class: "pf-v6-c-progress__status" },
-               h("span", { class: "pf-v6-c-progress__measure" }, `${percent}%`)),
-             h("div", {
-                 class: "pf-v6-c-progress__bar",
-                 role: "progressbar",
-                 "aria-valuemin": 0,
-                 "aria-valuemax": max,
-                 "aria-valuenow": value,
-                 "aria-valuetext": text,
-             },
-               indicator));
-}
-
 export function formatBytes(bytes) {
     const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let value = Number(bytes);
@@ -144,27 +113,4 @@ export function formatBytes(bytes) {
     }
     const text = Number.isInteger(value) ? String(value) : value.toFixed(1);
     return `${text} ${units[unit]}`;
-}
-
-/* A stacked bar of a pool's (or a node's) pages: in use, reserved, free,
- * with the surplus pages as a strip below; the numbers are its label and
- * its legend, so nothing is told by colour alone. counts: { used, reserved,
- * free, surplus } in pages. */
-export function usageBar(id, what, counts) {
-    const total = counts.used + (counts.reserved || 0) + counts.free;
-    const parts = [["used", "in use"], ["reserved", "reserved"], ["free", "free"]]
-            .filter(([key]) => counts[key] !== undefined);
-    const words = [...parts.map(([key, word]) => `${counts[key]} ${word}`), `${counts.surplus} surplus`];
-    const text = `${what}: ${words.join(", ")}`;
-    /* widths through the CSSOM: the page's CSP refuses style attributes */
-    const segment = (key, n) => {
-        const el = h("span", { class: `hp-bar-${key}` });
-        el.style.width = total > 0 ? `${(100 * n / total).toFixed(2)}%` : "0";
-        return el;
-    };
-    return h("div", { class: "hp-bar", id, "data-total": total },
-             h("div", { class: "hp-bar-track", role: "img", "aria-label": text },
-               parts.map(([key]) => segment(key, counts[key]))),
-             h("div", { class: "hp-bar-surplus-track", "aria-hidden": "true" }, segment("surplus", counts.surplus)),
-             h("div", { class: "hp-bar-legend", "aria-hidden": "true" }, words.join(" · ")));
 }

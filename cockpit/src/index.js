@@ -14,9 +14,8 @@
 import "./index.css";
 import { describeError, isNotAuthorized } from "./errors.js";
 import { planFix } from "./fixes.js";
-import {
-    alert, button, card, formatBytes, h, label, progress, replaceChildren, select, table, textInput, usageBar,
-} from "./dom.js";
+import { alert, button, formatBytes, h, label, replaceChildren, select, table, textInput } from "./dom.js";
+import { mountApp } from "./app.jsx";
 
 import {
     MANAGER_PATH, MANAGER_IFACE, PAGE_SIZE_IFACE, call, client, manager, pageSizes, variant, watchAccess,
@@ -38,7 +37,19 @@ const state = {
     persist: false,             /* "Keep after reboot": the persist option */
 };
 
+/* the containers app.jsx gives the cards that this file draws */
 const sections = {};
+
+/* The React half (app.jsx) draws the header, the alerts and the pools from
+ * state and the proxies; notify() tells it that something changed. */
+let version = 0;
+const listeners = new Set();
+
+function notify() {
+    version++;
+    for (const listener of listeners)
+        listener();
+}
 
 /* --- calls ---------------------------------------------------------------- */
 
@@ -127,7 +138,7 @@ function resizePool(proxy, pages) {
         { path: proxy.path, interface: PAGE_SIZE_IFACE, member: "AllocationProgress" },
         (path, iface, signal, [achieved, target, phase]) => {
             state.resize = { name, achieved, target, phase };
-            renderPools();
+            notify();
         });
     state.resize = { name, achieved: proxy.Minimum, target: pages, phase: "starting" };
     return change(`Resizing the ${name} pool`, async () => {
@@ -175,7 +186,7 @@ function createMounts(scope, owner, pageSize, maxSize) {
         const bytes = parseBytes(maxSize);
         if (!/^\d+%$/.test(maxSize) && Number.isNaN(bytes)) {
             state.notice = { severity: "danger", title: "The size limit must be a size such as 512M or 2G, or a percentage such as 50%" };
-            renderStatus();
+            notify();
             return;
         }
         options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", bytes);
@@ -202,12 +213,12 @@ function sizeName(size) {
 function claim(consumer, pageSize, pages, node) {
     if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(consumer)) {
         state.notice = { severity: "danger", title: "A consumer name is 1 to 64 characters of a-z, 0-9, '.', '_' and '-', such as postgresql" };
-        renderStatus();
+        notify();
         return;
     }
     if (!Number.isInteger(pages) || pages < 1) {
         state.notice = { severity: "danger", title: "Claim a whole number of pages, at least 1" };
-        renderStatus();
+        notify();
         return;
     }
     const proxy = sizeByName(pageSize);
@@ -231,7 +242,7 @@ function release(consumer, size, node) {
     const proxy = sizeProxies().find(p => p.Size === size);
     if (!proxy) {
         state.notice = { severity: "danger", title: `The kernel has no ${sizeName(size)} pool: the claim of ${consumer} cannot be released here` };
-        renderStatus();
+        notify();
         return;
     }
     const options = node === ALL_NODES ? {} : { node: variant("u", node) };
@@ -321,6 +332,8 @@ async function scanUsage() {
 /* Keeps what the user typed (and the focus) across a re-render of a live
  * section: properties change every second while someone is typing. */
 function rerender(container, build) {
+    if (!container)
+        return;
     const typed = {};
     for (const input of container.querySelectorAll("input[id], select[id]"))
         typed[input.id] = input.value;
@@ -338,98 +351,6 @@ function rerender(container, build) {
 
 function disabled() {
     return Boolean(state.limited || state.busy);
-}
-
-function renderStatus() {
-    const parts = [];
-    if (state.unavailable)
-        parts.push(alert("danger", "The huge pages service is not available", state.unavailable, { id: "hp-unavailable" }));
-    if (state.limited)
-        parts.push(alert("warning", "Read only: changes are not allowed in this session", state.limited, { id: "hp-readonly" }));
-    if (state.notice)
-        parts.push(alert(state.notice.severity, state.notice.title, state.notice.body, { id: "hp-notice" }));
-    parts.push(h("div", { class: "pf-v6-c-check hp-persist" },
-                 h("input", {
-                     class: "pf-v6-c-check__input", type: "checkbox", id: "hp-persist", "data-keep": "no",
-                     checked: state.persist, disabled: disabled(),
-                     onchange: ev => { state.persist = ev.target.checked; },
-                 }),
-                 h("label", { class: "pf-v6-c-check__label", for: "hp-persist" },
-                   "Keep changes after reboot (saved in /etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf)")));
-    rerender(sections.status, () => parts);
-}
-
-function renderPools() {
-    const proxies = sizeProxies();
-    rerender(sections.pools, () => {
-        const rows = proxies.map(p => {
-            const id = p.Name.replace(/[^A-Za-z0-9]/g, "");
-            const nodes = records(p.Nodes, ["node", "total", "free", "surplus", "minimum"]).map(([node, total, free, surplus, minimum]) =>
-                h("div", { class: "hp-node", "data-node": node },
-                  `node ${node}: ${total} (${free} free`, surplus ? `, ${surplus} surplus` : "", ")",
-                  usageBar(`hp-bar-${id}-${node}`, `${p.Name} pages on node ${node}`,
-                           { used: total - free, free, surplus }),
-                  h("input", {
-                      type: "number", min: 0, class: "hp-node-input", id: `hp-node-${id}-${node}`,
-                      "aria-label": `${p.Name} pages on node ${node}`, value: minimum, disabled: disabled(),
-                  }),
-                  button("Set", () => {
-                      const value = Number(document.getElementById(`hp-node-${id}-${node}`).value);
-                      setNodePages(p, node, value);
-                  }, { small: true, disabled: disabled(), variant: "link" })));
-            const resizing = state.resize && state.resize.name === p.Name ? state.resize : null;
-            return {
-                attrs: { "data-pool": p.Name, id: `hp-pool-${id}` },
-                cells: [
-                    h("span", {}, p.Name, p.IsDefault ? [" ", label("default", "blue")] : null,
-                      p.Gigantic ? [" ", label("gigantic", "purple")] : null,
-                      usageBar(`hp-bar-${id}`, `${p.Name} pool`, {
-                          used: p.Total - p.Free, reserved: Math.min(p.Reserved, p.Free),
-                          free: p.Free - Math.min(p.Reserved, p.Free), surplus: p.Surplus,
-                      })),
-                    h("span", { class: "hp-total" }, String(p.Total)),
-                    h("span", { class: "hp-free" }, String(p.Free)),
-                    String(p.Reserved),
-                    String(p.Surplus),
-                    h("span", { class: "hp-minimum" }, String(p.Minimum)),
-                    h("span", { class: "hp-target", title: `Base ${p.Base} plus the claims` }, String(p.Target)),
-                    h("span", { class: "hp-maximum" }, String(p.Maximum)),
-                    h("div", {}, nodes),
-                    h("div", { class: "hp-resize" },
-                      h("input", {
-                          type: "number", min: 0, id: `hp-resize-${id}`, "aria-label": `New ${p.Name} pool size in pages`,
-                          value: resizeStart(p), disabled: disabled(),
-                      }),
-                      button("Set minimum", () => {
-                          const value = Number(document.getElementById(`hp-resize-${id}`).value);
-                          if (!Number.isInteger(value) || value < 0) {
-                              state.notice = { severity: "danger", title: "Enter a whole number of pages" };
-                              renderStatus();
-                              return;
-                          }
-                          resizePool(p, value);
-                      }, { id: `hp-resize-button-${id}`, disabled: disabled(), variant: "primary", small: true }),
-                      p.CanOvercommit
-                          ? button("Set maximum", () => {
-                              setMaximum(p, Number(document.getElementById(`hp-resize-${id}`).value));
-                          }, { id: `hp-max-button-${id}`, disabled: disabled(), small: true })
-                          : null,
-                      resizing
-                          ? progress(`hp-progress-${id}`, resizing.achieved, resizing.target,
-                                     `${resizing.achieved} of ${resizing.target} pages (${resizing.phase})`, resizing.phase)
-                          : null),
-                ],
-            };
-        });
-        const facts = manager.valid
-            ? h("p", { class: "hp-facts" },
-                `Memory ${formatBytes(manager.MemTotal)}, at most ${formatBytes(manager.PoolMemoryLimit)} in pools; `,
-                `base page ${formatBytes(manager.BasePageSize)}; NUMA nodes ${(manager.NumaNodes || []).join(", ")}.`)
-            : null;
-        return [facts, table("Huge page pools",
-                             ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Target", "Maximum", "Per node", "Resize"],
-                             rows, { id: "hp-pools-table", empty: "This kernel offers no huge page sizes" })];
-    });
 }
 
 function modeText(mode) {
@@ -762,8 +683,7 @@ function renderConfig() {
 }
 
 function renderAll() {
-    renderStatus();
-    renderPools();
+    notify();
     renderMounts();
     renderTunables();
     renderExplain();
@@ -771,25 +691,31 @@ function renderAll() {
     renderConfig();
 }
 
-function layout() {
-    for (const name of ["status", "pools", "claims", "mounts", "tunables", "explain", "usage", "config"])
-        sections[name] = h("div", { id: `hp-${name}` });
-    const app = document.getElementById("app");
-    replaceChildren(app,
-                    h("section", { class: "pf-v6-c-page__main-section" },
-                      h("h1", { class: "pf-v6-c-title pf-m-2xl" }, "Huge pages"),
-                      h("p", { id: "hp-version" }),
-                      sections.status),
-                    h("section", { class: "pf-v6-c-page__main-section hp-cards" },
-                      card("Pools", "hp-card-pools", sections.pools),
-                      card("Checks", "hp-card-explain", sections.explain),
-                      card("Claims", "hp-card-claims", sections.claims),
-                      card("Mounts", "hp-card-mounts", sections.mounts),
-                      card("Tunables", "hp-card-tunables", sections.tunables),
-                      card("Who uses huge pages", "hp-card-usage", sections.usage),
-                      card("Configuration", "hp-card-config", sections.config)));
-    app.removeAttribute("aria-busy");
-}
+const renderers = {
+    explain: renderExplain, claims: renderClaims, mounts: renderMounts, tunables: renderTunables,
+    usage: renderUsage, config: renderConfig,
+};
+
+/* What app.jsx draws from */
+const api = {
+    state, manager, records, sizeProxies, resizeStart,
+    disabled,
+    actions: { resizePool, setMaximum, setNodePages },
+    setPersist(on) {
+        state.persist = on;
+        notify();
+    },
+    registerSection(name, element) {
+        sections[name] = element;
+        renderers[name]();
+        return () => { delete sections[name]; };
+    },
+    subscribe(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+    },
+    version: () => version,
+};
 
 /* --- administrative access --------------------------------------------------- */
 
@@ -808,27 +734,22 @@ function watchSuperuser() {
 
 function start() {
     followShellTheme();
-    layout();
-    renderUsage();
-    manager.addEventListener("changed", () => {
-        document.getElementById("hp-version").textContent = `hugepagesd ${manager.Version}`;
-        renderAll();
-    });
-    pageSizes.addEventListener("added", renderPools);
-    pageSizes.addEventListener("changed", () => { renderPools(); renderMounts(); });
-    pageSizes.addEventListener("removed", renderPools);
+    mountApp(document.getElementById("app"), api);
+    manager.addEventListener("changed", renderAll);
+    pageSizes.addEventListener("added", notify);
+    pageSizes.addEventListener("changed", () => { notify(); renderMounts(); });
+    pageSizes.addEventListener("removed", notify);
     client.addEventListener("close", (event, options) => {
         state.unavailable = cockpit.message(options);
-        renderStatus();
+        notify();
     });
     manager.wait(() => {
         if (!manager.valid) {
             state.unavailable = "hugepagesd is not running or does not answer on the system bus " +
                 "(org.hugepages.Manager). Start hugepagesd.service.";
-            renderStatus();
+            notify();
             return;
         }
-        document.getElementById("hp-version").textContent = `hugepagesd ${manager.Version}`;
         renderAll();
         refreshExplain();
         document.body.dataset.ready = "yes";

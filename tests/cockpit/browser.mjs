@@ -84,9 +84,17 @@ async function notice(page) {
     };
 }
 
+/* a pool's action from its row's kebab menu: the dialog it opens */
+async function poolAction(page, name, action) {
+    await page.click(`#hp-pool-actions-${name}`);
+    await page.getByRole("menuitem", { name: action }).click();
+}
+
 async function resize(page, name, pages) {
+    await poolAction(page, name, "Set minimum…");
     await page.fill(`#hp-resize-${name}`, String(pages));
     await page.click(`#hp-resize-button-${name}`);
+    await page.locator(`#hp-resize-${name}`).waitFor({ state: "detached", timeout: TIMEOUT });
 }
 
 const scenarios = {
@@ -153,9 +161,16 @@ const scenarios = {
         result.liveMs = Date.now() - t0;
         await shot(page, "live");
 
-        /* one NUMA node's share */
-        await page.fill("#hp-node-2MB-1", String(PARAMS.node1));
-        await page.locator('#hp-pool-2MB .hp-node[data-node="1"] button').click();
+        /* one NUMA node's share: the dialog validates as one types */
+        await poolAction(page, "2MB", "Pages per node…");
+        await page.click("#hp-node-select-2MB-1");
+        await page.fill("#hp-node-2MB", "-3");
+        assert.equal(await page.locator("#hp-node-button-2MB").isDisabled(), true, "a negative count is refused");
+        result.nodeInvalid = await text(page, "#hp-node-2MB-helper");
+        await page.fill("#hp-node-2MB", String(PARAMS.node1));
+        assert.equal(await page.locator("#hp-node-button-2MB").isDisabled(), false);
+        await shot(page, "node-dialog");
+        await page.click("#hp-node-button-2MB");
         n = await notice(page);
         log("notice", n);
         assert.equal(n.severity, "success", n.text);
@@ -176,7 +191,7 @@ const scenarios = {
         result.notice = n.text;
         result.readonly = await text(page, "#hp-readonly");
         assert.match(result.readonly, /Read only/);
-        assert.equal(await page.locator("#hp-resize-button-2MB").isDisabled(), true);
+        assert.equal(await page.locator("#hp-pool-actions-2MB").isDisabled(), true);
         assert.equal(await page.locator("#hp-mount-create").isDisabled(), true);
         await shot(page, "readonly");
     },
@@ -189,7 +204,7 @@ const scenarios = {
         result.readonly = await text(page, "#hp-readonly");
         assert.match(result.readonly, /Read only/);
         assert.equal(await text(page, "#hp-pool-2MB .hp-total"), "0");
-        for (const selector of ["#hp-resize-button-2MB", "#hp-mount-create", "#hp-resize-2MB"])
+        for (const selector of ["#hp-pool-actions-2MB", "#hp-mount-create", "#hp-persist"])
             assert.equal(await page.locator(selector).isDisabled(), true, `${selector} is disabled`);
         const fixes = page.locator("#hp-explain-table button:not(#hp-explain-refresh)");
         for (let i = 0; i < await fixes.count(); i++)

@@ -128,14 +128,17 @@ async function readOnly(page, frame) {
     const notice = frame.locator("#hp-readonly");
     await notice.waitFor({ timeout: TIMEOUT });
     result.readonly = (await notice.textContent()).trim();
-    for (const selector of ["#hp-resize-button-2MB", "#hp-resize-2MB", "#hp-mount-create"])
+    for (const selector of ["#hp-pool-actions-2MB", "#hp-mount-create", "#hp-persist"])
         assert.equal(await frame.locator(selector).isDisabled(), true, `${selector} is disabled`);
     await shots(page, "read-only");
 }
 
 async function resize(page, frame, pages) {
     await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
+    await frame.locator("#hp-pool-actions-2MB").click();
+    await frame.getByRole("menuitem", { name: "Set minimum…" }).click();
     await frame.locator("#hp-resize-2MB").fill(String(pages));
+    await shots(page, "resize-dialog");
     await frame.locator("#hp-resize-button-2MB").click();
     await resultOfResize(page, frame, pages);
 }
@@ -177,9 +180,15 @@ const scenarios = {
         await login(page);
         const frame = await findPage(page);
         await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
-        await frame.locator("#hp-resize-button-2MB:enabled").waitFor({ timeout: TIMEOUT });
+        await frame.locator("#hp-pool-actions-2MB:enabled").waitFor({ timeout: TIMEOUT });
         await page.getByRole("navigation").getByRole("link", { name: "Huge pages", exact: true }).focus();
-        result.tabs = await tabTo(page, frame, "#hp-resize-2MB");
+        /* the row's kebab, its first item, the dialog's field */
+        result.tabs = await tabTo(page, frame, "#hp-pool-actions-2MB");
+        await page.keyboard.press("Enter");
+        await frame.getByRole("menuitem", { name: "Set minimum…" }).and(frame.locator(":focus"))
+                .waitFor({ timeout: TIMEOUT });
+        await page.keyboard.press("Enter");
+        result.tabs += await tabTo(page, frame, "#hp-resize-2MB");
         await page.keyboard.press("Control+A");
         await page.keyboard.type(String(PARAMS.pages));
         result.tabs += await tabTo(page, frame, "#hp-resize-button-2MB");
@@ -194,7 +203,7 @@ const scenarios = {
         await readOnly(page, frame);
         result.disabled = await frame.locator("button:disabled, input:disabled, select:disabled").count();
         result.enabledChanges = await frame.locator(
-            "#hp-resize-button-2MB:enabled, #hp-mount-create:enabled, " +
+            "#hp-pool-actions-2MB:enabled, #hp-persist:enabled, #hp-mount-create:enabled, " +
             "#hp-explain-table button:not(#hp-explain-refresh):enabled").count();
     },
 };

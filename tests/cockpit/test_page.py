@@ -35,6 +35,7 @@ def test_pools_resize_progress_and_live_updates(service, fake_kernel, polkit, br
     assert seen['bar'] == '2MB pool: 1 in use, 0 reserved, 3 free, 0 surplus'
     assert len(seen['nodeBars']) == 2
     assert all(b.startswith('2MB pages on node ') and b.endswith(' surplus') for b in seen['nodeBars'])
+    assert 'whole number' in seen['nodeInvalid']
     assert seen['granted'] == '6'
     # the progress bar showed the call under way, against the target asked
     assert ' of 20 pages' in seen['progress']
