@@ -1,18 +1,16 @@
 // SPDX-FileCopyrightText: 2026 The hugepagesd authors
 // SPDX-License-Identifier: LGPL-2.1-or-later
 
-/* The page's React half: the header with the session's alerts and "Keep
- * changes after reboot", the pools as a PatternFly table whose rows carry
- * their actions in a kebab menu, and the dialogs those actions open
- * (validated as you type). The other cards are drawn by index.js into the
- * containers this component gives them (LegacySection). All data comes from
- * index.js (api): its state, the service's proxies and the actions. */
+/* The page: the header with the session's alerts and "Keep changes after
+ * reboot", the pools as a PatternFly table whose rows carry their actions
+ * in a kebab menu, and the dialogs those actions open (validated as you
+ * type); the other cards are in cards.jsx. All data comes from index.js
+ * (api): its state, the service's proxies and the actions. */
 
-import React, { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import React, { useEffect, useState, useSyncExternalStore } from "react";
 import { createRoot } from "react-dom/client";
 import { Alert } from "@patternfly/react-core/dist/esm/components/Alert/index.js";
 import { Button } from "@patternfly/react-core/dist/esm/components/Button/index.js";
-import { Card, CardBody, CardHeader, CardTitle } from "@patternfly/react-core/dist/esm/components/Card/index.js";
 import { Checkbox } from "@patternfly/react-core/dist/esm/components/Checkbox/index.js";
 import { EmptyState, EmptyStateBody } from "@patternfly/react-core/dist/esm/components/EmptyState/index.js";
 import { Form, FormGroup, FormHelperText } from "@patternfly/react-core/dist/esm/components/Form/index.js";
@@ -24,9 +22,10 @@ import { PageSection } from "@patternfly/react-core/dist/esm/components/Page/ind
 import { Progress, ProgressSize } from "@patternfly/react-core/dist/esm/components/Progress/index.js";
 import { Title } from "@patternfly/react-core/dist/esm/components/Title/index.js";
 import { ToggleGroup, ToggleGroupItem } from "@patternfly/react-core/dist/esm/components/ToggleGroup/index.js";
-import { ActionsColumn, Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table/dist/esm/components/Table/index.js";
-import EllipsisVIcon from "@patternfly/react-icons/dist/esm/icons/ellipsis-v-icon.js";
-import { formatBytes } from "./dom.js";
+import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table/dist/esm/components/Table/index.js";
+import { formatBytes } from "./format.js";
+import { pagesError } from "./validate.js";
+import { ClaimsCard, ConfigCard, ExplainCard, HpCard, Kebab, MountsCard, TunablesCard, UsageCard } from "./cards.jsx";
 
 /* An id from a pool's name ("2MB"), as the tests and labels use it */
 const poolId = name => name.replace(/[^A-Za-z0-9]/g, "");
@@ -52,17 +51,6 @@ function UsageBar({ id, what, counts }) {
             <div className="hp-bar-legend" aria-hidden="true">{words.join(" · ")}</div>
         </div>
     );
-}
-
-/* A page count typed into a dialog: a whole number, 0 or more (the
- * service judges the rest and says why). */
-function pagesError(text) {
-    if (text === "")
-        return "Enter a number of pages";
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < 0)
-        return "Enter a whole number of pages, 0 or more";
-    return null;
 }
 
 function PagesInput({ id, label, value, onChange, helper, error, warning }) {
@@ -171,9 +159,7 @@ function PoolsCard({ api, openDialog }) {
     const resize = api.state.resize;
     const columns = ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Target", "Maximum", "Per node"];
     return (
-        <Card component="section" id="hp-card-pools" className="hp-card" tabIndex={0} aria-labelledby="hp-card-pools-title">
-            <CardHeader><CardTitle><h2 id="hp-card-pools-title" className="pf-v6-c-card__title-text">Pools</h2></CardTitle></CardHeader>
-            <CardBody>
+        <HpCard name="pools" title="Pools">
                 {m.valid &&
                     <p className="hp-facts">
                         Memory {formatBytes(m.MemTotal)}, at most {formatBytes(m.PoolMemoryLimit)} in pools;
@@ -235,32 +221,15 @@ function PoolsCard({ api, openDialog }) {
                                                           measureLocation="none" />}
                                         </Td>
                                         <Td isActionCell>
-                                            <ActionsColumn items={items} isDisabled={disabled} shouldFocusFirstItemOnOpen
-                                                           actionsToggle={({ onToggle, isOpen, isDisabled, toggleRef }) =>
-                                                               <Button ref={toggleRef} variant="plain" id={`hp-pool-actions-${id}`}
-                                                                       aria-label={`Actions of the ${p.Name} pool`} aria-expanded={isOpen}
-                                                                       isDisabled={isDisabled} onClick={onToggle}
-                                                                       icon={<EllipsisVIcon />} />} />
+                                            <Kebab id={`hp-pool-actions-${id}`} label={`Actions of the ${p.Name} pool`}
+                                                   items={items} isDisabled={disabled} />
                                         </Td>
                                     </Tr>
                                 );
                             })}
                         </Tbody>
                     </Table>}
-            </CardBody>
-        </Card>
-    );
-}
-
-/* A card drawn by index.js into the element this gives it */
-function LegacySection({ api, name, title }) {
-    const ref = useRef(null);
-    useEffect(() => api.registerSection(name, ref.current), [api, name]);
-    return (
-        <Card component="section" id={`hp-card-${name}`} className="hp-card" tabIndex={0} aria-labelledby={`hp-card-${name}-title`}>
-            <CardHeader><CardTitle><h2 id={`hp-card-${name}-title`} className="pf-v6-c-card__title-text">{title}</h2></CardTitle></CardHeader>
-            <CardBody><div id={`hp-${name}`} ref={ref} /></CardBody>
-        </Card>
+        </HpCard>
     );
 }
 
@@ -293,12 +262,12 @@ function App({ api }) {
             </PageSection>
             <PageSection className="hp-cards">
                 <PoolsCard api={api} openDialog={setDialog} />
-                <LegacySection api={api} name="explain" title="Checks" />
-                <LegacySection api={api} name="claims" title="Claims" />
-                <LegacySection api={api} name="mounts" title="Mounts" />
-                <LegacySection api={api} name="tunables" title="Tunables" />
-                <LegacySection api={api} name="usage" title="Who uses huge pages" />
-                <LegacySection api={api} name="config" title="Configuration" />
+                <ExplainCard api={api} />
+                <ClaimsCard api={api} />
+                <MountsCard api={api} />
+                <TunablesCard api={api} />
+                <UsageCard api={api} />
+                <ConfigCard api={api} />
             </PageSection>
             {dialog && <PoolDialog api={api} dialog={dialog} onClose={() => setDialog(null)} />}
         </>

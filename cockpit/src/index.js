@@ -14,7 +14,8 @@
 import "./index.css";
 import { describeError, isNotAuthorized } from "./errors.js";
 import { planFix } from "./fixes.js";
-import { alert, button, formatBytes, h, label, replaceChildren, select, table, textInput } from "./dom.js";
+import { formatBytes } from "./format.js";
+import { parseBytes } from "./validate.js";
 import { mountApp } from "./app.jsx";
 
 import {
@@ -37,11 +38,8 @@ const state = {
     persist: false,             /* "Keep after reboot": the persist option */
 };
 
-/* the containers app.jsx gives the cards that this file draws */
-const sections = {};
-
-/* The React half (app.jsx) draws the header, the alerts and the pools from
- * state and the proxies; notify() tells it that something changed. */
+/* The React half (app.jsx, cards.jsx) draws the page from state and the
+ * proxies; notify() tells it that something changed. */
 let version = 0;
 const listeners = new Set();
 
@@ -84,7 +82,7 @@ async function change(what, run, { success } = {}) {
         return;
     state.busy = true;
     state.notice = null;
-    renderAll();
+    notify();
     try {
         const result = await run();
         const outcome = success ? success(result) : `${what}: done.`;
@@ -98,7 +96,7 @@ async function change(what, run, { success } = {}) {
     } finally {
         state.busy = false;
         state.resize = null;
-        renderAll();
+        notify();
         refreshExplain();
     }
 }
@@ -182,15 +180,9 @@ function setNodePages(proxy, node, pages) {
 
 function createMounts(scope, owner, pageSize, maxSize) {
     const options = changeOptions();
-    if (maxSize) {
-        const bytes = parseBytes(maxSize);
-        if (!/^\d+%$/.test(maxSize) && Number.isNaN(bytes)) {
-            state.notice = { severity: "danger", title: "The size limit must be a size such as 512M or 2G, or a percentage such as 50%" };
-            notify();
-            return;
-        }
-        options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", bytes);
-    }
+    /* the dialog checked the limit (validate.js) */
+    if (maxSize)
+        options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", parseBytes(maxSize));
     return change("Creating the mount", async () => {
         if (pageSize === "all")
             return (await call(MANAGER_PATH, MANAGER_IFACE, "CreateMounts", [scope, owner, options], "ssa{sv}"))[0];
@@ -211,16 +203,6 @@ function sizeName(size) {
  * every claim. The answer is how many claimed pages the pool holds: fewer
  * is a warning, and the claim stays recorded. */
 function claim(consumer, pageSize, pages, node) {
-    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(consumer)) {
-        state.notice = { severity: "danger", title: "A consumer name is 1 to 64 characters of a-z, 0-9, '.', '_' and '-', such as postgresql" };
-        notify();
-        return;
-    }
-    if (!Number.isInteger(pages) || pages < 1) {
-        state.notice = { severity: "danger", title: "Claim a whole number of pages, at least 1" };
-        notify();
-        return;
-    }
     const proxy = sizeByName(pageSize);
     const options = changeOptions(node === "" ? {} : { node: variant("u", Number(node)) });
     return change(`Claiming ${pageSize} pages for ${consumer}`,
@@ -273,15 +255,6 @@ function setTunable(method, signature, args, what) {
                   { success: result => result && result.length ? `${what}: now ${result[0]}.` : `${what}: done.` });
 }
 
-/* "2M", "1G", "512k" or a byte count, as the mount limits take them */
-function parseBytes(text) {
-    const match = /^\s*(\d+)\s*([kKmMgGtT]?)i?[bB]?\s*$/.exec(text);
-    if (!match)
-        return NaN;
-    const shift = { "": 0, k: 10, m: 20, g: 30, t: 40 }[match[2].toLowerCase()];
-    return Number(match[1]) * 2 ** shift;
-}
-
 /* --- Explain and usage ------------------------------------------------------ */
 
 let explainSerial = 0;
@@ -299,7 +272,7 @@ async function refreshExplain() {
     } catch (error) {
         state.explainError = describeError(error);
     }
-    renderExplain();
+    notify();
 }
 
 function applyFix(entry) {
@@ -316,7 +289,7 @@ async function scanUsage() {
     state.usage = null;
     state.usageError = null;
     state.usageRunning = true;
-    renderUsage();
+    notify();
     try {
         const [usage] = await call(MANAGER_PATH, MANAGER_IFACE, "GetUsage", [{}], "a{sv}");
         state.usage = usage;
@@ -324,391 +297,24 @@ async function scanUsage() {
         state.usageError = describeError(error);
     }
     state.usageRunning = false;
-    renderUsage();
-}
-
-/* --- rendering ------------------------------------------------------------- */
-
-/* Keeps what the user typed (and the focus) across a re-render of a live
- * section: properties change every second while someone is typing. */
-function rerender(container, build) {
-    if (!container)
-        return;
-    const typed = {};
-    for (const input of container.querySelectorAll("input[id], select[id]"))
-        typed[input.id] = input.value;
-    const focused = document.activeElement && container.contains(document.activeElement)
-        ? document.activeElement.id : null;
-    replaceChildren(container, build());
-    for (const [id, value] of Object.entries(typed)) {
-        const input = document.getElementById(id);
-        if (input && input.dataset.keep !== "no")
-            input.value = value;
-    }
-    if (focused && document.getElementById(focused))
-        document.getElementById(focused).focus();
+    notify();
 }
 
 function disabled() {
     return Boolean(state.limited || state.busy);
 }
 
-function modeText(mode) {
-    return "0" + Number(mode).toString(8);
-}
-
-function renderMounts() {
-    const mounts = manager.valid ? (manager.Mounts || []) : [];
-    const sizes = sizeProxies();
-    rerender(sections.mounts, () => {
-        const rows = mounts.map(([path, attrs]) => {
-            const a = name => attrs[name] ? attrs[name].v : undefined;
-            const limits = [
-                a("max-size") !== undefined ? `max ${formatBytes(a("max-size"))}` : null,
-                a("min-size") !== undefined ? `min ${formatBytes(a("min-size"))}` : null,
-                a("max-inodes") !== undefined ? `${a("max-inodes")} inodes` : null,
-            ].filter(Boolean).join(", ") || "none";
-            // the root's owner and mode are shown; the mount options' where
-            // they differ (hugeadm sets them after mounting)
-            const differ = name => a(`options-${name}`) !== undefined && a(`options-${name}`) !== a(name);
-            const optionsSay = [
-                differ("uid") ? `uid=${a("options-uid")}` : null,
-                differ("gid") ? `gid=${a("options-gid")}` : null,
-                differ("mode") ? `mode=${modeText(a("options-mode"))}` : null,
-            ].filter(Boolean).join(",");
-            return {
-                attrs: { "data-mount": path },
-                cells: [
-                    h("code", {}, path),
-                    formatBytes(a("page-size")),
-                    `${a("uid")}:${a("gid")}`,
-                    modeText(a("mode")) + (optionsSay ? ` (mount options: ${optionsSay})` : ""),
-                    limits,
-                    a("managed") ? label("hugepagesd", "green") : label("other"),
-                    button("Unmount", () => unmount(path, a("managed")),
-                           { variant: "danger", small: true, disabled: disabled(), title: `Unmount ${path}` }),
-                ],
-            };
-        });
-        const sizeOptions = [["all", "Every page size"], ...sizes.map(p => [p.Name, p.Name])];
-        const form = h("form", { class: "hp-inline-form", id: "hp-mount-form", onsubmit: ev => ev.preventDefault() },
-                       h("label", { for: "hp-mount-scope" }, "Scope"),
-                       select({ id: "hp-mount-scope" },
-                              [["system", "System"], ["user", "User"], ["group", "Group"], ["global", "Everyone"]], "system"),
-                       h("label", { for: "hp-mount-owner" }, "User or group"),
-                       textInput({ id: "hp-mount-owner", placeholder: "for user and group mounts" }),
-                       h("label", { for: "hp-mount-size" }, "Page size"),
-                       select({ id: "hp-mount-size" }, sizeOptions, "all"),
-                       h("label", { for: "hp-mount-max" }, "Size limit"),
-                       textInput({ id: "hp-mount-max", placeholder: "e.g. 1G or 50%" }),
-                       button("Create mount", () => {
-                           const value = id => document.getElementById(id).value.trim();
-                           const scope = value("hp-mount-scope");
-                           createMounts(scope, scope === "user" || scope === "group" ? value("hp-mount-owner") : "",
-                                        value("hp-mount-size"), value("hp-mount-max"));
-                       }, { id: "hp-mount-create", variant: "primary", disabled: disabled() }));
-        return [table("hugetlbfs mounts", ["Path", "Page size", "Owner", "Mode", "Limits", "Made by", ""],
-                      rows, { id: "hp-mounts-table", empty: "No hugetlbfs mounts" }), form];
-    });
-}
-
-/* cockpit's bridge hands 64-bit unsigned values above 2^63 over as negative
- * numbers; the kernel's default shmmax and shmall are that large, meaning
- * "no limit" */
-function unsignedText(value) {
-    const v = value < 0 ? value + 2 ** 64 : value;
-    return v >= 2 ** 62 ? "unlimited" : String(v);
-}
-
-function renderTunables() {
-    if (!manager.valid)
-        return;
-    const m = manager;
-    rerender(sections.tunables, () => {
-        const numberRow = (name, id, value, apply, recommended, applyRecommended) => [
-            name,
-            h("span", { id: `${id}-value` }, unsignedText(value)),
-            recommended !== undefined ? String(recommended) : "",
-            h("div", { class: "hp-inline" },
-              h("input", {
-                  type: "number", min: 0, id, "aria-label": name, disabled: disabled(),
-                  value: unsignedText(value) === "unlimited" ? "" : value,
-              }),
-              button("Set", () => apply(Number(document.getElementById(id).value)), { small: true, disabled: disabled() }),
-              applyRecommended
-                  ? button("Use recommended", applyRecommended, { small: true, variant: "link", disabled: disabled() })
-                  : null),
-        ];
-        const tunables = table("Tunables", ["Setting", "Current", "Recommended", "Change"], [
-            numberRow("kernel.shmmax (bytes)", "hp-shmmax", m.ShmMax,
-                      v => setTunable("SetShmMax", "ta{sv}", [v], "Setting kernel.shmmax"),
-                      m.RecommendedShmMax,
-                      () => setTunable("SetRecommendedShmMax", "a{sv}", [], "Setting kernel.shmmax")),
-            ["kernel.shmall (base pages)", unsignedText(m.ShmAllPages), String(m.RecommendedShmAllPages), "raised with shmmax"],
-            numberRow("vm.min_free_kbytes", "hp-min-free", m.MinFreeKbytes,
-                      v => setTunable("SetMinFreeKbytes", "ta{sv}", [v], "Setting vm.min_free_kbytes"),
-                      m.RecommendedMinFreeKbytes,
-                      () => setTunable("SetRecommendedMinFreeKbytes", "a{sv}", [], "Setting vm.min_free_kbytes")),
-            ["vm.hugetlb_shm_group", String(m.ShmGroup),
-                "",
-                h("div", { class: "hp-inline" },
-                  textInput({ id: "hp-shm-group", "aria-label": "Group name or number", placeholder: "group" }),
-                  button("Set", () => setTunable("SetShmGroup", "sa{sv}",
-                                                 [document.getElementById("hp-shm-group").value.trim()],
-                                                 "Setting vm.hugetlb_shm_group"),
-                         { small: true, disabled: disabled() }))],
-            ["Huge pages from ZONE_MOVABLE",
-                m.ZoneMovableSupported ? (m.ZoneMovable ? "yes" : "no") : "not supported by this kernel",
-                "",
-                m.ZoneMovableSupported
-                    ? button(m.ZoneMovable ? "Turn off" : "Turn on",
-                             () => setTunable("SetZoneMovable", "ba{sv}", [!m.ZoneMovable], "Setting zone movable"),
-                             { small: true, disabled: disabled() })
-                    : ""],
-        ], { id: "hp-tunables-table" });
-
-        const thp = m.ThpSettings || {};
-        const control = (key, showCurrent) => {
-            const [current, allowed] = thp[key];
-            const id = "hp-thp-" + key.replace(/[^A-Za-z0-9]/g, "-");
-            return h("div", { class: "hp-inline", "data-thp": key },
-                     showCurrent ? h("span", { class: "hp-thp-current" }, current) : null,
-                     select({ id, "aria-label": `THP ${key}`, disabled: disabled(), "data-keep": "no" },
-                            allowed.map(v => [v, v]), current),
-                     button("Apply", () => setThp(key, document.getElementById(id).value),
-                            { small: true, disabled: disabled() }));
-        };
-        /* the system-wide choices, then one row per mTHP size */
-        const mthp = /^hugepages-(\d+)kB\/(.+)$/;
-        const thpRows = Object.keys(thp).filter(key => !mthp.test(key)).sort().map(key => {
-            const [current] = thp[key];
-            return {
-                attrs: { "data-thp": key },
-                cells: [key, h("span", { class: "hp-thp-current" }, current), control(key, false)],
-            };
-        });
-        const sizes = [...new Set(Object.keys(thp).filter(key => mthp.test(key))
-                .map(key => Number(mthp.exec(key)[1])))].sort((a, b) => a - b);
-        const mthpRows = sizes.map(kb => {
-            const cell = name => (thp[`hugepages-${kb}kB/${name}`] ? control(`hugepages-${kb}kB/${name}`, true) : "—");
-            return { attrs: { "data-mthp": kb }, cells: [formatBytes(kb * 1024), cell("enabled"), cell("shmem_enabled")] };
-        });
-        const khugepaged = h("p", {},
-                             `khugepaged: ${m.KhugepagedPagesToScan} pages per scan, sleeps ` +
-                             `${m.KhugepagedScanSleepMillisecs} ms between scans and ` +
-                             `${m.KhugepagedAllocSleepMillisecs} ms after a failed allocation.`);
-        return [tunables,
-            h("h3", { class: "hp-subtitle" }, "Transparent huge pages"),
-            table("Transparent huge pages", ["Setting", "Current", "Change"], thpRows,
-                  { id: "hp-thp-table", empty: "This kernel has no transparent huge pages" }),
-            mthpRows.length
-                ? table("Multi-size transparent huge pages", ["mTHP size", "Anonymous memory (enabled)", "Shared memory (shmem_enabled)"],
-                        mthpRows, { id: "hp-mthp-table" })
-                : null,
-            khugepaged];
-    });
-}
-
-function renderExplain() {
-    rerender(sections.explain, () => {
-        if (state.explainError)
-            return alert("danger", "The checks could not run", state.explainError);
-        if (!state.explain)
-            return h("p", {}, "Checking…");
-        const order = { error: 0, warning: 1, info: 2 };
-        const entries = [...state.explain].sort((a, b) => order[a[0]] - order[b[0]]);
-        const rows = entries.map(entry => {
-            const [severity, id, message, fix] = entry;
-            const plan = planFix(entry, { sizeByName, manager });
-            return {
-                attrs: { "data-explain": id },
-                cells: [
-                    label(severity, severity === "error" ? "red" : severity === "warning" ? "orange" : "blue"),
-                    message,
-                    fix ? h("code", {}, fix) : "",
-                    plan
-                        ? button(plan.label, () => applyFix(entry),
-                                 { small: true, disabled: disabled(), id: `hp-fix-${id}` })
-                        : "",
-                ],
-            };
-        });
-        return [table("Explain", ["", "Finding", "Fix", ""], rows, { id: "hp-explain-table", empty: "Nothing to report" }),
-            button("Check again", refreshExplain, { variant: "link", id: "hp-explain-refresh" })];
-    });
-}
-
-function renderUsage() {
-    rerender(sections.usage, () => {
-        const parts = [button("Scan", scanUsage, { id: "hp-usage-scan", disabled: state.usageRunning })];
-        if (state.usageRunning)
-            parts.push(h("p", {}, "Scanning processes, files and segments…"));
-        if (state.usageError)
-            parts.push(alert("danger", "The scan failed", state.usageError));
-        const u = state.usage;
-        if (u) {
-            const v = key => (u[key] ? u[key].v : undefined);
-            const f = (entry, key) => (entry[key] ? entry[key].v : "");
-            if (v("restricted"))
-                parts.push(alert("info", "Only your own processes, files and segments are shown",
-                                 "Seeing everything needs administrative access."));
-            const pagesOf = list => (list || []).map(e =>
-                `${formatBytes(f(e, "page-size"))}: ${Number(f(e, "shared") || 0) + Number(f(e, "private") || 0)}`).join(", ");
-            parts.push(h("h3", { class: "hp-subtitle" }, "Processes"),
-                       table("Processes", ["PID", "Command", "User", "Pages"],
-                             (v("processes") || []).map(p => [String(f(p, "pid")), f(p, "cmdline") || f(p, "command"),
-                                 f(p, "user"), pagesOf(f(p, "hugetlb"))]),
-                             { id: "hp-usage-processes", empty: "No process maps huge pages" }),
-                       h("h3", { class: "hp-subtitle" }, "Files in hugetlbfs"),
-                       table("Files", ["Path", "Size", "Pages", "Owner", "Mapped by"],
-                             (v("files") || []).map(e => [h("code", {}, f(e, "path")), formatBytes(f(e, "size")),
-                                 String(f(e, "pages")), f(e, "user"),
-                                 f(e, "mapped") ? (f(e, "pids") || []).join(", ") : label("orphan", "orange")]),
-                             { id: "hp-usage-files", empty: "No files" }),
-                       h("h3", { class: "hp-subtitle" }, "SysV shared memory"),
-                       table("SysV segments", ["Key", "Owner", "Size", "Backing", "Attached"],
-                             (v("sysv") || []).map(e => [String(f(e, "key")), f(e, "user"), formatBytes(f(e, "size")),
-                                 f(e, "backing"), String(f(e, "nattch"))]),
-                             { id: "hp-usage-sysv", empty: "No segments" }));
-            const unattributed = v("unattributed") || [];
-            if (unattributed.length)
-                parts.push(h("h3", { class: "hp-subtitle" }, "Pages nobody accounts for"),
-                           table("Unattributed", ["Page size", "In use", "Attributed", "Unattributed", "Reserved"],
-                                 unattributed.map(e => [formatBytes(f(e, "page-size")), String(f(e, "in-use")),
-                                     String(f(e, "in-use-attributed")), String(f(e, "in-use-unattributed")),
-                                     String(f(e, "reserved"))]), { id: "hp-usage-unattributed" }));
-            for (const warning of v("warnings") || [])
-                parts.push(alert("warning", warning));
-            if ((v("truncated") || []).length)
-                parts.push(alert("warning", "The scan stopped early: " + v("truncated").join(", ")));
-        }
-        return parts;
-    });
-}
-
-function renderClaims() {
-    if (!manager.valid)
-        return;
-    rerender(sections.claims, () => {
-        const rows = records(manager.Claims, ["consumer", "page-size", "pages", "node"]).map(([consumer, size, pages, node]) => {
-            const where = node === ALL_NODES ? "pool" : `node ${node}`;
-            return {
-                attrs: { "data-claim": `${consumer} ${sizeName(size)} ${node === ALL_NODES ? "all" : node}` },
-                cells: [consumer, sizeName(size), h("span", { class: "hp-claim-pages" }, String(pages)),
-                    node === ALL_NODES ? "whole pool" : String(node),
-                    button("Release", () => release(consumer, size, node),
-                           { variant: "link", small: true, disabled: disabled(), title: `Release ${consumer}'s ${where} claim` })],
-            };
-        });
-        const sizes = sizeProxies().map(p => [p.Name, p.Name]);
-        const nodes = [["", "Whole pool"], ...(manager.NumaNodes || []).map(n => [String(n), `Node ${n}`])];
-        const form = h("form", { class: "hp-inline-form", id: "hp-claim-form", onsubmit: ev => ev.preventDefault() },
-                       h("label", { for: "hp-claim-consumer" }, "Consumer"),
-                       textInput({ id: "hp-claim-consumer", placeholder: "e.g. postgresql" }),
-                       h("label", { for: "hp-claim-size" }, "Page size"),
-                       select({ id: "hp-claim-size" }, sizes, sizes.length ? sizes[0][0] : ""),
-                       h("label", { for: "hp-claim-pages" }, "Pages"),
-                       h("span", { class: "pf-v6-c-form-control" },
-                         h("input", { type: "number", min: 1, id: "hp-claim-pages", "aria-label": "Pages to claim" })),
-                       h("label", { for: "hp-claim-node" }, "Where"),
-                       select({ id: "hp-claim-node" }, nodes, ""),
-                       button("Claim", () => {
-                           const value = id => document.getElementById(id).value.trim();
-                           claim(value("hp-claim-consumer"), value("hp-claim-size"),
-                                 Number(value("hp-claim-pages")), value("hp-claim-node"));
-                       }, { id: "hp-claim-button", variant: "primary", disabled: disabled() }));
-        return [h("p", {}, "Programs that need huge pages claim their share here (or with hugepagesctl claim); " +
-                  "each pool is kept at the administrator's minimum plus every claim, so no consumer " +
-                  "overwrites another's pages."),
-                table("Claims", ["Consumer", "Page size", "Pages", "Node", ""], rows,
-                      { id: "hp-claims-table", empty: "No claims" }),
-                form];
-    });
-}
-
-function renderConfig() {
-    if (!manager.valid)
-        return;
-    const m = manager;
-    rerender(sections.config, () => {
-        const drift = {};
-        for (const [key, configured, actual, message] of records(m.Drift, ["key", "configured", "actual", "message"]))
-            drift[key] = { configured, actual, message };
-        const settings = records(m.ConfiguredState, ["key", "value", "origin"]);
-        const configured = settings.map(([key, value, origin]) => {
-            const d = drift[key];
-            return {
-                class: d ? "hp-drift" : "",
-                attrs: { "data-config": key, "data-drift": d ? "yes" : "no" },
-                cells: [key, value, d ? (d.actual === "" ? "not on this kernel" : d.actual) : "as configured",
-                    d ? h("span", {}, label("drift", "orange"), " ", d.message) : "", h("code", {}, origin)],
-            };
-        });
-        /* drift of keys the state does not list (should not happen, but
-         * never hide a difference) */
-        for (const key of Object.keys(drift)) {
-            if (!settings.some(([k]) => k === key)) {
-                const d = drift[key];
-                configured.push({
-                    class: "hp-drift",
-                    attrs: { "data-config": key, "data-drift": "yes" },
-                    cells: [key, d.configured, d.actual, h("span", {}, label("drift", "orange"), " ", d.message), ""],
-                });
-            }
-        }
-        const parts = [
-            table("Persisted configuration", ["Setting", "Configured", "Kernel now", "Difference", "Set in"], configured,
-                  { id: "hp-config-table", empty: "Nothing is configured in /etc/hugepagesd" }),
-        ];
-        const hook = m.ApplyAtBoot || {};
-        const hookValue = key => (hook[key] ? hook[key].v : undefined);
-        if (hookValue("enabled") === false)
-            parts.push(alert("warning", "Not applied at boot",
-                             h("span", {}, hookValue("message"), ". Fix: ", h("code", {}, hookValue("fix"))),
-                             { id: "hp-apply-at-boot" }));
-        for (const error of m.ConfigurationErrors || [])
-            parts.push(alert("danger", "Configuration error", error));
-        for (const [key, value, origin, overridden, overriddenOrigin] of records(m.ConfigurationOverrides,
-                                                                                  ["key", "value", "origin", "overridden", "overridden-origin"]))
-            parts.push(alert("info", "Overridden",
-                             h("span", { "data-override": key },
-                               `${key} = ${value} (`, h("code", {}, origin), `) overrides ${overridden} (`,
-                               h("code", {}, overriddenOrigin), ")")));
-        parts.push(h("dl", { class: "hp-boot" },
-                     h("dt", {}, "Boot parameters from the configuration"), h("dd", {}, h("code", {}, m.BootParameters || "none")),
-                     h("dt", {}, "Running kernel was booted with"), h("dd", {}, h("code", {}, m.KernelCommandLine || "none")),
-                     m.RebootRequired ? h("dd", {}, label("reboot required", "orange")) : null));
-        return parts;
-    });
-}
-
-function renderAll() {
-    notify();
-    renderMounts();
-    renderTunables();
-    renderExplain();
-    renderClaims();
-    renderConfig();
-}
-
-const renderers = {
-    explain: renderExplain, claims: renderClaims, mounts: renderMounts, tunables: renderTunables,
-    usage: renderUsage, config: renderConfig,
-};
-
 /* What app.jsx draws from */
 const api = {
-    state, manager, records, sizeProxies, resizeStart,
+    state, manager, records, sizeProxies, sizeByName, sizeName, resizeStart,
     disabled,
-    actions: { resizePool, setMaximum, setNodePages },
+    actions: {
+        resizePool, setMaximum, setNodePages, claim, release, createMounts, unmount, setThp, setTunable,
+        applyFix, refreshExplain, scanUsage,
+    },
     setPersist(on) {
         state.persist = on;
         notify();
-    },
-    registerSection(name, element) {
-        sections[name] = element;
-        renderers[name]();
-        return () => { delete sections[name]; };
     },
     subscribe(listener) {
         listeners.add(listener);
@@ -726,7 +332,7 @@ function watchSuperuser() {
         if (state.limited === null || state.limited === accessReason)
             state.limited = reason;
         accessReason = reason;
-        renderAll();
+        notify();
     });
 }
 
@@ -735,9 +341,9 @@ function watchSuperuser() {
 function start() {
     followShellTheme();
     mountApp(document.getElementById("app"), api);
-    manager.addEventListener("changed", renderAll);
+    manager.addEventListener("changed", notify);
     pageSizes.addEventListener("added", notify);
-    pageSizes.addEventListener("changed", () => { notify(); renderMounts(); });
+    pageSizes.addEventListener("changed", notify);
     pageSizes.addEventListener("removed", notify);
     client.addEventListener("close", (event, options) => {
         state.unavailable = cockpit.message(options);
@@ -750,7 +356,7 @@ function start() {
             notify();
             return;
         }
-        renderAll();
+        notify();
         refreshExplain();
         document.body.dataset.ready = "yes";
     });

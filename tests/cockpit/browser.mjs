@@ -238,17 +238,20 @@ const scenarios = {
      * is listed; its release shrinks the pool again */
     async claims(page) {
         await open(page);
+        await page.click("#hp-claim-open");
         await page.fill("#hp-claim-consumer", "Bad Name");
         await page.fill("#hp-claim-pages", String(PARAMS.pages));
-        await page.click("#hp-claim-button");
-        let n = await notice(page);
-        assert.equal(n.severity, "danger", n.text);
-        result.refused = n.text;
+        /* checked as one types: the dialog says why and cannot be sent */
+        result.refused = await waitText(page, "#hp-claim-consumer-helper", /consumer name/);
+        assert.equal(await page.locator("#hp-claim-button").isDisabled(), true, "a bad name cannot be sent");
+        await page.keyboard.press("Enter");
+        await shot(page, "claim-invalid");
         await page.fill("#hp-claim-consumer", "postgresql");
         await page.selectOption("#hp-claim-size", "2MB");
+        await page.click("#hp-claim-node-all");
         await page.click("#hp-claim-button");
         await waitText(page, "#hp-notice", /holds its/);
-        n = await notice(page);
+        const n = await notice(page);
         assert.equal(n.severity, "success", n.text);
         result.claimed = n.text;
         const row = page.locator('#hp-claims-table tr[data-claim="postgresql 2MB all"]');
@@ -256,7 +259,8 @@ const scenarios = {
         result.pages = await text(page, '#hp-claims-table tr[data-claim="postgresql 2MB all"] .hp-claim-pages');
         result.poolAfterClaim = kernelRead(`${POOL_2MB}/nr_hugepages`);
         await shot(page, "claimed");
-        await row.locator("button").click();
+        await row.locator("#hp-claim-actions-postgresql-2MB-all").click();
+        await page.getByRole("menuitem", { name: "Release" }).click();
         await waitText(page, "#hp-notice", /Released/);
         await row.waitFor({ state: "detached", timeout: TIMEOUT });
         result.poolAfterRelease = kernelRead(`${POOL_2MB}/nr_hugepages`);
@@ -266,9 +270,15 @@ const scenarios = {
     /* create a system mount for 2MB pages, see it listed, unmount it */
     async mounts(page) {
         await open(page);
+        await page.click("#hp-mount-create");
         await page.selectOption("#hp-mount-scope", "system");
         await page.selectOption("#hp-mount-size", "2MB");
-        await page.click("#hp-mount-create");
+        /* a limit that is no size: said as one types, nothing sent */
+        await page.fill("#hp-mount-max", "lots");
+        result.badLimit = await waitText(page, "#hp-mount-max-helper", /size limit must be/);
+        assert.equal(await page.locator("#hp-mount-submit").isDisabled(), true);
+        await page.fill("#hp-mount-max", "");
+        await page.click("#hp-mount-submit");
         let n = await notice(page);
         log("notice", n);
         assert.equal(n.severity, "success", n.text);
@@ -278,7 +288,8 @@ const scenarios = {
         await row.waitFor({ timeout: TIMEOUT });
         result.row = (await row.textContent()).trim();
         await shot(page, "mounted");
-        await row.locator("button", { hasText: "Unmount" }).click();
+        await row.getByRole("button", { name: `Actions of ${path}` }).click();
+        await page.getByRole("menuitem", { name: "Unmount" }).click();
         await row.waitFor({ state: "detached", timeout: TIMEOUT });
         n = await notice(page);
         assert.equal(n.severity, "success", n.text);
@@ -332,7 +343,8 @@ const scenarios = {
         await page.click("#hp-usage-scan");
         await page.locator("#hp-usage-processes").waitFor({ timeout: 30000 });
         assert.equal(await page.locator("#hp-usage .pf-m-danger").count(), 0, "the usage scan failed");
-        result.usageTables = await page.locator("#hp-usage table").count();
+        /* processes, files and segments: each a table, or an empty state */
+        result.usageTables = await page.locator("#hp-usage-processes, #hp-usage-files, #hp-usage-sysv").count();
         await shot(page, "config");
     },
 

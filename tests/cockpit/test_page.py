@@ -137,6 +137,7 @@ def test_create_and_unmount_a_mount(start_service, fake_kernel, polkit, browser)
     start_service(fake_kernel.root, check=True)
     path = fake_kernel.path('var/lib/hugetlbfs/pagesize-2MB')
     seen = browser('mounts', path=path)
+    assert 'size limit must be' in seen['badLimit']
     assert path in seen['row']
     assert not os.path.ismount(path)
 
