@@ -10,7 +10,10 @@
 import React, { useEffect, useState, useSyncExternalStore } from "react";
 import { createRoot } from "react-dom/client";
 import { Alert } from "@patternfly/react-core/dist/esm/components/Alert/index.js";
+import { Breadcrumb, BreadcrumbItem } from "@patternfly/react-core/dist/esm/components/Breadcrumb/index.js";
 import { Button } from "@patternfly/react-core/dist/esm/components/Button/index.js";
+import { Card, CardBody, CardHeader, CardTitle } from "@patternfly/react-core/dist/esm/components/Card/index.js";
+import { Gallery } from "@patternfly/react-core/dist/esm/layouts/Gallery/index.js";
 import { Checkbox } from "@patternfly/react-core/dist/esm/components/Checkbox/index.js";
 import { EmptyState, EmptyStateBody } from "@patternfly/react-core/dist/esm/components/EmptyState/index.js";
 import { Form, FormGroup, FormHelperText } from "@patternfly/react-core/dist/esm/components/Form/index.js";
@@ -233,11 +236,98 @@ function PoolsCard({ api, openDialog }) {
     );
 }
 
+/* --- the summary: one card per subject, each opening to its details --- */
+
+const VIEWS = [
+    ["pools", "Pools"], ["explain", "Checks"], ["claims", "Claims"], ["mounts", "Mounts"],
+    ["tunables", "Tunables"], ["usage", "Who uses huge pages"], ["config", "Configuration"],
+];
+
+function count(n, one, many) {
+    return `${n} ${n === 1 ? one : many}`;
+}
+
+function SummaryCard({ name, title, children }) {
+    return (
+        <Card isClickable id={`hp-summary-${name}`} className="hp-summary-card">
+            <CardHeader selectableActions={{
+                onClickAction: () => cockpit.location.go([name]),
+                selectableActionId: `hp-open-${name}`,
+                selectableActionAriaLabelledby: `hp-summary-${name}-title`,
+            }}>
+                <CardTitle><h2 id={`hp-summary-${name}-title`} className="pf-v6-c-card__title-text">{title}</h2></CardTitle>
+            </CardHeader>
+            <CardBody>{children}</CardBody>
+        </Card>
+    );
+}
+
+function Summary({ api }) {
+    const { state, manager: m } = api;
+    const valid = m.valid;
+    const findings = state.explain || [];
+    const bySeverity = s => findings.filter(e => e[0] === s).length;
+    const drift = valid ? (m.Drift || []).length : 0;
+    const thp = valid && m.ThpSettings && m.ThpSettings.enabled ? m.ThpSettings.enabled[0] : null;
+    return (
+        <Gallery hasGutter minWidths={{ default: "100%", md: "20rem" }} id="hp-summary">
+            <SummaryCard name="pools" title="Pools">
+                {api.sizeProxies().map(p => {
+                    const reserved = Math.min(p.Reserved, p.Free);
+                    return (
+                        <div key={p.Name} className="hp-summary-pool">
+                            {p.Name}: {count(p.Total, "page", "pages")}, {p.Free} free
+                            <UsageBar id={`hp-summary-bar-${poolId(p.Name)}`} what={`${p.Name} pool`}
+                                      counts={{ used: p.Total - p.Free, reserved, free: p.Free - reserved, surplus: p.Surplus }} />
+                        </div>
+                    );
+                })}
+            </SummaryCard>
+            <SummaryCard name="explain" title="Checks">
+                {state.explain === null
+                    ? "Checking…"
+                    : findings.length === 0
+                        ? "Nothing to report"
+                        : `${count(bySeverity("error"), "error", "errors")}, ${count(bySeverity("warning"), "warning", "warnings")}, ` +
+                          `${count(bySeverity("info"), "note", "notes")}`}
+            </SummaryCard>
+            <SummaryCard name="claims" title="Claims">
+                {valid ? count((m.Claims || []).length, "claim", "claims") : ""}
+            </SummaryCard>
+            <SummaryCard name="mounts" title="Mounts">
+                {valid ? count((m.Mounts || []).length, "hugetlbfs mount", "hugetlbfs mounts") : ""}
+            </SummaryCard>
+            <SummaryCard name="tunables" title="Tunables">
+                {thp && <>Transparent huge pages: {thp}<br /></>}
+                {valid && <>vm.min_free_kbytes: {m.MinFreeKbytes}</>}
+            </SummaryCard>
+            <SummaryCard name="usage" title="Who uses huge pages">
+                {state.usage ? "Scanned" : "Processes, files and segments: scan to see"}
+            </SummaryCard>
+            <SummaryCard name="config" title="Configuration">
+                {valid && <>
+                    {count((m.ConfiguredState || []).length, "setting", "settings")}
+                    {drift > 0 && <>, <Label isCompact color="orange">{drift} with drift</Label></>}
+                    {m.RebootRequired && <> <Label isCompact color="orange">reboot required</Label></>}
+                </>}
+            </SummaryCard>
+        </Gallery>
+    );
+}
+
+const DETAILS = {
+    pools: PoolsCard, explain: ExplainCard, claims: ClaimsCard, mounts: MountsCard,
+    tunables: TunablesCard, usage: UsageCard, config: ConfigCard,
+};
+
 function App({ api }) {
     useSyncExternalStore(api.subscribe, api.version);
     const [dialog, setDialog] = useState(null);
     const { state, manager } = api;
     const disabled = api.disabled();
+    /* cockpit.location: #/ is the summary, #/pools and the like a card */
+    const view = cockpit.location.path[0] || "";
+    const Details = DETAILS[view] || null;
     useEffect(() => { document.getElementById("app").removeAttribute("aria-busy"); }, []);
     return (
         <>
@@ -261,13 +351,17 @@ function App({ api }) {
                 </div>
             </PageSection>
             <PageSection className="hp-cards">
-                <PoolsCard api={api} openDialog={setDialog} />
-                <ExplainCard api={api} />
-                <ClaimsCard api={api} />
-                <MountsCard api={api} />
-                <TunablesCard api={api} />
-                <UsageCard api={api} />
-                <ConfigCard api={api} />
+                {Details
+                    ? <>
+                        <Breadcrumb id="hp-breadcrumb">
+                            <BreadcrumbItem>
+                                <Button variant="link" isInline id="hp-back" onClick={() => cockpit.location.go([])}>Huge pages</Button>
+                            </BreadcrumbItem>
+                            <BreadcrumbItem isActive>{VIEWS.find(([name]) => name === view)[1]}</BreadcrumbItem>
+                        </Breadcrumb>
+                        <Details api={api} openDialog={setDialog} />
+                    </>
+                    : <Summary api={api} />}
             </PageSection>
             {dialog && <PoolDialog api={api} dialog={dialog} onClose={() => setDialog(null)} />}
         </>

@@ -342,6 +342,7 @@ function start() {
     followShellTheme();
     mountApp(document.getElementById("app"), api);
     manager.addEventListener("changed", notify);
+    cockpit.addEventListener("locationchanged", notify);
     pageSizes.addEventListener("added", notify);
     pageSizes.addEventListener("changed", notify);
     pageSizes.addEventListener("removed", notify);

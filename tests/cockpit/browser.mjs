@@ -69,10 +69,19 @@ async function waitText(page, selector, expected, timeout = TIMEOUT) {
     }
 }
 
-async function open(page) {
+/* The summary's card of @view opens its details; the breadcrumb leads back */
+async function go(page, view) {
+    if (await page.locator("#hp-back").count())
+        await page.click("#hp-back");
+    await page.click(`#hp-open-${view}`);
+    await page.locator(`#hp-card-${view}`).waitFor({ timeout: TIMEOUT });
+}
+
+async function open(page, view = "pools") {
     await page.goto(URL);
     await page.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
-    await page.locator("#hp-pools-table").waitFor({ timeout: TIMEOUT });
+    await page.locator("#hp-summary").waitFor({ timeout: TIMEOUT });
+    await go(page, view);
 }
 
 async function notice(page) {
@@ -192,6 +201,7 @@ const scenarios = {
         result.readonly = await text(page, "#hp-readonly");
         assert.match(result.readonly, /Read only/);
         assert.equal(await page.locator("#hp-pool-actions-2MB").isDisabled(), true);
+        await go(page, "mounts");
         assert.equal(await page.locator("#hp-mount-create").isDisabled(), true);
         await shot(page, "readonly");
     },
@@ -204,8 +214,13 @@ const scenarios = {
         result.readonly = await text(page, "#hp-readonly");
         assert.match(result.readonly, /Read only/);
         assert.equal(await text(page, "#hp-pool-2MB .hp-total"), "0");
-        for (const selector of ["#hp-pool-actions-2MB", "#hp-mount-create", "#hp-persist"])
+        for (const [view, selector] of [["pools", "#hp-pool-actions-2MB"], ["mounts", "#hp-mount-create"],
+            ["claims", "#hp-claim-open"], ["mounts", "#hp-persist"]]) {
+            await go(page, view);
             assert.equal(await page.locator(selector).isDisabled(), true, `${selector} is disabled`);
+        }
+        await go(page, "explain");
+        await page.locator("#hp-explain-table, #hp-explain-empty").first().waitFor({ timeout: TIMEOUT });
         const fixes = page.locator("#hp-explain-table button:not(#hp-explain-refresh)");
         for (let i = 0; i < await fixes.count(); i++)
             assert.equal(await fixes.nth(i).isDisabled(), true, "Explain fixes are disabled");
@@ -237,7 +252,7 @@ const scenarios = {
     /* a bad consumer name is refused in the page; a claim grows the pool and
      * is listed; its release shrinks the pool again */
     async claims(page) {
-        await open(page);
+        await open(page, "claims");
         await page.click("#hp-claim-open");
         await page.fill("#hp-claim-consumer", "Bad Name");
         await page.fill("#hp-claim-pages", String(PARAMS.pages));
@@ -269,7 +284,7 @@ const scenarios = {
 
     /* create a system mount for 2MB pages, see it listed, unmount it */
     async mounts(page) {
-        await open(page);
+        await open(page, "mounts");
         await page.click("#hp-mount-create");
         await page.selectOption("#hp-mount-scope", "system");
         await page.selectOption("#hp-mount-size", "2MB");
@@ -298,7 +313,7 @@ const scenarios = {
 
     /* an Explain finding with a fix: the button makes it */
     async explain(page) {
-        await open(page);
+        await open(page, "explain");
         const entry = page.locator('#hp-explain-table tr[data-explain="thp-enabled-always"]');
         await entry.waitFor({ timeout: TIMEOUT });
         result.finding = (await entry.textContent()).trim();
@@ -308,6 +323,7 @@ const scenarios = {
         log("notice", n);
         assert.equal(n.severity, "success", n.text);
         await entry.waitFor({ state: "detached", timeout: TIMEOUT });
+        await go(page, "tunables");
         await waitText(page, '#hp-thp-table tr[data-thp="enabled"] .hp-thp-current', "madvise");
         result.thp = kernelRead("sys/kernel/mm/transparent_hugepage/enabled");
         await shot(page, "fixed");
@@ -315,19 +331,20 @@ const scenarios = {
 
     /* the persisted configuration with drift, tunables and usage */
     async config(page) {
-        await open(page);
+        await open(page, "config");
         const drifted = page.locator('#hp-config-table tr[data-config="pool 2MB minimum"]');
         await drifted.waitFor({ timeout: TIMEOUT });
         assert.equal(await drifted.getAttribute("data-drift"), "yes");
         result.drift = (await drifted.textContent()).trim();
         const settled = page.locator('#hp-config-table tr[data-config="thp enabled"]');
         assert.equal(await settled.getAttribute("data-drift"), "no");
-        assert.equal(await text(page, "#hp-min-free-value"), String(PARAMS.minFree));
         await shot(page, "drift");
         /* the kernel catches up with the configuration: the drift goes */
         kernelWrite(`${POOL_2MB}/nr_hugepages`, PARAMS.configured);
         await page.locator('#hp-config-table tr[data-config="pool 2MB minimum"][data-drift="no"]')
                 .waitFor({ timeout: 10000 });
+        await go(page, "tunables");
+        assert.equal(await text(page, "#hp-min-free-value"), String(PARAMS.minFree));
         /* tunables: min_free_kbytes to the recommended value, kept after
          * reboot: the configuration then lists it */
         await page.check("#hp-persist");
@@ -335,11 +352,13 @@ const scenarios = {
         const n = await notice(page);
         assert.equal(n.severity, "success", n.text);
         await waitText(page, "#hp-min-free-value", String(PARAMS.recommendedMinFree));
+        await go(page, "config");
         const saved = page.locator('#hp-config-table tr[data-config="tunables min-free-kbytes"]');
         await saved.waitFor({ timeout: 10000 });
         result.saved = (await saved.textContent()).trim();
         assert.equal(await saved.getAttribute("data-drift"), "no");
         /* usage */
+        await go(page, "usage");
         await page.click("#hp-usage-scan");
         await page.locator("#hp-usage-processes").waitFor({ timeout: 30000 });
         assert.equal(await page.locator("#hp-usage .pf-m-danger").count(), 0, "the usage scan failed");
@@ -351,7 +370,7 @@ const scenarios = {
     /* nothing silent in the configuration: not applied at boot, a value
      * overridden by a drop-in, a THP value that is no keyword */
     async configTruth(page) {
-        await open(page);
+        await open(page, "config");
         const hook = page.locator("#hp-apply-at-boot");
         await hook.waitFor({ timeout: TIMEOUT });
         result.hook = (await hook.textContent()).trim();

@@ -64,6 +64,9 @@ async function checkAxe(page, view) {
     const frame = page.frame({ name: FRAME_NAME });
     if (!frame || !(await page.locator(FRAME).count()))
         return;
+    /* colours as they settle: the theme's switch runs CSS transitions */
+    await frame.evaluate(() => Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
+        .map(a => a.finished.catch(() => null))));
     if (!(await frame.evaluate(() => typeof window.axe !== "undefined")))
         await frame.addScriptTag({ path: AXE });
     const found = await frame.evaluate(() => window.axe.run(document, {
@@ -120,21 +123,33 @@ async function findPage(page) {
     await search.fill("");
     const frame = page.frameLocator(FRAME);
     await frame.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
-    await frame.locator("#hp-pools-table").waitFor({ timeout: TIMEOUT });
+    await frame.locator("#hp-summary").waitFor({ timeout: TIMEOUT });
     return frame;
+}
+
+/* The summary's card of @view opens its details; the breadcrumb leads back */
+async function go(frame, view) {
+    if (await frame.locator("#hp-back").count())
+        await frame.locator("#hp-back").click();
+    await frame.locator(`#hp-open-${view}`).click();
+    await frame.locator(`#hp-card-${view}`).waitFor({ timeout: TIMEOUT });
 }
 
 async function readOnly(page, frame) {
     const notice = frame.locator("#hp-readonly");
     await notice.waitFor({ timeout: TIMEOUT });
     result.readonly = (await notice.textContent()).trim();
-    for (const selector of ["#hp-pool-actions-2MB", "#hp-mount-create", "#hp-persist"])
-        assert.equal(await frame.locator(selector).isDisabled(), true, `${selector} is disabled`);
     await shots(page, "read-only");
+    for (const [view, selector] of [["pools", "#hp-pool-actions-2MB"], ["mounts", "#hp-mount-create"],
+        ["claims", "#hp-claim-open"], ["claims", "#hp-persist"]]) {
+        await go(frame, view);
+        assert.equal(await frame.locator(selector).isDisabled(), true, `${selector} is disabled`);
+    }
 }
 
 async function resize(page, frame, pages) {
     await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
+    await go(frame, "pools");
     await frame.locator("#hp-pool-actions-2MB").click();
     await frame.getByRole("menuitem", { name: "Set minimum…" }).click();
     await frame.locator("#hp-resize-2MB").fill(String(pages));
@@ -180,10 +195,14 @@ const scenarios = {
         await login(page);
         const frame = await findPage(page);
         await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
-        await frame.locator("#hp-pool-actions-2MB:enabled").waitFor({ timeout: TIMEOUT });
+        await frame.locator("#hp-open-pools").waitFor({ timeout: TIMEOUT });
         await page.getByRole("navigation").getByRole("link", { name: "Huge pages", exact: true }).focus();
-        /* the row's kebab, its first item, the dialog's field */
-        result.tabs = await tabTo(page, frame, "#hp-pool-actions-2MB");
+        /* the summary's Pools card, the row's kebab, its first item, the
+         * dialog's field */
+        result.tabs = await tabTo(page, frame, "#hp-open-pools");
+        await page.keyboard.press("Enter");
+        await frame.locator("#hp-pool-actions-2MB:enabled").waitFor({ timeout: TIMEOUT });
+        result.tabs += await tabTo(page, frame, "#hp-pool-actions-2MB");
         await page.keyboard.press("Enter");
         await frame.getByRole("menuitem", { name: "Set minimum…" }).and(frame.locator(":focus"))
                 .waitFor({ timeout: TIMEOUT });
@@ -201,10 +220,20 @@ const scenarios = {
         await login(page);
         const frame = await findPage(page);
         await readOnly(page, frame);
-        result.disabled = await frame.locator("button:disabled, input:disabled, select:disabled").count();
-        result.enabledChanges = await frame.locator(
-            "#hp-pool-actions-2MB:enabled, #hp-persist:enabled, #hp-mount-create:enabled, " +
-            "#hp-explain-table button:not(#hp-explain-refresh):enabled").count();
+        /* every view: nothing that changes is enabled; axe on each */
+        result.disabled = 0;
+        result.enabledChanges = 0;
+        for (const view of ["pools", "explain", "claims", "mounts", "tunables", "usage", "config"]) {
+            await go(frame, view);
+            if (view === "explain")
+                await frame.locator("#hp-explain-table, #hp-explain-empty").first().waitFor({ timeout: TIMEOUT });
+            await shots(page, `view-${view}`);
+            result.disabled += await frame.locator("button:disabled, input:disabled, select:disabled").count();
+            result.enabledChanges += await frame.locator(
+                "#hp-pool-actions-2MB:enabled, #hp-persist:enabled, #hp-mount-create:enabled, #hp-claim-open:enabled, " +
+                "#hp-explain-table button:not(#hp-explain-refresh):enabled, #hp-tunables-table button:enabled, " +
+                "#hp-thp-table select:enabled, #hp-tunables-table input:enabled").count();
+        }
     },
 };
 
