@@ -28,6 +28,7 @@ import { ToggleGroup, ToggleGroupItem } from "@patternfly/react-core/dist/esm/co
 import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table/dist/esm/components/Table/index.js";
 import { formatBytes } from "./format.js";
 import { pagesError } from "./validate.js";
+import { _, format, ngettext } from "./i18n.js";
 import { ClaimsCard, ConfigCard, ExplainCard, HpCard, Kebab, MountsCard, TunablesCard, UsageCard } from "./cards.jsx";
 
 /* An id from a pool's name ("2MB"), as the tests and labels use it */
@@ -39,9 +40,9 @@ const poolId = name => name.replace(/[^A-Za-z0-9]/g, "");
  * CSSOM (React's style property): the page's CSP refuses style attributes. */
 function UsageBar({ id, what, counts }) {
     const total = counts.used + (counts.reserved || 0) + counts.free;
-    const parts = [["used", "in use"], ["reserved", "reserved"], ["free", "free"]]
+    const parts = [["used", _("$0 in use")], ["reserved", _("$0 reserved")], ["free", _("$0 free")]]
             .filter(([key]) => counts[key] !== undefined);
-    const words = [...parts.map(([key, word]) => `${counts[key]} ${word}`), `${counts.surplus} surplus`];
+    const words = [...parts.map(([key, word]) => format(word, counts[key])), format(_("$0 surplus"), counts.surplus)];
     const width = n => (total > 0 ? `${(100 * n / total).toFixed(2)}%` : "0");
     return (
         <div className="hp-bar" id={id} data-total={total}>
@@ -65,8 +66,8 @@ function PagesInput({ id, label, value, onChange, helper, error, warning }) {
             <NumberInput value={number} min={0} validated={validated}
                          onMinus={() => step(-1)} onPlus={() => step(1)}
                          onChange={ev => onChange(ev.target.value)}
-                         inputAriaLabel={label} minusBtnAriaLabel={`${label}: one less`}
-                         plusBtnAriaLabel={`${label}: one more`}
+                         inputAriaLabel={label} minusBtnAriaLabel={format(_("$0: one less"), label)}
+                         plusBtnAriaLabel={format(_("$0: one more"), label)}
                          inputProps={{ id, "aria-invalid": Boolean(error) }} widthChars={10} />
             <FormHelperText>
                 <HelperText id={`${id}-helper`}>
@@ -94,29 +95,31 @@ function PoolDialog({ api, dialog, onClose }) {
     const pages = error ? 0 : Number(value);
     const limitPages = Math.floor(api.manager.PoolMemoryLimit / proxy.Size);
     const warning = !error && pages > limitPages
-        ? `More than the ${limitPages} pages that the pool memory limit (${formatBytes(api.manager.PoolMemoryLimit)}) allows; the service will refuse it`
+        ? format(_("More than the $0 pages that the pool memory limit ($1) allows; the service will refuse it"),
+                 limitPages, formatBytes(api.manager.PoolMemoryLimit))
         : null;
-    const size = !error ? `${formatBytes(pages * proxy.Size)} of memory` : "";
+    const size = !error ? format(_("$0 of memory"), formatBytes(pages * proxy.Size)) : "";
     const spec = {
         minimum: {
-            title: `Resize the ${proxy.Name} pool`,
-            field: `hp-resize-${id}`, button: `hp-resize-button-${id}`, action: "Set minimum",
-            label: "Minimum pages",
-            helper: `${size}. Now ${proxy.Total} pages; the base is ${proxy.Base}, the claims add ${proxy.Target - proxy.Base}.`,
+            title: format(_("Resize the $0 pool"), proxy.Name),
+            field: `hp-resize-${id}`, button: `hp-resize-button-${id}`, action: _("Set minimum"),
+            label: _("Minimum pages"),
+            helper: format(_("$0. Now $1 pages; the base is $2, the claims add $3."), size, proxy.Total, proxy.Base,
+                           proxy.Target - proxy.Base),
             run: () => api.actions.resizePool(proxy, pages),
         },
         maximum: {
-            title: `The ${proxy.Name} pool's maximum`,
-            field: `hp-max-${id}`, button: `hp-max-button-${id}`, action: "Set maximum",
-            label: "Maximum pages",
-            helper: `${size}. The pool may grow to this with surplus pages; now ${proxy.Maximum}.`,
+            title: format(_("The $0 pool's maximum"), proxy.Name),
+            field: `hp-max-${id}`, button: `hp-max-button-${id}`, action: _("Set maximum"),
+            label: _("Maximum pages"),
+            helper: format(_("$0. The pool may grow to this with surplus pages; now $1."), size, proxy.Maximum),
             run: () => api.actions.setMaximum(proxy, pages),
         },
         nodes: {
-            title: `${proxy.Name} pages per NUMA node`,
-            field: `hp-node-${id}`, button: `hp-node-button-${id}`, action: "Set",
-            label: `Pages on node ${node}`,
-            helper: `${size}. Now ${nodeMinimum(node)} pages on node ${node}.`,
+            title: format(_("$0 pages per NUMA node"), proxy.Name),
+            field: `hp-node-${id}`, button: `hp-node-button-${id}`, action: _("Set"),
+            label: format(_("Pages on node $0"), node),
+            helper: format(_("$0. Now $1 pages on node $2."), size, nodeMinimum(node), node),
             run: () => api.actions.setNodePages(proxy, node, pages),
         },
     }[kind];
@@ -134,10 +137,10 @@ function PoolDialog({ api, dialog, onClose }) {
             <ModalBody>
                 <Form id={`hp-dialog-form-${id}`} onSubmit={submit}>
                     {kind === "nodes" &&
-                        <FormGroup label="Node" role="radiogroup" isInline fieldId={`hp-node-select-${id}`}>
-                            <ToggleGroup aria-label="NUMA node" id={`hp-node-select-${id}`}>
+                        <FormGroup label={_("Node")} role="radiogroup" isInline fieldId={`hp-node-select-${id}`}>
+                            <ToggleGroup aria-label={_("NUMA node")} id={`hp-node-select-${id}`}>
                                 {nodes.map(([n]) =>
-                                    <ToggleGroupItem key={n} text={`Node ${n}`} buttonId={`hp-node-select-${id}-${n}`}
+                                    <ToggleGroupItem key={n} text={format(_("Node $0"), n)} buttonId={`hp-node-select-${id}-${n}`}
                                                      isSelected={n === node}
                                                      onChange={() => { setNode(n); setValue(nodeMinimum(n)); }} />)}
                             </ToggleGroup>
@@ -149,7 +152,7 @@ function PoolDialog({ api, dialog, onClose }) {
             <ModalFooter>
                 <Button variant="primary" type="submit" form={`hp-dialog-form-${id}`} id={spec.button}
                         isDisabled={Boolean(error) || api.disabled()}>{spec.action}</Button>
-                <Button variant="link" onClick={onClose}>Cancel</Button>
+                <Button variant="link" onClick={onClose}>{_("Cancel")}</Button>
             </ModalFooter>
         </Modal>
     );
@@ -160,24 +163,25 @@ function PoolsCard({ api, openDialog }) {
     const m = api.manager;
     const disabled = api.disabled();
     const resize = api.state.resize;
-    const columns = ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Target", "Maximum", "Per node"];
+    const columns = [_("Page size"), _("Total"), _("Free"), _("Reserved"), _("Surplus"), _("Minimum"), _("Target"),
+        _("Maximum"), _("Per node")];
     return (
-        <HpCard name="pools" title="Pools">
+        <HpCard name="pools" title={_("Pools")}>
                 {m.valid &&
                     <p className="hp-facts">
                         Memory {formatBytes(m.MemTotal)}, at most {formatBytes(m.PoolMemoryLimit)} in pools;
                         base page {formatBytes(m.BasePageSize)}; NUMA nodes {(m.NumaNodes || []).join(", ")}.
                     </p>}
                 {proxies.length === 0
-                    ? <EmptyState titleText="No huge page pools" headingLevel="h3" id="hp-pools-empty">
-                        <EmptyStateBody>This kernel offers no huge page sizes.</EmptyStateBody>
+                    ? <EmptyState titleText={_("No huge page pools")} headingLevel="h3" id="hp-pools-empty">
+                        <EmptyStateBody>{_("This kernel offers no huge page sizes.")}</EmptyStateBody>
                     </EmptyState>
-                    : <Table aria-label="Huge page pools" id="hp-pools-table" variant="compact" gridBreakPoint="grid-lg">
+                    : <Table aria-label={_("Huge page pools")} id="hp-pools-table" variant="compact" gridBreakPoint="grid-lg">
                         <Thead>
                             <Tr>
                                 {columns.map(c => <Th key={c}>{c}</Th>)}
-                                <Th screenReaderText="Progress" />
-                                <Th screenReaderText="Actions" />
+                                <Th screenReaderText={_("Progress")} />
+                                <Th screenReaderText={_("Actions")} />
                             </Tr>
                         </Thead>
                         <Tbody>
@@ -187,44 +191,46 @@ function PoolsCard({ api, openDialog }) {
                                 const nodes = api.records(p.Nodes, ["node", "total", "free", "surplus", "minimum"]);
                                 const running = resize && resize.name === p.Name ? resize : null;
                                 const items = [
-                                    { title: "Set minimum…", onClick: () => openDialog({ proxy: p, kind: "minimum" }) },
-                                    p.CanOvercommit && { title: "Set maximum…", onClick: () => openDialog({ proxy: p, kind: "maximum" }) },
-                                    nodes.length > 0 && { title: "Pages per node…", onClick: () => openDialog({ proxy: p, kind: "nodes" }) },
+                                    { title: _("Set minimum…"), onClick: () => openDialog({ proxy: p, kind: "minimum" }) },
+                                    p.CanOvercommit && { title: _("Set maximum…"), onClick: () => openDialog({ proxy: p, kind: "maximum" }) },
+                                    nodes.length > 0 && { title: _("Pages per node…"), onClick: () => openDialog({ proxy: p, kind: "nodes" }) },
                                 ].filter(Boolean);
                                 return (
                                     <Tr key={p.Name} id={`hp-pool-${id}`} data-pool={p.Name}>
-                                        <Td dataLabel="Page size">
+                                        <Td dataLabel={columns[0]}>
                                             {p.Name}
-                                            {p.IsDefault && <> <Label isCompact color="blue">default</Label></>}
-                                            {p.Gigantic && <> <Label isCompact color="purple">gigantic</Label></>}
-                                            <UsageBar id={`hp-bar-${id}`} what={`${p.Name} pool`}
+                                            {p.IsDefault && <> <Label isCompact color="blue">{_("default")}</Label></>}
+                                            {p.Gigantic && <> <Label isCompact color="purple">{_("gigantic")}</Label></>}
+                                            <UsageBar id={`hp-bar-${id}`} what={format(_("$0 pool"), p.Name)}
                                                       counts={{ used: p.Total - p.Free, reserved, free: p.Free - reserved, surplus: p.Surplus }} />
                                         </Td>
-                                        <Td dataLabel="Total"><span className="hp-total">{p.Total}</span></Td>
-                                        <Td dataLabel="Free"><span className="hp-free">{p.Free}</span></Td>
-                                        <Td dataLabel="Reserved">{p.Reserved}</Td>
-                                        <Td dataLabel="Surplus">{p.Surplus}</Td>
-                                        <Td dataLabel="Minimum"><span className="hp-minimum">{p.Minimum}</span></Td>
-                                        <Td dataLabel="Target"><span className="hp-target" title={`Base ${p.Base} plus the claims`}>{p.Target}</span></Td>
-                                        <Td dataLabel="Maximum"><span className="hp-maximum">{p.Maximum}</span></Td>
-                                        <Td dataLabel="Per node">
+                                        <Td dataLabel={columns[1]}><span className="hp-total">{p.Total}</span></Td>
+                                        <Td dataLabel={columns[2]}><span className="hp-free">{p.Free}</span></Td>
+                                        <Td dataLabel={columns[3]}>{p.Reserved}</Td>
+                                        <Td dataLabel={columns[4]}>{p.Surplus}</Td>
+                                        <Td dataLabel={columns[5]}><span className="hp-minimum">{p.Minimum}</span></Td>
+                                        <Td dataLabel={columns[6]}><span className="hp-target" title={format(_("Base $0 plus the claims"), p.Base)}>{p.Target}</span></Td>
+                                        <Td dataLabel={columns[7]}><span className="hp-maximum">{p.Maximum}</span></Td>
+                                        <Td dataLabel={columns[8]}>
                                             {nodes.map(([node, total, free, surplus]) =>
                                                 <div key={node} className="hp-node" data-node={node}>
-                                                    node {node}: {total} ({free} free{surplus ? `, ${surplus} surplus` : ""})
-                                                    <UsageBar id={`hp-bar-${id}-${node}`} what={`${p.Name} pages on node ${node}`}
+                                                    {surplus
+                                                        ? format(_("node $0: $1 ($2 free, $3 surplus)"), node, total, free, surplus)
+                                                        : format(_("node $0: $1 ($2 free)"), node, total, free)}
+                                                    <UsageBar id={`hp-bar-${id}-${node}`} what={format(_("$0 pages on node $1"), p.Name, node)}
                                                               counts={{ used: total - free, free, surplus }} />
                                                 </div>)}
                                         </Td>
-                                        <Td dataLabel="Progress">
+                                        <Td dataLabel={_("Progress")}>
                                             {running &&
                                                 <Progress id={`hp-progress-${id}`} data-phase={running.phase} size={ProgressSize.sm}
                                                           value={running.achieved} min={0} max={Math.max(1, running.target)}
-                                                          title={`${running.achieved} of ${running.target} pages (${running.phase})`}
-                                                          valueText={`${running.achieved} of ${running.target} pages (${running.phase})`}
+                                                          title={format(_("$0 of $1 pages ($2)"), running.achieved, running.target, running.phase)}
+                                                          valueText={format(_("$0 of $1 pages ($2)"), running.achieved, running.target, running.phase)}
                                                           measureLocation="none" />}
                                         </Td>
                                         <Td isActionCell>
-                                            <Kebab id={`hp-pool-actions-${id}`} label={`Actions of the ${p.Name} pool`}
+                                            <Kebab id={`hp-pool-actions-${id}`} label={format(_("Actions of the $0 pool"), p.Name)}
                                                    items={items} isDisabled={disabled} />
                                         </Td>
                                     </Tr>
@@ -239,13 +245,10 @@ function PoolsCard({ api, openDialog }) {
 /* --- the summary: one card per subject, each opening to its details --- */
 
 const VIEWS = [
-    ["pools", "Pools"], ["explain", "Checks"], ["claims", "Claims"], ["mounts", "Mounts"],
-    ["tunables", "Tunables"], ["usage", "Who uses huge pages"], ["config", "Configuration"],
+    ["pools", _("Pools")], ["explain", _("Checks")], ["claims", _("Claims")], ["mounts", _("Mounts")],
+    ["tunables", _("Tunables")], ["usage", _("Who uses huge pages")], ["config", _("Configuration")],
 ];
-
-function count(n, one, many) {
-    return `${n} ${n === 1 ? one : many}`;
-}
+const viewTitle = view => VIEWS.find(([name]) => name === view)[1];
 
 function SummaryCard({ name, title, children }) {
     return (
@@ -271,44 +274,45 @@ function Summary({ api }) {
     const thp = valid && m.ThpSettings && m.ThpSettings.enabled ? m.ThpSettings.enabled[0] : null;
     return (
         <Gallery hasGutter minWidths={{ default: "100%", md: "20rem" }} id="hp-summary">
-            <SummaryCard name="pools" title="Pools">
+            <SummaryCard name="pools" title={viewTitle("pools")}>
                 {api.sizeProxies().map(p => {
                     const reserved = Math.min(p.Reserved, p.Free);
                     return (
                         <div key={p.Name} className="hp-summary-pool">
-                            {p.Name}: {count(p.Total, "page", "pages")}, {p.Free} free
-                            <UsageBar id={`hp-summary-bar-${poolId(p.Name)}`} what={`${p.Name} pool`}
+                            {p.Name}: {format(_("$0, $1 free"), ngettext("$0 page", "$0 pages", p.Total), p.Free)}
+                            <UsageBar id={`hp-summary-bar-${poolId(p.Name)}`} what={format(_("$0 pool"), p.Name)}
                                       counts={{ used: p.Total - p.Free, reserved, free: p.Free - reserved, surplus: p.Surplus }} />
                         </div>
                     );
                 })}
             </SummaryCard>
-            <SummaryCard name="explain" title="Checks">
+            <SummaryCard name="explain" title={viewTitle("explain")}>
                 {state.explain === null
-                    ? "Checking…"
+                    ? _("Checking…")
                     : findings.length === 0
-                        ? "Nothing to report"
-                        : `${count(bySeverity("error"), "error", "errors")}, ${count(bySeverity("warning"), "warning", "warnings")}, ` +
-                          `${count(bySeverity("info"), "note", "notes")}`}
+                        ? _("Nothing to report")
+                        : [ngettext("$0 error", "$0 errors", bySeverity("error")),
+                            ngettext("$0 warning", "$0 warnings", bySeverity("warning")),
+                            ngettext("$0 note", "$0 notes", bySeverity("info"))].join(", ")}
             </SummaryCard>
-            <SummaryCard name="claims" title="Claims">
-                {valid ? count((m.Claims || []).length, "claim", "claims") : ""}
+            <SummaryCard name="claims" title={viewTitle("claims")}>
+                {valid ? ngettext("$0 claim", "$0 claims", (m.Claims || []).length) : ""}
             </SummaryCard>
-            <SummaryCard name="mounts" title="Mounts">
-                {valid ? count((m.Mounts || []).length, "hugetlbfs mount", "hugetlbfs mounts") : ""}
+            <SummaryCard name="mounts" title={viewTitle("mounts")}>
+                {valid ? ngettext("$0 hugetlbfs mount", "$0 hugetlbfs mounts", (m.Mounts || []).length) : ""}
             </SummaryCard>
-            <SummaryCard name="tunables" title="Tunables">
-                {thp && <>Transparent huge pages: {thp}<br /></>}
+            <SummaryCard name="tunables" title={viewTitle("tunables")}>
+                {thp && <>{format(_("Transparent huge pages: $0"), thp)}<br /></>}
                 {valid && <>vm.min_free_kbytes: {m.MinFreeKbytes}</>}
             </SummaryCard>
-            <SummaryCard name="usage" title="Who uses huge pages">
-                {state.usage ? "Scanned" : "Processes, files and segments: scan to see"}
+            <SummaryCard name="usage" title={viewTitle("usage")}>
+                {state.usage ? _("Scanned") : _("Processes, files and segments: scan to see")}
             </SummaryCard>
-            <SummaryCard name="config" title="Configuration">
+            <SummaryCard name="config" title={viewTitle("config")}>
                 {valid && <>
-                    {count((m.ConfiguredState || []).length, "setting", "settings")}
-                    {drift > 0 && <>, <Label isCompact color="orange">{drift} with drift</Label></>}
-                    {m.RebootRequired && <> <Label isCompact color="orange">reboot required</Label></>}
+                    {ngettext("$0 setting", "$0 settings", (m.ConfiguredState || []).length)}
+                    {drift > 0 && <>, <Label isCompact color="orange">{format(_("$0 with drift"), drift)}</Label></>}
+                    {m.RebootRequired && <> <Label isCompact color="orange">{_("reboot required")}</Label></>}
                 </>}
             </SummaryCard>
         </Gallery>
@@ -332,22 +336,22 @@ function App({ api }) {
     return (
         <>
             <PageSection>
-                <Title headingLevel="h1" size="2xl">Huge pages</Title>
+                <Title headingLevel="h1" size="2xl">{_("Huge pages")}</Title>
                 <p id="hp-version">{manager.valid && manager.Version ? `hugepagesd ${manager.Version}` : ""}</p>
                 <div id="hp-status">
                     {state.unavailable &&
                         <Alert isInline variant="danger" id="hp-unavailable" data-severity="danger" role="alert"
-                               title="The huge pages service is not available">{state.unavailable}</Alert>}
+                               title={_("The huge pages service is not available")}>{state.unavailable}</Alert>}
                     {state.limited &&
                         <Alert isInline variant="warning" id="hp-readonly" data-severity="warning" role="status"
-                               title="Read only: changes are not allowed in this session">{state.limited}</Alert>}
+                               title={_("Read only: changes are not allowed in this session")}>{state.limited}</Alert>}
                     {state.notice &&
                         <Alert isInline variant={state.notice.severity} id="hp-notice" data-severity={state.notice.severity}
                                role={state.notice.severity === "danger" ? "alert" : "status"}
                                title={state.notice.title}>{state.notice.body}</Alert>}
                     <Checkbox id="hp-persist" className="hp-persist" isChecked={state.persist} isDisabled={disabled}
                               onChange={(_ev, checked) => api.setPersist(checked)}
-                              label="Keep changes after reboot (saved in /etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf)" />
+                              label={_("Keep changes after reboot (saved in /etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf)")} />
                 </div>
             </PageSection>
             <PageSection className="hp-cards">
@@ -355,9 +359,9 @@ function App({ api }) {
                     ? <>
                         <Breadcrumb id="hp-breadcrumb">
                             <BreadcrumbItem>
-                                <Button variant="link" isInline id="hp-back" onClick={() => cockpit.location.go([])}>Huge pages</Button>
+                                <Button variant="link" isInline id="hp-back" onClick={() => cockpit.location.go([])}>{_("Huge pages")}</Button>
                             </BreadcrumbItem>
-                            <BreadcrumbItem isActive>{VIEWS.find(([name]) => name === view)[1]}</BreadcrumbItem>
+                            <BreadcrumbItem isActive>{viewTitle(view)}</BreadcrumbItem>
                         </Breadcrumb>
                         <Details api={api} openDialog={setDialog} />
                     </>

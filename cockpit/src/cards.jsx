@@ -27,6 +27,7 @@ import EllipsisVIcon from "@patternfly/react-icons/dist/esm/icons/ellipsis-v-ico
 import { formatBytes } from "./format.js";
 import { planFix } from "./fixes.js";
 import { consumerError, pagesError, sizeLimitError } from "./validate.js";
+import { _, format } from "./i18n.js";
 
 /* A card of the page: a section named by its title, focusable so that the
  * keyboard can scroll its tables sideways on a phone (WCAG 2.1.1). */
@@ -67,7 +68,7 @@ function SimpleTable({ id, label, columns, rows, actions }) {
         <Table aria-label={label} id={id} variant="compact" gridBreakPoint="grid-md">
             <Thead>
                 <Tr>
-                    {columns.map((c, i) => (c ? <Th key={i}>{c}</Th> : <Th key={i} screenReaderText="Actions" />))}
+                    {columns.map((c, i) => (c ? <Th key={i}>{c}</Th> : <Th key={i} screenReaderText={_("Actions")} />))}
                 </Tr>
             </Thead>
             <Tbody>
@@ -117,7 +118,7 @@ function FormDialog({ id, title, action, actionId, invalid, disabled, onSubmit, 
             <ModalFooter>
                 <Button variant="primary" type="submit" form={`${id}-form`} id={actionId}
                         isDisabled={invalid || disabled}>{action}</Button>
-                <Button variant="link" onClick={onClose}>Cancel</Button>
+                <Button variant="link" onClick={onClose}>{_("Cancel")}</Button>
             </ModalFooter>
         </Modal>
     );
@@ -137,26 +138,26 @@ function ClaimDialog({ api, onClose }) {
     const countError = pages === "" ? null : pagesError(pages, 1);
     const invalid = consumer === "" || pages === "" || Boolean(nameError || countError) || !size;
     return (
-        <FormDialog id="hp-claim-dialog" title="Claim huge pages" action="Claim" actionId="hp-claim-button"
+        <FormDialog id="hp-claim-dialog" title={_("Claim huge pages")} action={_("Claim")} actionId="hp-claim-button"
                     invalid={invalid} disabled={api.disabled()} onClose={onClose} focus="hp-claim-consumer"
                     onSubmit={() => api.actions.claim(consumer, size, Number(pages), node)}>
-            <Field id="hp-claim-consumer" label="Consumer" isRequired error={nameError}
-                   helper="The program that needs the pages, such as postgresql">
+            <Field id="hp-claim-consumer" label={_("Consumer")} isRequired error={nameError}
+                   helper={_("The program that needs the pages, such as postgresql")}>
                 <TextInput id="hp-claim-consumer" value={consumer} onChange={(_e, v) => setConsumer(v)}
-                           validated={nameError ? "error" : "default"} placeholder="e.g. postgresql" />
+                           validated={nameError ? "error" : "default"} placeholder={_("e.g. postgresql")} />
             </Field>
-            <Field id="hp-claim-size" label="Page size">
-                <FormSelect id="hp-claim-size" value={size} onChange={(_e, v) => setSize(v)} aria-label="Page size">
+            <Field id="hp-claim-size" label={_("Page size")}>
+                <FormSelect id="hp-claim-size" value={size} onChange={(_e, v) => setSize(v)} aria-label={_("Page size")}>
                     {sizes.map(p => <FormSelectOption key={p.Name} value={p.Name} label={p.Name} />)}
                 </FormSelect>
             </Field>
-            <Field id="hp-claim-pages" label="Pages" isRequired error={countError}>
+            <Field id="hp-claim-pages" label={_("Pages")} isRequired error={countError}>
                 <TextInput id="hp-claim-pages" type="number" min={1} value={pages} onChange={(_e, v) => setPages(v)}
                            validated={countError ? "error" : "default"} />
             </Field>
-            <FormGroup label="Where" role="radiogroup" fieldId="hp-claim-node" isInline>
-                <ToggleGroup aria-label="Where" id="hp-claim-node">
-                    {[["", "Whole pool"], ...nodes.map(n => [String(n), `Node ${n}`])].map(([value, text]) =>
+            <FormGroup label={_("Where")} role="radiogroup" fieldId="hp-claim-node" isInline>
+                <ToggleGroup aria-label={_("Where")} id="hp-claim-node">
+                    {[["", _("Whole pool")], ...nodes.map(n => [String(n), format(_("Node $0"), n)])].map(([value, text]) =>
                         <ToggleGroupItem key={value} text={text} buttonId={`hp-claim-node-${value || "all"}`}
                                          isSelected={node === value} onChange={() => setNode(value)} />)}
                 </ToggleGroup>
@@ -174,24 +175,23 @@ export function ClaimsCard({ api }) {
         return {
             key: `${consumer} ${size} ${node}`,
             props: { "data-claim": `${consumer} ${name} ${whole ? "all" : node}` },
-            cells: [consumer, name, <span className="hp-claim-pages">{pages}</span>, whole ? "whole pool" : String(node),
+            cells: [consumer, name, <span className="hp-claim-pages">{pages}</span>, whole ? _("whole pool") : String(node),
                 <Kebab id={`hp-claim-actions-${consumer}-${name}-${whole ? "all" : node}`}
-                       label={`Actions of ${consumer}'s ${name} claim`} isDisabled={disabled}
-                       items={[{ title: "Release", onClick: () => api.actions.release(consumer, size, node) }]} />],
+                       label={format(_("Actions of $0's $1 claim"), consumer, name)} isDisabled={disabled}
+                       items={[{ title: _("Release"), onClick: () => api.actions.release(consumer, size, node) }]} />],
         };
     });
     return (
-        <HpCard name="claims" title="Claims">
+        <HpCard name="claims" title={_("Claims")}>
             <p>
-                Programs that need huge pages claim their share here (or with hugepagesctl claim); each pool is kept
-                at the administrator's minimum plus every claim, so no consumer overwrites another's pages.
+                {_("Programs that need huge pages claim their share here (or with hugepagesctl claim); each pool is kept at the administrator's minimum plus every claim, so no consumer overwrites another's pages.")}
             </p>
             {rows.length
-                ? <SimpleTable id="hp-claims-table" label="Claims" actions
-                               columns={["Consumer", "Page size", "Pages", "Node", ""]} rows={rows} />
-                : <Empty id="hp-claims-empty" title="No claims" />}
+                ? <SimpleTable id="hp-claims-table" label={_("Claims")} actions
+                               columns={[_("Consumer"), _("Page size"), _("Pages"), _("Node"), ""]} rows={rows} />
+                : <Empty id="hp-claims-empty" title={_("No claims")} />}
             <Button variant="secondary" id="hp-claim-open" isDisabled={disabled} onClick={() => setOpen(true)}>
-                Claim pages…
+                {_("Claim pages…")}
             </Button>
             {open && <ClaimDialog api={api} onClose={() => setOpen(false)} />}
         </HpCard>
@@ -204,7 +204,7 @@ function modeText(mode) {
     return "0" + Number(mode).toString(8);
 }
 
-const SCOPES = [["system", "System"], ["user", "User"], ["group", "Group"], ["global", "Everyone"]];
+const SCOPES = [["system", _("System")], ["user", _("User")], ["group", _("Group")], ["global", _("Everyone")]];
 
 function MountDialog({ api, onClose }) {
     const [scope, setScope] = useState("system");
@@ -212,33 +212,33 @@ function MountDialog({ api, onClose }) {
     const [size, setSize] = useState("all");
     const [limit, setLimit] = useState("");
     const needsOwner = scope === "user" || scope === "group";
-    const ownerError = needsOwner && owner.trim() === "" ? `Name the ${scope} that owns the mount` : null;
+    const ownerError = needsOwner && owner.trim() === "" ? (scope === "user" ? _("Name the user that owns the mount") : _("Name the group that owns the mount")) : null;
     const limitError = sizeLimitError(limit.trim());
     return (
-        <FormDialog id="hp-mount-dialog" title="Create a hugetlbfs mount" action="Create" actionId="hp-mount-submit"
+        <FormDialog id="hp-mount-dialog" title={_("Create a hugetlbfs mount")} action={_("Create")} actionId="hp-mount-submit"
                     invalid={Boolean(ownerError || limitError)} disabled={api.disabled()} onClose={onClose}
                     focus="hp-mount-scope"
                     onSubmit={() => api.actions.createMounts(scope, needsOwner ? owner.trim() : "", size, limit.trim())}>
-            <Field id="hp-mount-scope" label="Scope"
-                   helper="System mounts are for root, user and group mounts for their owner, Everyone's for all">
-                <FormSelect id="hp-mount-scope" value={scope} onChange={(_e, v) => setScope(v)} aria-label="Scope">
+            <Field id="hp-mount-scope" label={_("Scope")}
+                   helper={_("System mounts are for root, user and group mounts for their owner, Everyone's for all")}>
+                <FormSelect id="hp-mount-scope" value={scope} onChange={(_e, v) => setScope(v)} aria-label={_("Scope")}>
                     {SCOPES.map(([value, text]) => <FormSelectOption key={value} value={value} label={text} />)}
                 </FormSelect>
             </Field>
             {needsOwner &&
-                <Field id="hp-mount-owner" label={scope === "user" ? "User" : "Group"} isRequired error={ownerError}>
+                <Field id="hp-mount-owner" label={scope === "user" ? _("User") : _("Group")} isRequired error={ownerError}>
                     <TextInput id="hp-mount-owner" value={owner} onChange={(_e, v) => setOwner(v)}
                                validated={ownerError ? "error" : "default"} />
                 </Field>}
-            <Field id="hp-mount-size" label="Page size">
-                <FormSelect id="hp-mount-size" value={size} onChange={(_e, v) => setSize(v)} aria-label="Page size">
-                    {[["all", "Every page size"], ...api.sizeProxies().map(p => [p.Name, p.Name])].map(([value, text]) =>
+            <Field id="hp-mount-size" label={_("Page size")}>
+                <FormSelect id="hp-mount-size" value={size} onChange={(_e, v) => setSize(v)} aria-label={_("Page size")}>
+                    {[["all", _("Every page size")], ...api.sizeProxies().map(p => [p.Name, p.Name])].map(([value, text]) =>
                         <FormSelectOption key={value} value={value} label={text} />)}
                 </FormSelect>
             </Field>
-            <Field id="hp-mount-max" label="Size limit" error={limitError} helper="Optional: such as 1G, or 50% of the pool">
+            <Field id="hp-mount-max" label={_("Size limit")} error={limitError} helper={_("Optional: such as 1G, or 50% of the pool")}>
                 <TextInput id="hp-mount-max" value={limit} onChange={(_e, v) => setLimit(v)}
-                           validated={limitError ? "error" : "default"} placeholder="e.g. 1G or 50%" />
+                           validated={limitError ? "error" : "default"} placeholder={_("e.g. 1G or 50%")} />
             </Field>
         </FormDialog>
     );
@@ -251,10 +251,10 @@ export function MountsCard({ api }) {
     const rows = mounts.map(([path, attrs]) => {
         const a = name => (attrs[name] ? attrs[name].v : undefined);
         const limits = [
-            a("max-size") !== undefined ? `max ${formatBytes(a("max-size"))}` : null,
-            a("min-size") !== undefined ? `min ${formatBytes(a("min-size"))}` : null,
-            a("max-inodes") !== undefined ? `${a("max-inodes")} inodes` : null,
-        ].filter(Boolean).join(", ") || "none";
+            a("max-size") !== undefined ? format(_("max $0"), formatBytes(a("max-size"))) : null,
+            a("min-size") !== undefined ? format(_("min $0"), formatBytes(a("min-size"))) : null,
+            a("max-inodes") !== undefined ? format(_("$0 inodes"), a("max-inodes")) : null,
+        ].filter(Boolean).join(", ") || _("none");
         /* the root's owner and mode are shown; the mount options' where
          * they differ (hugeadm sets them after mounting) */
         const differ = name => a(`options-${name}`) !== undefined && a(`options-${name}`) !== a(name);
@@ -267,22 +267,22 @@ export function MountsCard({ api }) {
             key: path,
             props: { "data-mount": path },
             cells: [<code>{path}</code>, formatBytes(a("page-size")), `${a("uid")}:${a("gid")}`,
-                modeText(a("mode")) + (optionsSay ? ` (mount options: ${optionsSay})` : ""), limits,
-                a("managed") ? <Label isCompact color="green">hugepagesd</Label> : <Label isCompact>other</Label>,
-                <Kebab id={`hp-mount-actions-${path}`} label={`Actions of ${path}`} isDisabled={disabled}
-                       items={[{ title: "Unmount", isDanger: true, onClick: () => api.actions.unmount(path, a("managed")) }]} />],
+                modeText(a("mode")) + (optionsSay ? format(_(" (mount options: $0)"), optionsSay) : ""), limits,
+                a("managed") ? <Label isCompact color="green">hugepagesd</Label> : <Label isCompact>{_("other")}</Label>,
+                <Kebab id={`hp-mount-actions-${path}`} label={format(_("Actions of $0"), path)} isDisabled={disabled}
+                       items={[{ title: _("Unmount"), isDanger: true, onClick: () => api.actions.unmount(path, a("managed")) }]} />],
         };
     });
     return (
-        <HpCard name="mounts" title="Mounts">
+        <HpCard name="mounts" title={_("Mounts")}>
             {rows.length
-                ? <SimpleTable id="hp-mounts-table" label="hugetlbfs mounts" actions
-                               columns={["Path", "Page size", "Owner", "Mode", "Limits", "Made by", ""]} rows={rows} />
-                : <Empty id="hp-mounts-empty" title="No hugetlbfs mounts">
-                    Programs that use files in hugetlbfs (rather than MAP_HUGETLB) need one.
+                ? <SimpleTable id="hp-mounts-table" label={_("hugetlbfs mounts")} actions
+                               columns={[_("Path"), _("Page size"), _("Owner"), _("Mode"), _("Limits"), _("Made by"), ""]} rows={rows} />
+                : <Empty id="hp-mounts-empty" title={_("No hugetlbfs mounts")}>
+                    {_("Programs that use files in hugetlbfs (rather than MAP_HUGETLB) need one.")}
                 </Empty>}
             <Button variant="secondary" id="hp-mount-create" isDisabled={disabled} onClick={() => setOpen(true)}>
-                Create mount…
+                {_("Create mount…")}
             </Button>
             {open && <MountDialog api={api} onClose={() => setOpen(false)} />}
         </HpCard>
@@ -294,24 +294,26 @@ export function MountsCard({ api }) {
 /* cockpit's bridge hands 64-bit unsigned values above 2^63 over as negative
  * numbers; the kernel's default shmmax and shmall are that large, meaning
  * "no limit" */
+const UNLIMITED = _("unlimited");
+
 function unsignedText(value) {
     const v = value < 0 ? value + 2 ** 64 : value;
-    return v >= 2 ** 62 ? "unlimited" : String(v);
+    return v >= 2 ** 62 ? UNLIMITED : String(v);
 }
 
 function NumberSetting({ id, label, value, disabled, onSet, onRecommended }) {
     const [typed, setTyped] = useState(null);
-    const shown = typed ?? (unsignedText(value) === "unlimited" ? "" : String(value));
-    const error = typed === null ? null : pagesError(typed, 0, "Enter a whole number, 0 or more");
+    const shown = typed ?? (unsignedText(value) === UNLIMITED ? "" : String(value));
+    const error = typed === null ? null : pagesError(typed, 0, _("Enter a whole number, 0 or more"));
     return (
         <div className="hp-inline">
             <TextInput id={id} type="number" min={0} aria-label={label} value={shown} isDisabled={disabled}
                        validated={error ? "error" : "default"} onChange={(_e, v) => setTyped(v)}
                        aria-describedby={error ? `${id}-error` : undefined} />
             <Button size="sm" variant="secondary" isDisabled={disabled || Boolean(error) || shown === ""}
-                    onClick={() => { onSet(Number(shown)); setTyped(null); }}>Set</Button>
+                    onClick={() => { onSet(Number(shown)); setTyped(null); }}>{_("Set")}</Button>
             {onRecommended &&
-                <Button size="sm" variant="link" isDisabled={disabled} onClick={onRecommended}>Use recommended</Button>}
+                <Button size="sm" variant="link" isDisabled={disabled} onClick={onRecommended}>{_("Use recommended")}</Button>}
             {error && <HelperText id={`${id}-error`}><HelperTextItem variant="error">{error}</HelperTextItem></HelperText>}
         </div>
     );
@@ -326,12 +328,12 @@ function ThpSelect({ api, thpKey, showCurrent }) {
     return (
         <div className="hp-inline" data-thp={thpKey}>
             {showCurrent && <span className="hp-thp-current">{current}</span>}
-            <FormSelect id={id} aria-label={`THP ${thpKey}`} value={value} isDisabled={disabled}
+            <FormSelect id={id} aria-label={format(_("THP $0"), thpKey)} value={value} isDisabled={disabled}
                         onChange={(_e, v) => setChosen(v)}>
                 {allowed.map(v => <FormSelectOption key={v} value={v} label={v} />)}
             </FormSelect>
             <Button size="sm" variant="secondary" isDisabled={disabled || value === current}
-                    onClick={() => { api.actions.setThp(thpKey, value); setChosen(null); }}>Apply</Button>
+                    onClick={() => { api.actions.setThp(thpKey, value); setChosen(null); }}>{_("Apply")}</Button>
         </div>
     );
 }
@@ -339,26 +341,26 @@ function ThpSelect({ api, thpKey, showCurrent }) {
 export function TunablesCard({ api }) {
     const m = api.manager;
     if (!m.valid)
-        return <HpCard name="tunables" title="Tunables" />;
+        return <HpCard name="tunables" title={_("Tunables")} />;
     const disabled = api.disabled();
     const set = api.actions.setTunable;
     const rows = [
-        ["kernel.shmmax (bytes)", <span id="hp-shmmax-value">{unsignedText(m.ShmMax)}</span>, String(m.RecommendedShmMax),
-            <NumberSetting id="hp-shmmax" label="kernel.shmmax (bytes)" value={m.ShmMax} disabled={disabled}
-                           onSet={v => set("SetShmMax", "ta{sv}", [v], "Setting kernel.shmmax")}
-                           onRecommended={() => set("SetRecommendedShmMax", "a{sv}", [], "Setting kernel.shmmax")} />],
-        ["kernel.shmall (base pages)", unsignedText(m.ShmAllPages), String(m.RecommendedShmAllPages), "raised with shmmax"],
-        ["vm.min_free_kbytes", <span id="hp-min-free-value">{unsignedText(m.MinFreeKbytes)}</span>, String(m.RecommendedMinFreeKbytes),
-            <NumberSetting id="hp-min-free" label="vm.min_free_kbytes" value={m.MinFreeKbytes} disabled={disabled}
-                           onSet={v => set("SetMinFreeKbytes", "ta{sv}", [v], "Setting vm.min_free_kbytes")}
-                           onRecommended={() => set("SetRecommendedMinFreeKbytes", "a{sv}", [], "Setting vm.min_free_kbytes")} />],
+        [_("kernel.shmmax (bytes)"), <span id="hp-shmmax-value">{unsignedText(m.ShmMax)}</span>, String(m.RecommendedShmMax),
+            <NumberSetting id="hp-shmmax" label={_("kernel.shmmax (bytes)")} value={m.ShmMax} disabled={disabled}
+                           onSet={v => set("SetShmMax", "ta{sv}", [v], _("Setting kernel.shmmax"))}
+                           onRecommended={() => set("SetRecommendedShmMax", "a{sv}", [], _("Setting kernel.shmmax"))} />],
+        [_("kernel.shmall (base pages)"), unsignedText(m.ShmAllPages), String(m.RecommendedShmAllPages), _("raised with shmmax")],
+        [_("vm.min_free_kbytes"), <span id="hp-min-free-value">{unsignedText(m.MinFreeKbytes)}</span>, String(m.RecommendedMinFreeKbytes),
+            <NumberSetting id="hp-min-free" label={_("vm.min_free_kbytes")} value={m.MinFreeKbytes} disabled={disabled}
+                           onSet={v => set("SetMinFreeKbytes", "ta{sv}", [v], _("Setting vm.min_free_kbytes"))}
+                           onRecommended={() => set("SetRecommendedMinFreeKbytes", "a{sv}", [], _("Setting vm.min_free_kbytes"))} />],
         ["vm.hugetlb_shm_group", String(m.ShmGroup), "", <ShmGroup api={api} />],
-        ["Huge pages from ZONE_MOVABLE",
-            m.ZoneMovableSupported ? (m.ZoneMovable ? "yes" : "no") : "not supported by this kernel", "",
+        [_("Huge pages from ZONE_MOVABLE"),
+            m.ZoneMovableSupported ? (m.ZoneMovable ? _("yes") : _("no")) : _("not supported by this kernel"), "",
             m.ZoneMovableSupported
                 ? <Button size="sm" variant="secondary" isDisabled={disabled}
-                          onClick={() => set("SetZoneMovable", "ba{sv}", [!m.ZoneMovable], "Setting zone movable")}>
-                    {m.ZoneMovable ? "Turn off" : "Turn on"}
+                          onClick={() => set("SetZoneMovable", "ba{sv}", [!m.ZoneMovable], _("Setting zone movable"))}>
+                    {m.ZoneMovable ? _("Turn off") : _("Turn on")}
                 </Button>
                 : ""],
     ].map(cells => ({ key: cells[0], cells }));
@@ -379,18 +381,18 @@ export function TunablesCard({ api }) {
         return { key: kb, props: { "data-mthp": kb }, cells: [formatBytes(kb * 1024), cell("enabled"), cell("shmem_enabled")] };
     });
     return (
-        <HpCard name="tunables" title="Tunables">
-            <SimpleTable id="hp-tunables-table" label="Tunables" columns={["Setting", "Current", "Recommended", "Change"]} rows={rows} />
-            <Title headingLevel="h3" className="hp-subtitle">Transparent huge pages</Title>
+        <HpCard name="tunables" title={_("Tunables")}>
+            <SimpleTable id="hp-tunables-table" label={_("Tunables")} columns={[_("Setting"), _("Current"), _("Recommended"), _("Change")]} rows={rows} />
+            <Title headingLevel="h3" className="hp-subtitle">{_("Transparent huge pages")}</Title>
             {thpRows.length
-                ? <SimpleTable id="hp-thp-table" label="Transparent huge pages" columns={["Setting", "Current", "Change"]} rows={thpRows} />
-                : <Empty id="hp-thp-empty" title="This kernel has no transparent huge pages" />}
+                ? <SimpleTable id="hp-thp-table" label={_("Transparent huge pages")} columns={[_("Setting"), _("Current"), _("Change")]} rows={thpRows} />
+                : <Empty id="hp-thp-empty" title={_("This kernel has no transparent huge pages")} />}
             {mthpRows.length > 0 &&
-                <SimpleTable id="hp-mthp-table" label="Multi-size transparent huge pages"
-                             columns={["mTHP size", "Anonymous memory (enabled)", "Shared memory (shmem_enabled)"]} rows={mthpRows} />}
+                <SimpleTable id="hp-mthp-table" label={_("Multi-size transparent huge pages")}
+                             columns={[_("mTHP size"), _("Anonymous memory (enabled)"), _("Shared memory (shmem_enabled)")]} rows={mthpRows} />}
             <p>
-                khugepaged: {m.KhugepagedPagesToScan} pages per scan, sleeps {m.KhugepagedScanSleepMillisecs} ms between
-                scans and {m.KhugepagedAllocSleepMillisecs} ms after a failed allocation.
+                {format(_("khugepaged: $0 pages per scan, sleeps $1 ms between scans and $2 ms after a failed allocation."),
+                        m.KhugepagedPagesToScan, m.KhugepagedScanSleepMillisecs, m.KhugepagedAllocSleepMillisecs)}
             </p>
         </HpCard>
     );
@@ -401,11 +403,11 @@ function ShmGroup({ api }) {
     const disabled = api.disabled();
     return (
         <div className="hp-inline">
-            <TextInput id="hp-shm-group" aria-label="Group name or number" placeholder="group" value={group}
+            <TextInput id="hp-shm-group" aria-label={_("Group name or number")} placeholder={_("group")} value={group}
                        isDisabled={disabled} onChange={(_e, v) => setGroup(v)} />
             <Button size="sm" variant="secondary" isDisabled={disabled || group.trim() === ""}
-                    onClick={() => api.actions.setTunable("SetShmGroup", "sa{sv}", [group.trim()], "Setting vm.hugetlb_shm_group")}>
-                Set
+                    onClick={() => api.actions.setTunable("SetShmGroup", "sa{sv}", [group.trim()], _("Setting vm.hugetlb_shm_group"))}>
+                {_("Set")}
             </Button>
         </div>
     );
@@ -415,17 +417,18 @@ function ShmGroup({ api }) {
 
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 };
 const SEVERITY_COLOR = { error: "red", warning: "orange", info: "blue" };
+const SEVERITY_TEXT = { error: _("error"), warning: _("warning"), info: _("info") };
 
 export function ExplainCard({ api }) {
     const { state } = api;
     const disabled = api.disabled();
     let body;
     if (state.explainError)
-        body = <Alert isInline variant="danger" title="The checks could not run">{state.explainError}</Alert>;
+        body = <Alert isInline variant="danger" title={_("The checks could not run")}>{state.explainError}</Alert>;
     else if (!state.explain)
-        body = <p><Spinner size="md" aria-label="Checking" /> Checking…</p>;
+        body = <p><Spinner size="md" aria-label={_("Checking")} /> {_("Checking…")}</p>;
     else if (state.explain.length === 0)
-        body = <Empty id="hp-explain-empty" title="Nothing to report" />;
+        body = <Empty id="hp-explain-empty" title={_("Nothing to report")} />;
     else {
         const entries = [...state.explain].sort((a, b) => SEVERITY_ORDER[a[0]] - SEVERITY_ORDER[b[0]]);
         const rows = entries.map(entry => {
@@ -434,7 +437,7 @@ export function ExplainCard({ api }) {
             return {
                 key: id,
                 props: { "data-explain": id },
-                cells: [<Label isCompact color={SEVERITY_COLOR[severity]}>{severity}</Label>, message,
+                cells: [<Label isCompact color={SEVERITY_COLOR[severity]}>{SEVERITY_TEXT[severity] || severity}</Label>, message,
                     fix ? <code>{fix}</code> : "",
                     plan
                         ? <Button size="sm" variant="secondary" id={`hp-fix-${id}`} isDisabled={disabled}
@@ -442,12 +445,12 @@ export function ExplainCard({ api }) {
                         : ""],
             };
         });
-        body = <SimpleTable id="hp-explain-table" label="Explain" columns={["Severity", "Finding", "Fix", "Action"]} rows={rows} />;
+        body = <SimpleTable id="hp-explain-table" label={_("Explain")} columns={[_("Severity"), _("Finding"), _("Fix"), _("Action")]} rows={rows} />;
     }
     return (
-        <HpCard name="explain" title="Checks">
+        <HpCard name="explain" title={_("Checks")}>
             {body}
-            <Button variant="link" id="hp-explain-refresh" onClick={api.actions.refreshExplain}>Check again</Button>
+            <Button variant="link" id="hp-explain-refresh" onClick={api.actions.refreshExplain}>{_("Check again")}</Button>
         </HpCard>
     );
 }
@@ -471,37 +474,37 @@ export function UsageCard({ api }) {
     );
     const unattributed = v("unattributed") || [];
     return (
-        <HpCard name="usage" title="Who uses huge pages">
+        <HpCard name="usage" title={_("Who uses huge pages")}>
             <Button variant="secondary" id="hp-usage-scan" isDisabled={state.usageRunning} onClick={api.actions.scanUsage}>
-                Scan
+                {_("Scan")}
             </Button>
-            {state.usageRunning && <p><Spinner size="md" aria-label="Scanning" /> Scanning processes, files and segments…</p>}
-            {state.usageError && <Alert isInline variant="danger" title="The scan failed">{state.usageError}</Alert>}
+            {state.usageRunning && <p><Spinner size="md" aria-label={_("Scanning")} /> {_("Scanning processes, files and segments…")}</p>}
+            {state.usageError && <Alert isInline variant="danger" title={_("The scan failed")}>{state.usageError}</Alert>}
             {u && <>
                 {v("restricted") &&
-                    <Alert isInline variant="info" title="Only your own processes, files and segments are shown">
-                        Seeing everything needs administrative access.
+                    <Alert isInline variant="info" title={_("Only your own processes, files and segments are shown")}>
+                        {_("Seeing everything needs administrative access.")}
                     </Alert>}
-                {section("Processes", "hp-usage-processes", "Processes", ["PID", "Command", "User", "Pages"],
+                {section(_("Processes"), "hp-usage-processes", _("Processes"), [_("PID"), _("Command"), _("User"), _("Pages")],
                          (v("processes") || []).map(p => [String(f(p, "pid")), f(p, "cmdline") || f(p, "command"),
-                             f(p, "user"), pagesOf(f(p, "hugetlb"))]), "No process maps huge pages")}
-                {section("Files in hugetlbfs", "hp-usage-files", "Files", ["Path", "Size", "Pages", "Owner", "Mapped by"],
+                             f(p, "user"), pagesOf(f(p, "hugetlb"))]), _("No process maps huge pages"))}
+                {section(_("Files in hugetlbfs"), "hp-usage-files", _("Files"), [_("Path"), _("Size"), _("Pages"), _("Owner"), _("Mapped by")],
                          (v("files") || []).map(e => [<code>{f(e, "path")}</code>, formatBytes(f(e, "size")),
                              String(f(e, "pages")), f(e, "user"),
-                             f(e, "mapped") ? (f(e, "pids") || []).join(", ") : <Label isCompact color="orange">orphan</Label>]),
-                         "No files")}
-                {section("SysV shared memory", "hp-usage-sysv", "SysV segments", ["Key", "Owner", "Size", "Backing", "Attached"],
+                             f(e, "mapped") ? (f(e, "pids") || []).join(", ") : <Label isCompact color="orange">{_("orphan")}</Label>]),
+                         _("No files"))}
+                {section(_("SysV shared memory"), "hp-usage-sysv", _("SysV segments"), [_("Key"), _("Owner"), _("Size"), _("Backing"), _("Attached")],
                          (v("sysv") || []).map(e => [String(f(e, "key")), f(e, "user"), formatBytes(f(e, "size")),
-                             f(e, "backing"), String(f(e, "nattch"))]), "No segments")}
+                             f(e, "backing"), String(f(e, "nattch"))]), _("No segments"))}
                 {unattributed.length > 0 &&
-                    section("Pages nobody accounts for", "hp-usage-unattributed", "Unattributed",
-                            ["Page size", "In use", "Attributed", "Unattributed", "Reserved"],
+                    section(_("Pages nobody accounts for"), "hp-usage-unattributed", _("Unattributed"),
+                            [_("Page size"), _("In use"), _("Attributed"), _("Unattributed"), _("Reserved")],
                             unattributed.map(e => [formatBytes(f(e, "page-size")), String(f(e, "in-use")),
                                 String(f(e, "in-use-attributed")), String(f(e, "in-use-unattributed")),
                                 String(f(e, "reserved"))]), "")}
                 {(v("warnings") || []).map((w, i) => <Alert key={i} isInline variant="warning" title={w} />)}
                 {(v("truncated") || []).length > 0 &&
-                    <Alert isInline variant="warning" title={"The scan stopped early: " + v("truncated").join(", ")} />}
+                    <Alert isInline variant="warning" title={format(_("The scan stopped early: $0"), v("truncated").join(", "))} />}
             </>}
         </HpCard>
     );
@@ -512,18 +515,18 @@ export function UsageCard({ api }) {
 export function ConfigCard({ api }) {
     const m = api.manager;
     if (!m.valid)
-        return <HpCard name="config" title="Configuration" />;
+        return <HpCard name="config" title={_("Configuration")} />;
     const drift = {};
     for (const [key, configured, actual, message] of api.records(m.Drift, ["key", "configured", "actual", "message"]))
         drift[key] = { configured, actual, message };
     const settings = api.records(m.ConfiguredState, ["key", "value", "origin"]);
-    const driftCell = d => <span><Label isCompact color="orange">drift</Label> {d.message}</span>;
+    const driftCell = d => <span><Label isCompact color="orange">{_("drift")}</Label> {d.message}</span>;
     const rows = settings.map(([key, value, origin]) => {
         const d = drift[key];
         return {
             key,
             props: { className: d ? "hp-drift" : "", "data-config": key, "data-drift": d ? "yes" : "no" },
-            cells: [key, value, d ? (d.actual === "" ? "not on this kernel" : d.actual) : "as configured",
+            cells: [key, value, d ? (d.actual === "" ? _("not on this kernel") : d.actual) : _("as configured"),
                 d ? driftCell(d) : "", <code>{origin}</code>],
         };
     });
@@ -541,33 +544,33 @@ export function ConfigCard({ api }) {
     const hookValue = key => (hook[key] ? hook[key].v : undefined);
     const overrides = api.records(m.ConfigurationOverrides, ["key", "value", "origin", "overridden", "overridden-origin"]);
     return (
-        <HpCard name="config" title="Configuration">
+        <HpCard name="config" title={_("Configuration")}>
             {rows.length
-                ? <SimpleTable id="hp-config-table" label="Persisted configuration"
-                               columns={["Setting", "Configured", "Kernel now", "Difference", "Set in"]} rows={rows} />
-                : <Empty id="hp-config-empty" title="Nothing is configured in /etc/hugepagesd" />}
+                ? <SimpleTable id="hp-config-table" label={_("Persisted configuration")}
+                               columns={[_("Setting"), _("Configured"), _("Kernel now"), _("Difference"), _("Set in")]} rows={rows} />
+                : <Empty id="hp-config-empty" title={_("Nothing is configured in /etc/hugepagesd")} />}
             {hookValue("enabled") === false &&
-                <Alert isInline variant="warning" title="Not applied at boot" id="hp-apply-at-boot">
-                    {hookValue("message")}. Fix: <code>{hookValue("fix")}</code>
+                <Alert isInline variant="warning" title={_("Not applied at boot")} id="hp-apply-at-boot">
+                    {format(_("$0. Fix:"), hookValue("message"))} <code>{hookValue("fix")}</code>
                 </Alert>}
             {(m.ConfigurationErrors || []).map((error, i) =>
-                <Alert key={`e${i}`} isInline variant="danger" title="Configuration error">{error}</Alert>)}
+                <Alert key={`e${i}`} isInline variant="danger" title={_("Configuration error")}>{error}</Alert>)}
             {overrides.map(([key, value, origin, overridden, overriddenOrigin]) =>
-                <Alert key={`o${key}`} isInline variant="info" title="Overridden">
+                <Alert key={`o${key}`} isInline variant="info" title={_("Overridden")}>
                     <span data-override={key}>
-                        {key} = {value} (<code>{origin}</code>) overrides {overridden} (<code>{overriddenOrigin}</code>)
+                        {key} = {value} (<code>{origin}</code>) {format(_("overrides $0"), overridden)} (<code>{overriddenOrigin}</code>)
                     </span>
                 </Alert>)}
             <DescriptionList className="hp-boot" id="hp-boot">
                 <DescriptionListGroup>
-                    <DescriptionListTerm>Boot parameters from the configuration</DescriptionListTerm>
-                    <DescriptionListDescription><code>{m.BootParameters || "none"}</code></DescriptionListDescription>
+                    <DescriptionListTerm>{_("Boot parameters from the configuration")}</DescriptionListTerm>
+                    <DescriptionListDescription><code>{m.BootParameters || _("none")}</code></DescriptionListDescription>
                 </DescriptionListGroup>
                 <DescriptionListGroup>
-                    <DescriptionListTerm>Running kernel was booted with</DescriptionListTerm>
+                    <DescriptionListTerm>{_("Running kernel was booted with")}</DescriptionListTerm>
                     <DescriptionListDescription>
-                        <code>{m.KernelCommandLine || "none"}</code>
-                        {m.RebootRequired && <> <Label isCompact color="orange" id="hp-reboot-required">reboot required</Label></>}
+                        <code>{m.KernelCommandLine || _("none")}</code>
+                        {m.RebootRequired && <> <Label isCompact color="orange" id="hp-reboot-required">{_("reboot required")}</Label></>}
                     </DescriptionListDescription>
                 </DescriptionListGroup>
             </DescriptionList>

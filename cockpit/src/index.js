@@ -16,6 +16,7 @@ import { describeError, isNotAuthorized } from "./errors.js";
 import { planFix } from "./fixes.js";
 import { formatBytes } from "./format.js";
 import { parseBytes } from "./validate.js";
+import { _, format } from "./i18n.js";
 import { mountApp } from "./app.jsx";
 
 import {
@@ -85,14 +86,15 @@ async function change(what, run, { success } = {}) {
     notify();
     try {
         const result = await run();
-        const outcome = success ? success(result) : `${what}: done.`;
+        const outcome = success ? success(result) : format(_("$0: done."), what);
         state.notice = typeof outcome === "string" ? { severity: "success", title: outcome } : outcome;
     } catch (error) {
         if (isNotAuthorized(error))
-            state.limited = "The system refused a change for this session" +
-                (error.message ? ` (${error.message.replace(/\.$/, "")})` : "") +
-                ". Turn on administrative access in Cockpit's top bar, or ask an administrator.";
-        state.notice = { severity: "danger", title: `${what} failed`, body: describeError(error) };
+            state.limited = (error.message
+                ? format(_("The system refused a change for this session ($0)."), error.message.replace(/\.$/, ""))
+                : _("The system refused a change for this session.")) + " " +
+                _("Turn on administrative access in Cockpit's top bar, or ask an administrator.");
+        state.notice = { severity: "danger", title: format(_("$0 failed"), what), body: describeError(error) };
     } finally {
         state.busy = false;
         state.resize = null;
@@ -105,19 +107,17 @@ async function change(what, run, { success } = {}) {
  * warning, never a success. */
 function resizeOutcome(name, pages, achieved) {
     if (achieved === pages)
-        return `The ${name} pool now has ${achieved} pages, as requested.`;
+        return format(_("The $0 pool now has $1 pages, as requested."), name, achieved);
     if (achieved < pages)
         return {
             severity: "warning",
-            title: `The ${name} pool got ${achieved} of the ${pages} pages requested.`,
-            body: "The kernel could not find enough free contiguous memory. " +
-                  "Try again later, free memory, or reserve the pages at boot.",
+            title: format(_("The $0 pool got $1 of the $2 pages requested."), name, achieved, pages),
+            body: _("The kernel could not find enough free contiguous memory. Try again later, free memory, or reserve the pages at boot."),
         };
     return {
         severity: "info",
-        title: `The ${name} pool has ${achieved} pages; ${pages} were requested.`,
-        body: `${achieved - pages} pages are in use and cannot be freed yet: ` +
-              "the kernel frees them when their users release them.",
+        title: format(_("The $0 pool has $1 pages; $2 were requested."), name, achieved, pages),
+        body: format(_("$0 pages are in use and cannot be freed yet: the kernel frees them when their users release them."), achieved - pages),
     };
 }
 
@@ -139,7 +139,7 @@ function resizePool(proxy, pages) {
             notify();
         });
     state.resize = { name, achieved: proxy.Minimum, target: pages, phase: "starting" };
-    return change(`Resizing the ${name} pool`, async () => {
+    return change(format(_("Resizing the $0 pool"), name), async () => {
         try {
             const [achieved] = await call(proxy.path, PAGE_SIZE_IFACE, "SetMinimum",
                                           [pages, changeOptions({ hard: variant("b", true) })], "ta{sv}");
@@ -151,29 +151,29 @@ function resizePool(proxy, pages) {
 }
 
 function setMaximum(proxy, pages) {
-    return change(`Setting the ${proxy.Name} maximum`,
+    return change(format(_("Setting the $0 maximum"), proxy.Name),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "SetMaximum", [pages, changeOptions()], "ta{sv}"))[0],
                   {
                       success: achieved => achieved === pages
-                          ? `The ${proxy.Name} pool may now grow to ${achieved} pages.`
+                          ? format(_("The $0 pool may now grow to $1 pages."), proxy.Name, achieved)
                           : {
                               severity: "info",
-                              title: `The ${proxy.Name} pool's maximum is ${achieved} pages; ${pages} were requested.`,
-                              body: "Pages in use keep the pool above the new maximum until they are released.",
+                              title: format(_("The $0 pool's maximum is $1 pages; $2 were requested."), proxy.Name, achieved, pages),
+                              body: _("Pages in use keep the pool above the new maximum until they are released."),
                           },
                   });
 }
 
 function setNodePages(proxy, node, pages) {
-    return change(`Resizing the ${proxy.Name} pool on node ${node}`,
+    return change(format(_("Resizing the $0 pool on node $1"), proxy.Name, node),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "SetNodePages",
                                           [node, pages, changeOptions()], "uta{sv}"))[0],
                   {
                       success: achieved => achieved === pages
-                          ? `Node ${node} now has ${achieved} ${proxy.Name} pages, as requested.`
+                          ? format(_("Node $0 now has $1 $2 pages, as requested."), node, achieved, proxy.Name)
                           : {
                               severity: "warning",
-                              title: `Node ${node} has ${achieved} ${proxy.Name} pages; ${pages} were requested.`,
+                              title: format(_("Node $0 has $1 $2 pages; $3 were requested."), node, achieved, proxy.Name, pages),
                           },
                   });
 }
@@ -183,12 +183,12 @@ function createMounts(scope, owner, pageSize, maxSize) {
     /* the dialog checked the limit (validate.js) */
     if (maxSize)
         options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", parseBytes(maxSize));
-    return change("Creating the mount", async () => {
+    return change(_("Creating the mount"), async () => {
         if (pageSize === "all")
             return (await call(MANAGER_PATH, MANAGER_IFACE, "CreateMounts", [scope, owner, options], "ssa{sv}"))[0];
         const proxy = sizeByName(pageSize);
         return [(await call(proxy.path, PAGE_SIZE_IFACE, "CreateMount", [scope, owner, options], "ssa{sv}"))[0]];
-    }, { success: paths => `Mounted ${paths.join(", ")}.` });
+    }, { success: paths => format(_("Mounted $0."), paths.join(", ")) });
 }
 
 /* A claim on the whole pool has no node (absent from the Claims record). */
@@ -205,16 +205,16 @@ function sizeName(size) {
 function claim(consumer, pageSize, pages, node) {
     const proxy = sizeByName(pageSize);
     const options = changeOptions(node === "" ? {} : { node: variant("u", Number(node)) });
-    return change(`Claiming ${pageSize} pages for ${consumer}`,
+    return change(format(_("Claiming $0 pages for $1"), pageSize, consumer),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Claim",
                                           [consumer, pages, options], "sta{sv}"))[0],
                   {
                       success: achieved => achieved === pages
-                          ? `${consumer} holds its ${pages} ${pageSize} pages.`
+                          ? format(_("$0 holds its $1 $2 pages."), consumer, pages, pageSize)
                           : {
                               severity: "warning",
-                              title: `${consumer} got ${achieved} of the ${pages} ${pageSize} pages it claimed.`,
-                              body: "The claim is recorded; the kernel could not find more memory now (see Checks).",
+                              title: format(_("$0 got $1 of the $2 $3 pages it claimed."), consumer, achieved, pages, pageSize),
+                              body: _("The claim is recorded; the kernel could not find more memory now (see Checks)."),
                           },
                   });
 }
@@ -223,36 +223,39 @@ function claim(consumer, pageSize, pages, node) {
 function release(consumer, size, node) {
     const proxy = sizeProxies().find(p => p.Size === size);
     if (!proxy) {
-        state.notice = { severity: "danger", title: `The kernel has no ${sizeName(size)} pool: the claim of ${consumer} cannot be released here` };
+        state.notice = { severity: "danger", title: format(_("The kernel has no $0 pool: the claim of $1 cannot be released here"), sizeName(size), consumer) };
         notify();
         return;
     }
     const options = node === ALL_NODES ? {} : { node: variant("u", node) };
-    return change(`Releasing the claim of ${consumer}`,
+    return change(format(_("Releasing the claim of $0"), consumer),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Release", [consumer, options], "sa{sv}"))[0],
                   {
-                      success: held => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay` +
-                          ` (${node === ALL_NODES ? "the pool" : `node ${node}`} holds ${held} persistent pages).`,
+                      success: held => (node === ALL_NODES
+                          ? format(_("Released the $0 claim of $1; other consumers' pages stay (the pool holds $2 persistent pages)."),
+                                   sizeName(size), consumer, held)
+                          : format(_("Released the $0 claim of $1; other consumers' pages stay (node $2 holds $3 persistent pages)."),
+                                   sizeName(size), consumer, node, held)),
                   });
 }
 
 /* persist on Unmount removes the configuration section that makes the
  * mount, which only the service's own mounts have */
 function unmount(path, managed) {
-    return change(`Unmounting ${path}`,
+    return change(format(_("Unmounting $0"), path),
                   async () => (await call(MANAGER_PATH, MANAGER_IFACE, "Unmount", [path, managed ? changeOptions() : {}], "sa{sv}"))[0],
-                  { success: paths => `Unmounted ${paths.join(", ")}.` });
+                  { success: paths => format(_("Unmounted $0."), paths.join(", ")) });
 }
 
 function setThp(key, value) {
-    return change(`Setting THP ${key}`,
+    return change(format(_("Setting THP $0"), key),
                   async () => (await call(MANAGER_PATH, MANAGER_IFACE, "SetThp", [{ [key]: variant("s", value) }, changeOptions()], "a{sv}a{sv}"))[0],
-                  { success: achieved => `Transparent huge pages: ${key} is now ${achieved[key] ? achieved[key].v : value}.` });
+                  { success: achieved => format(_("Transparent huge pages: $0 is now $1."), key, achieved[key] ? achieved[key].v : value) });
 }
 
 function setTunable(method, signature, args, what) {
     return change(what, () => call(MANAGER_PATH, MANAGER_IFACE, method, [...args, changeOptions()], signature),
-                  { success: result => result && result.length ? `${what}: now ${result[0]}.` : `${what}: done.` });
+                  { success: result => (result && result.length ? format(_("$0: now $1."), what, result[0]) : format(_("$0: done."), what)) });
 }
 
 /* --- Explain and usage ------------------------------------------------------ */
@@ -282,7 +285,7 @@ function applyFix(entry) {
     if (plan.resize)
         return resizePool(plan.resize.proxy, plan.resize.pages);
     return change(plan.title, () => call(plan.path, plan.iface, plan.method, plan.args, plan.signature),
-                  { success: () => `${plan.title}: done.` });
+                  { success: () => format(_("$0: done."), plan.title) });
 }
 
 async function scanUsage() {
@@ -352,8 +355,7 @@ function start() {
     });
     manager.wait(() => {
         if (!manager.valid) {
-            state.unavailable = "hugepagesd is not running or does not answer on the system bus " +
-                "(org.hugepages.Manager). Start hugepagesd.service.";
+            state.unavailable = _("hugepagesd is not running or does not answer on the system bus (org.hugepages.Manager). Start hugepagesd.service.");
             notify();
             return;
         }

@@ -5,13 +5,15 @@
  * service (which checks again and says why in its own words). Each returns
  * null when the value is fine, or the sentence saying what is wrong. */
 
-/* A page count: a whole number, at least @min */
+import { _ } from "./i18n.js";
+
+/* A page count: a whole number, at least @min (0 or 1) */
 export function pagesError(text, min = 0, message = null) {
     if (text === "")
-        return "Enter a number of pages";
+        return _("Enter a number of pages");
     const n = Number(text);
     if (!Number.isInteger(n) || n < min)
-        return message || `Enter a whole number of pages, ${min === 0 ? "0" : min} or more`;
+        return message || (min === 0 ? _("Enter a whole number of pages, 0 or more") : _("Enter a whole number of pages, 1 or more"));
     return null;
 }
 
@@ -19,7 +21,7 @@ export function pagesError(text, min = 0, message = null) {
 export function consumerError(name) {
     return /^[a-z0-9][a-z0-9._-]{0,63}$/.test(name)
         ? null
-        : "A consumer name is 1 to 64 characters of a-z, 0-9, '.', '_' and '-', such as postgresql";
+        : _("A consumer name is 1 to 64 characters of a-z, 0-9, '.', '_' and '-', such as postgresql");
 }
 
 /* "2M", "1G", "512k" or a byte count, as the mount limits take them */
@@ -35,5 +37,5 @@ export function parseBytes(text) {
 export function sizeLimitError(text) {
     if (text === "" || /^\d+%$/.test(text) || !Number.isNaN(parseBytes(text)))
         return null;
-    return "The size limit must be a size such as 512M or 2G, or a percentage such as 50%";
+    return _("The size limit must be a size such as 512M or 2G, or a percentage such as 50%");
 }

@@ -367,6 +367,20 @@ const scenarios = {
         await shot(page, "config");
     },
 
+    /* a German browser: the page's strings from its German catalog */
+    async german(page) {
+        await page.goto(URL);
+        await page.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
+        result.title = await text(page, "h1");
+        result.claims = await text(page, "#hp-summary-claims-title");
+        result.persist = await text(page, "label[for=hp-persist]");
+        result.summary = await text(page, "#hp-summary-claims");
+        await go(page, "pools");
+        result.headers = await page.locator("#hp-pools-table th").allTextContents();
+        result.back = await text(page, "#hp-back");
+        await shot(page, "german");
+    },
+
     /* nothing silent in the configuration: not applied at boot, a value
      * overridden by a drop-in, a THP value that is no keyword */
     async configTruth(page) {
@@ -394,7 +408,8 @@ async function main() {
             headless: true,
             args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
         });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    /* a locale of the scenario's (Accept-Language, which picks the page's po.js) */
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: PARAMS.locale });
     const problems = [];
     page.on("console", msg => {
         log(`console.${msg.type()}: ${msg.text()}`);

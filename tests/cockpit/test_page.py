@@ -155,3 +155,12 @@ def test_claim_and_release(service, fake_kernel, polkit, browser):
     assert fake_kernel.read_int(f'{H2}/nr_hugepages') == 2
     # the refused name never reached polkit
     assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS] * 2
+
+
+def test_german_locale_shows_the_german_catalog(service, fake_kernel, polkit, browser):
+    seen = browser('german', locale='de-DE')
+    assert seen['claims'] == 'Anforderungen'
+    assert seen['persist'].startswith('Änderungen nach einem Neustart behalten')
+    assert seen['summary'].endswith('0 Anforderungen')
+    assert 'Seitengröße' in seen['headers']
+    assert seen['back'] == 'Huge Pages'
