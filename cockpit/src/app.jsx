@@ -238,7 +238,51 @@ function PoolsCard({ api, openDialog }) {
                             })}
                         </Tbody>
                     </Table>}
+            {proxies.length > 0 &&
+                <Gallery hasGutter minWidths={{ default: "100%", md: "20rem" }} className="hp-charts">
+                    {proxies.map(p => <PoolChart key={p.Name} api={api} proxy={p} />)}
+                </Gallery>}
         </HpCard>
+    );
+}
+
+/* A pool's pages over the last minutes (index.js records them from the
+ * PropertiesChanged stream): the total as a line, the pages in use as an
+ * area below it, as steps, since the kernel's counts change in jumps. Its
+ * label says the same in words. */
+function PoolChart({ api, proxy }) {
+    const points = api.history[proxy.Name] || [];
+    const now = Date.now();
+    const start = now - api.HISTORY_MS;
+    const W = 300, H = 80;
+    const max = Math.max(1, ...points.map(p => p.total));
+    const x = t => (Math.max(t, start) - start) / api.HISTORY_MS * W;
+    const y = v => H - (v / max) * (H - 4);
+    const steps = key => points.map((p, i) => (i
+        ? `H${x(p.t).toFixed(1)} V${y(p[key]).toFixed(1)}`
+        : `M${x(p.t).toFixed(1)} ${y(p[key]).toFixed(1)}`)).join(" ") + ` H${W}`;
+    const id = poolId(proxy.Name);
+    const last = points[points.length - 1];
+    const minutes = Math.round(api.HISTORY_MS / 60000);
+    const label = last
+        ? format(_("$0 pool over the last $1 minutes: $2 samples; now $3 pages, $4 in use; at most $5"),
+                 proxy.Name, minutes, points.length, last.total, last.used, max)
+        : format(_("$0 pool: no samples yet"), proxy.Name);
+    return (
+        <figure className="hp-chart" id={`hp-chart-${id}`} data-samples={points.length}
+                data-last-total={last ? last.total : ""}>
+            <figcaption>{format(_("$0 pool, last $1 minutes"), proxy.Name, minutes)}</figcaption>
+            <svg viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" role="img" aria-label={label}>
+                {points.length > 0 && <>
+                    <path className="hp-chart-used" d={`${steps("used")} V${H} H${x(points[0].t).toFixed(1)} Z`} />
+                    <path className="hp-chart-total" d={steps("total")} />
+                </>}
+            </svg>
+            <div className="hp-chart-legend" aria-hidden="true">
+                <span className="hp-chart-key-total" /> {_("Total")} <span className="hp-chart-key-used" /> {_("In use")}
+                {" · "}{format(_("scale 0 to $0 pages"), max)}
+            </div>
+        </figure>
     );
 }
 

@@ -457,6 +457,18 @@ export function ExplainCard({ api }) {
 
 /* --- usage ----------------------------------------------------------------- */
 
+/* A process's (or cgroup's, or file's) huge page memory drawn against the
+ * largest in its list; the label says it in words */
+function Drawn({ bytes, max }) {
+    const width = max > 0 ? `${(100 * bytes / max).toFixed(1)}%` : "0";
+    return (
+        <div className="hp-usage-drawn">
+            <span className="hp-usage-bar" role="img" style={{ width }}
+                  aria-label={format(_("$0 of huge pages"), formatBytes(bytes))} />
+        </div>
+    );
+}
+
 export function UsageCard({ api }) {
     const { state } = api;
     const u = state.usage;
@@ -464,6 +476,13 @@ export function UsageCard({ api }) {
     const f = (entry, key) => (entry[key] ? entry[key].v : "");
     const pagesOf = list => (list || []).map(e =>
         `${formatBytes(f(e, "page-size"))}: ${Number(f(e, "shared") || 0) + Number(f(e, "private") || 0)}`).join(", ");
+    const bytesOf = list => (list || []).reduce((sum, e) =>
+        sum + (Number(f(e, "shared") || 0) + Number(f(e, "private") || 0)) * Number(f(e, "page-size") || 0), 0);
+    const processes = v("processes") || [];
+    const processMax = Math.max(0, ...processes.map(p => bytesOf(f(p, "hugetlb"))));
+    const cgroups = v("cgroups") || [];
+    const cgroupBytes = c => (f(c, "hugetlb") || []).reduce((sum, e) => sum + Number(f(e, "current") || 0), 0);
+    const cgroupMax = Math.max(0, ...cgroups.map(cgroupBytes));
     const section = (title, id, label, columns, rows, empty) => (
         <>
             <Title headingLevel="h3" className="hp-subtitle">{title}</Title>
@@ -485,9 +504,17 @@ export function UsageCard({ api }) {
                     <Alert isInline variant="info" title={_("Only your own processes, files and segments are shown")}>
                         {_("Seeing everything needs administrative access.")}
                     </Alert>}
-                {section(_("Processes"), "hp-usage-processes", _("Processes"), [_("PID"), _("Command"), _("User"), _("Pages")],
-                         (v("processes") || []).map(p => [String(f(p, "pid")), f(p, "cmdline") || f(p, "command"),
-                             f(p, "user"), pagesOf(f(p, "hugetlb"))]), _("No process maps huge pages"))}
+                {section(_("Processes"), "hp-usage-processes", _("Processes"), [_("PID"), _("Command"), _("User"), _("Pages"), _("Memory")],
+                         processes.map(p => [String(f(p, "pid")), f(p, "cmdline") || f(p, "command"),
+                             f(p, "user"), pagesOf(f(p, "hugetlb")),
+                             <Drawn bytes={bytesOf(f(p, "hugetlb"))} max={processMax} />]), _("No process maps huge pages"))}
+                {section(_("Control groups"), "hp-usage-cgroups", _("Control groups"), [_("Path"), _("Huge pages"), _("Memory")],
+                         cgroups.map(c => [<code>{f(c, "path")}</code>,
+                             (f(c, "hugetlb") || []).map(e => (f(e, "max") !== ""
+                                 ? format(_("$0 pages: $1 of at most $2"), formatBytes(f(e, "page-size")),
+                                          formatBytes(f(e, "current")), formatBytes(f(e, "max")))
+                                 : format(_("$0 pages: $1"), formatBytes(f(e, "page-size")), formatBytes(f(e, "current"))))).join(", "),
+                             <Drawn bytes={cgroupBytes(c)} max={cgroupMax} />]), _("No control group holds huge pages"))}
                 {section(_("Files in hugetlbfs"), "hp-usage-files", _("Files"), [_("Path"), _("Size"), _("Pages"), _("Owner"), _("Mapped by")],
                          (v("files") || []).map(e => [<code>{f(e, "path")}</code>, formatBytes(f(e, "size")),
                              String(f(e, "pages")), f(e, "user"),

@@ -39,6 +39,24 @@ const state = {
     persist: false,             /* "Keep after reboot": the persist option */
 };
 
+/* Each pool's pages over the last minutes, from the proxies' changes
+ * (PropertiesChanged): { name: [{ t, total, used }] }, oldest first */
+const HISTORY_MS = 5 * 60 * 1000;
+const history = {};
+
+function recordPools() {
+    const now = Date.now();
+    for (const p of sizeProxies()) {
+        const points = history[p.Name] || (history[p.Name] = []);
+        const last = points[points.length - 1];
+        if (!last || last.total !== p.Total || last.used !== p.Total - p.Free)
+            points.push({ t: now, total: p.Total, used: p.Total - p.Free });
+        /* keep the last point before the window: the line starts at its value */
+        while (points.length > 1 && points[1].t < now - HISTORY_MS)
+            points.shift();
+    }
+}
+
 /* The React half (app.jsx, cards.jsx) draws the page from state and the
  * proxies; notify() tells it that something changed. */
 let version = 0;
@@ -309,7 +327,7 @@ function disabled() {
 
 /* What app.jsx draws from */
 const api = {
-    state, manager, records, sizeProxies, sizeByName, sizeName, resizeStart,
+    state, manager, records, sizeProxies, history, HISTORY_MS, sizeByName, sizeName, resizeStart,
     disabled,
     actions: {
         resizePool, setMaximum, setNodePages, claim, release, createMounts, unmount, setThp, setTunable,
@@ -346,8 +364,10 @@ function start() {
     mountApp(document.getElementById("app"), api);
     manager.addEventListener("changed", notify);
     cockpit.addEventListener("locationchanged", notify);
-    pageSizes.addEventListener("added", notify);
-    pageSizes.addEventListener("changed", notify);
+    pageSizes.addEventListener("added", () => { recordPools(); notify(); });
+    pageSizes.addEventListener("changed", () => { recordPools(); notify(); });
+    /* the charts move on while nothing changes */
+    window.setInterval(notify, 5000);
     pageSizes.addEventListener("removed", notify);
     client.addEventListener("close", (event, options) => {
         state.unavailable = cockpit.message(options);

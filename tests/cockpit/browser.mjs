@@ -168,6 +168,12 @@ const scenarios = {
         await waitText(page, "#hp-pool-2MB .hp-total", String(PARAMS.behind), 10000);
         await waitText(page, "#hp-pool-2MB .hp-free", String(PARAMS.behind), 10000);
         result.liveMs = Date.now() - t0;
+        /* the live chart drew the change from the same stream */
+        await page.waitForFunction(behind => document.getElementById("hp-chart-2MB").dataset.lastTotal === String(behind),
+                                   PARAMS.behind, { timeout: TIMEOUT });
+        result.chartSamples = Number(await page.locator("#hp-chart-2MB").getAttribute("data-samples"));
+        result.chartLabel = await page.locator("#hp-chart-2MB svg").getAttribute("aria-label");
+        result.chartPath = await page.locator("#hp-chart-2MB .hp-chart-total").getAttribute("d");
         await shot(page, "live");
 
         /* one NUMA node's share: the dialog validates as one types */
@@ -364,6 +370,11 @@ const scenarios = {
         assert.equal(await page.locator("#hp-usage .pf-m-danger").count(), 0, "the usage scan failed");
         /* processes, files and segments: each a table, or an empty state */
         result.usageTables = await page.locator("#hp-usage-processes, #hp-usage-files, #hp-usage-sysv").count();
+        /* per process and per cgroup, drawn as well as listed */
+        result.processBars = await page.locator("#hp-usage-processes [role=img]").evaluateAll(
+            bars => bars.map(b => [b.getAttribute("aria-label"), b.style.width]));
+        result.cgroupBars = await page.locator("#hp-usage-cgroups [role=img]").evaluateAll(
+            bars => bars.map(b => [b.getAttribute("aria-label"), b.style.width]));
         await shot(page, "config");
     },
 

@@ -7,13 +7,21 @@ hugepagesd on a fake kernel tree; chromium runs the scenarios of browser.mjs
 (which assert what the page shows) and this side checks what reached the
 (fake) kernel. Screenshots: BUILDDIR/test-results/cockpit/."""
 
+import importlib.util
 import os
 import shutil
 
 import pytest
 
 import hpdtest
+from conftest import REPO
 from fakekernel import Pool, Tunables
+
+# the usage tests' fake processes, shared rather than copied
+_spec = importlib.util.spec_from_file_location(
+    'hpd_test_usage', os.path.join(REPO, 'tests', 'integration', 'test_usage.py'))
+usage = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(usage)
 
 H2 = 'sys/kernel/mm/hugepages/hugepages-2048kB'
 CONF = 'etc/hugepagesd/hugepagesd.conf'
@@ -43,6 +51,10 @@ def test_pools_resize_progress_and_live_updates(service, fake_kernel, polkit, br
     assert seen['phase'] in ('allocating', 'compacting', 'node 0', 'node 1', 'done')
     assert fake_kernel.read_int(fake_kernel.node_file(1, 2048, 'nr_hugepages')) == 5
     assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS] * 3
+    # the chart: the pool's totals as they came (4, 6, 12, 3 at least), now 3
+    assert seen['chartSamples'] >= 4
+    assert 'now 3 pages' in seen['chartLabel']
+    assert seen['chartPath'].startswith('M') and seen['chartPath'].count('H') >= 4
 
 
 def test_denied_change_shows_the_reason_and_turns_read_only(service, fake_kernel, polkit, browser):
@@ -92,6 +104,15 @@ def test_configuration_drift_tunables_and_usage(service, fake_kernel, polkit, br
     polkit.allow(ACTION_TUNABLES, 'org.hugepages.manager.inspect-usage')
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\n[thp]\nenabled = madvise\n')
     recommended = fake_kernel.recommended_min_free_kbytes()
+    # two processes with anonymous huge pages (3 and 1), one cgroup holding 4 MiB
+    for pid, pages in ((4343, 3), (4444, 1)):
+        usage.add_process(fake_kernel, pid, 0, f'loader{pid}',
+                          usage.vma(0x7f2000000000, 0x7f2000000000 + pages * usage.MiB * 2, '00:10', 37,
+                                    '/anon_hugepage (deleted)', 2048, private_kb=pages * 2048,
+                                    flags='rd wr mr mw me ac ht'))
+    fake_kernel.write('sys/fs/cgroup/cgroup.controllers', 'cpu memory hugetlb\n')
+    fake_kernel.write('sys/fs/cgroup/db.slice/hugetlb.2MB.current', f'{4 * usage.MiB}\n')
+    fake_kernel.write('sys/fs/cgroup/db.slice/hugetlb.2MB.max', f'{8 * usage.MiB}\n')
     seen = browser('config', minFree=1024, configured=4, recommendedMinFree=recommended)
     assert 'asks for 4' in seen['drift']
     assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == recommended
@@ -99,6 +120,9 @@ def test_configuration_drift_tunables_and_usage(service, fake_kernel, polkit, br
     assert fake_kernel.read(PERSISTED).endswith('\n[tunables]\nmin-free-kbytes = recommended\n')
     assert 'recommended' in seen['saved']
     assert seen['usageTables'] >= 3
+    # drawn: the larger process fills its bar, the other a third of it
+    assert sorted(seen['processBars']) == [['2 MiB of huge pages', '33.3%'], ['6 MiB of huge pages', '100%']]
+    assert seen['cgroupBars'] == [['4 MiB of huge pages', '100%']]
 
 
 @pytest.mark.fake_kernel(boot_hook='systemd-disabled')
