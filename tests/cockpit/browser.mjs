@@ -12,23 +12,13 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-
-const require = createRequire(path.join(process.env.HP_NODE_MODULES, "noop.js"));
-const { chromium } = require("playwright-core");
+import { PARAMS, SHOTS, TEST, go as goTo, log, run } from "./scenario.mjs";
 
 const URL = process.env.HP_URL;
 const ROOT = process.env.HP_KERNEL_ROOT;
-const SHOTS = process.env.HP_SCREENSHOTS;
-const TEST = process.env.HP_TEST || "test";
-const PARAMS = JSON.parse(process.env.HP_PARAMS || "{}");
 const TIMEOUT = 15000;
 const result = {};
-
-function log(...args) {
-    console.error(new Date().toISOString(), ...args);
-}
 
 function kernelWrite(rel, value) {
     log(`kernel: ${rel} = ${value}`);
@@ -69,13 +59,7 @@ async function waitText(page, selector, expected, timeout = TIMEOUT) {
     }
 }
 
-/* The summary's card of @view opens its details; the breadcrumb leads back */
-async function go(page, view) {
-    if (await page.locator("#hp-back").count())
-        await page.click("#hp-back");
-    await page.click(`#hp-open-${view}`);
-    await page.locator(`#hp-card-${view}`).waitFor({ timeout: TIMEOUT });
-}
+const go = (page, view) => goTo(page, view, TIMEOUT);
 
 async function open(page, view = "pools") {
     await page.goto(URL);
@@ -407,43 +391,8 @@ const scenarios = {
     },
 };
 
-async function main() {
-    const scenario = process.argv[2];
-    if (!scenarios[scenario])
-        throw new Error(`unknown scenario ${scenario}`);
-    /* the tier's shared chromium (browser-server.mjs), or one of its own */
-    const browser = process.env.HP_BROWSER_WS
-        ? await chromium.connect(process.env.HP_BROWSER_WS)
-        : await chromium.launch({
-            executablePath: process.env.HP_CHROMIUM || "/usr/bin/chromium",
-            headless: true,
-            args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        });
+run(scenarios, result, {
     /* a locale of the scenario's (Accept-Language, which picks the page's po.js) */
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: PARAMS.locale });
-    const problems = [];
-    page.on("console", msg => {
-        log(`console.${msg.type()}: ${msg.text()}`);
-        if (msg.type() === "error")
-            problems.push(msg.text());
-    });
-    page.on("pageerror", error => { log(`page error: ${error}`); problems.push(String(error)); });
-    try {
-        await scenarios[scenario](page);
-        assert.deepEqual(problems, [], "JavaScript errors or console errors in the page");
-        console.log("RESULT " + JSON.stringify(result));
-    } catch (error) {
-        log(`FAILED: ${error.stack || error}`);
-        try {
-            await shot(page, "failure");
-            log(await page.locator("#app").innerText());
-        } catch (e) {
-            log(`no failure screenshot: ${e}`);
-        }
-        process.exitCode = 1;
-    } finally {
-        await browser.close();
-    }
-}
-
-main();
+    newPage: browser => browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: PARAMS.locale }),
+    onFailure: async page => log(await page.locator("#app").innerText()),
+});

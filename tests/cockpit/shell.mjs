@@ -12,27 +12,17 @@
  *   HP_BASE=http://127.0.0.1:PORT HP_USER=... HP_PASSWORD=... node shell.mjs SCENARIO
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import path from "node:path";
-
-const require = createRequire(path.join(process.env.HP_NODE_MODULES, "noop.js"));
-const { chromium } = require("playwright-core");
+import { PARAMS, SHOTS, TEST, go as goTo, log, run } from "./scenario.mjs";
 
 const BASE = process.env.HP_BASE;
 const USER = process.env.HP_USER;
 const PASSWORD = process.env.HP_PASSWORD;
-const SHOTS = process.env.HP_SCREENSHOTS;
-const TEST = process.env.HP_TEST || "test";
-const PARAMS = JSON.parse(process.env.HP_PARAMS || "{}");
 const TIMEOUT = 20000;
 const FRAME_NAME = "cockpit1:localhost/hugepages";
 const FRAME = `iframe[name="${FRAME_NAME}"]`;
 const AXE = path.join(process.env.HP_NODE_MODULES, "axe-core", "axe.min.js");
 const result = { shots: [], axe: {} };
-
-function log(...args) {
-    console.error(new Date().toISOString(), ...args);
-}
 
 /* the page as it is, then dark and at a phone's width; back as it was */
 async function shots(page, name) {
@@ -127,13 +117,7 @@ async function findPage(page) {
     return frame;
 }
 
-/* The summary's card of @view opens its details; the breadcrumb leads back */
-async function go(frame, view) {
-    if (await frame.locator("#hp-back").count())
-        await frame.locator("#hp-back").click();
-    await frame.locator(`#hp-open-${view}`).click();
-    await frame.locator(`#hp-card-${view}`).waitFor({ timeout: TIMEOUT });
-}
+const go = (frame, view) => goTo(frame, view, TIMEOUT);
 
 async function readOnly(page, frame) {
     const notice = frame.locator("#hp-readonly");
@@ -237,49 +221,16 @@ const scenarios = {
     },
 };
 
-async function main() {
-    const scenario = process.argv[2];
-    if (!scenarios[scenario])
-        throw new Error(`unknown scenario ${scenario}`);
-    /* the tier's shared chromium (browser-server.mjs), or one of its own */
-    const browser = process.env.HP_BROWSER_WS
-        ? await chromium.connect(process.env.HP_BROWSER_WS)
-        : await chromium.launch({
-            executablePath: process.env.HP_CHROMIUM || "/usr/bin/chromium",
-            headless: true,
-            args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        });
+run(scenarios, result, {
     /* axe is added as a script tag, which the page's CSP would block */
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, bypassCSP: true });
-    const page = await context.newPage();
-    const problems = [];
-    page.on("console", msg => {
-        log(`console.${msg.type()}: ${msg.text()}`);
-        /* the shell's own complaints (a failed login attempt's 401, services
-         * this machine lacks) are Cockpit's; the page's are ours */
-        if (msg.type() === "error" && (msg.location().url || "").includes("/hugepages/"))
-            problems.push(msg.text());
-    });
-    page.on("pageerror", error => { log(`page error: ${error}`); problems.push(String(error)); });
-    try {
-        await scenarios[scenario](page);
-        assert.deepEqual(problems, [], "JavaScript errors in the shell or the page, console errors in the page");
-        console.log("RESULT " + JSON.stringify(result));
-    } catch (error) {
-        log(`FAILED: ${error.stack || error}`);
-        try {
-            await page.screenshot({ path: path.join(SHOTS, `${TEST}-failure.png`) });
-            log(await page.locator("body").innerText());
-            const frame = page.frame({ name: "cockpit1:localhost/hugepages" });
-            if (frame)
-                log(await frame.locator("body").innerText());
-        } catch (e) {
-            log(`no failure screenshot: ${e}`);
-        }
-        process.exitCode = 1;
-    } finally {
-        await browser.close();
-    }
-}
-
-main();
+    newPage: async browser => (await browser.newContext({ viewport: { width: 1400, height: 1000 }, bypassCSP: true })).newPage(),
+    /* the shell's own complaints (a failed login attempt's 401, services
+     * this machine lacks) are Cockpit's; the page's are ours */
+    isOwnError: msg => (msg.location().url || "").includes("/hugepages/"),
+    onFailure: async page => {
+        log(await page.locator("body").innerText());
+        const frame = page.frame({ name: FRAME_NAME });
+        if (frame)
+            log(await frame.locator("body").innerText());
+    },
+});

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 import hpdtest
-from conftest import REPO
+from conftest import REPO, in_private_mount_namespace
 from fakekernel import Pool, Tunables
 
 # the usage tests' fake processes, shared rather than copied
@@ -133,16 +133,6 @@ def test_configuration_card_says_what_is_silent_elsewhere(service, fake_kernel, 
     assert 'systemctl enable hugepagesd-apply.service hugepages.target' in seen['hook']
     assert f'overrides 4 ({fake_kernel.path(CONF)}:2)' in seen['override']
     assert any(f'{fake_kernel.path(CONF)}:4: ' in e and 'sometimes' in e for e in seen['errors'])
-
-
-def in_private_mount_namespace():
-    """Whether this process has a mount namespace of its own, as
-    `unshare -m ... python3` gives it (PID 1's namespace may be unreadable
-    in a container, the parent's is not)."""
-    try:
-        return os.readlink('/proc/self/ns/mnt') != os.readlink(f'/proc/{os.getppid()}/ns/mnt')
-    except OSError:
-        return False
 
 
 @pytest.mark.skipif(not in_private_mount_namespace(),
