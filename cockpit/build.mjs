@@ -48,9 +48,11 @@ function writePot(messages) {
             : `msgid ${poString(m.id)}\nmsgid_plural ${poString(m.plural)}\nmsgstr[0] ""\nmsgstr[1] ""\n`));
     const header = 'msgid ""\nmsgstr ""\n"Project-Id-Version: hugepagesd cockpit page\\n"\n' +
         '"MIME-Version: 1.0\\n"\n"Content-Type: text/plain; charset=UTF-8\\n"\n"Content-Transfer-Encoding: 8bit\\n"\n';
+    /* REUSE-IgnoreStart: the header of the file written, not this one's */
     fs.writeFileSync(path.join(podir, "hugepages-cockpit.pot"),
                      "# The Cockpit page's messages: node build.mjs --pot (do not edit)\n" +
                      "# SPDX-FileCopyrightText: 2026 The hugepagesd authors\n# SPDX-License-Identifier: LGPL-2.1-or-later\n" + header + "\n" + entries.join("\n"));
+    /* REUSE-IgnoreEnd */
 }
 
 /* A .po file as { header, messages: { msgid: [plural or null, str0, str1...] } };
