@@ -38,6 +38,12 @@ async function shots(page, name) {
         if (await page.locator(FRAME).count())
             await frame.locator(`html${scheme === "dark" ? "" : ":not("}.pf-v6-theme-dark${scheme === "dark" ? "" : ")"}`)
                     .waitFor({ timeout: TIMEOUT });
+        /* colours as they settle (for the picture and for axe's contrast
+         * checks): the theme's switch runs CSS transitions */
+        const pageFrame = page.frame({ name: FRAME_NAME });
+        if (pageFrame && await page.locator(FRAME).count())
+            await pageFrame.evaluate(() => Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
+                .map(a => a.finished.catch(() => null))));
         const file = path.join(SHOTS, `${TEST}-${name}-${suffix}.png`);
         await page.screenshot({ path: file });
         result.shots.push(path.basename(file));
@@ -54,9 +60,6 @@ async function checkAxe(page, view) {
     const frame = page.frame({ name: FRAME_NAME });
     if (!frame || !(await page.locator(FRAME).count()))
         return;
-    /* colours as they settle: the theme's switch runs CSS transitions */
-    await frame.evaluate(() => Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
-        .map(a => a.finished.catch(() => null))));
     if (!(await frame.evaluate(() => typeof window.axe !== "undefined")))
         await frame.addScriptTag({ path: AXE });
     const found = await frame.evaluate(() => window.axe.run(document, {
