@@ -89,7 +89,7 @@ function PoolDialog({ api, dialog, onClose }) {
     const [node, setNode] = useState(nodes.length ? nodes[0][0] : 0);
     const nodeMinimum = n => { const row = nodes.find(r => r[0] === n); return row ? String(row[4]) : "0"; };
     const start = kind === "minimum" ? api.resizeStart(proxy)
-        : kind === "maximum" ? proxy.Maximum : nodeMinimum(node);
+        : kind === "maximum" ? proxy.Maximum : kind === "demote" ? "1" : nodeMinimum(node);
     const [value, setValue] = useState(String(start));
     const error = pagesError(value);
     const pages = error ? 0 : Number(value);
@@ -114,6 +114,14 @@ function PoolDialog({ api, dialog, onClose }) {
             label: _("Maximum pages"),
             helper: format(_("$0. The pool may grow to this with surplus pages; now $1."), size, proxy.Maximum),
             run: () => api.actions.setMaximum(proxy, pages),
+        },
+        demote: {
+            title: format(_("Demote $0 pages"), proxy.Name),
+            field: `hp-demote-${id}`, button: `hp-demote-button-${id}`, action: _("Demote"),
+            label: _("Pages to split"),
+            helper: format(_("$0. Free $1 pages are split into $2 pages; $3 are free now."), size, proxy.Name,
+                           formatBytes(proxy.DemoteSize), proxy.Free),
+            run: () => api.actions.demote(proxy, pages),
         },
         nodes: {
             title: format(_("$0 pages per NUMA node"), proxy.Name),
@@ -194,6 +202,7 @@ function PoolsCard({ api, openDialog }) {
                                     { title: _("Set minimum…"), onClick: () => openDialog({ proxy: p, kind: "minimum" }) },
                                     p.CanOvercommit && { title: _("Set maximum…"), onClick: () => openDialog({ proxy: p, kind: "maximum" }) },
                                     nodes.length > 0 && { title: _("Pages per node…"), onClick: () => openDialog({ proxy: p, kind: "nodes" }) },
+                                    p.DemoteSize > 0 && { title: _("Demote…"), onClick: () => openDialog({ proxy: p, kind: "demote" }) },
                                 ].filter(Boolean);
                                 return (
                                     <Tr key={p.Name} id={`hp-pool-${id}`} data-pool={p.Name}>

@@ -483,11 +483,12 @@ export function UsageCard({ api }) {
     const cgroups = v("cgroups") || [];
     const cgroupBytes = c => (f(c, "hugetlb") || []).reduce((sum, e) => sum + Number(f(e, "current") || 0), 0);
     const cgroupMax = Math.max(0, ...cgroups.map(cgroupBytes));
-    const section = (title, id, label, columns, rows, empty) => (
+    const section = (title, id, label, columns, rows, empty, actions = false) => (
         <>
             <Title headingLevel="h3" className="hp-subtitle">{title}</Title>
             {rows.length
-                ? <SimpleTable id={id} label={label} columns={columns} rows={rows.map((cells, i) => ({ key: i, cells }))} />
+                ? <SimpleTable id={id} label={label} columns={columns} actions={actions}
+                               rows={rows.map((cells, i) => ({ key: i, cells }))} />
                 : <Empty id={id} title={empty} />}
         </>
     );
@@ -515,11 +516,16 @@ export function UsageCard({ api }) {
                                           formatBytes(f(e, "current")), formatBytes(f(e, "max")))
                                  : format(_("$0 pages: $1"), formatBytes(f(e, "page-size")), formatBytes(f(e, "current"))))).join(", "),
                              <Drawn bytes={cgroupBytes(c)} max={cgroupMax} />]), _("No control group holds huge pages"))}
-                {section(_("Files in hugetlbfs"), "hp-usage-files", _("Files"), [_("Path"), _("Size"), _("Pages"), _("Owner"), _("Mapped by")],
+                {section(_("Files in hugetlbfs"), "hp-usage-files", _("Files"), [_("Path"), _("Size"), _("Pages"), _("Owner"), _("Mapped by"), ""],
                          (v("files") || []).map(e => [<code>{f(e, "path")}</code>, formatBytes(f(e, "size")),
                              String(f(e, "pages")), f(e, "user"),
-                             f(e, "mapped") ? (f(e, "pids") || []).join(", ") : <Label isCompact color="orange">{_("orphan")}</Label>]),
-                         _("No files"))}
+                             f(e, "mapped") ? (f(e, "pids") || []).join(", ") : <Label isCompact color="orange">{_("orphan")}</Label>,
+                             f(e, "mapped")
+                                 ? ""
+                                 : <Kebab id={`hp-file-actions-${f(e, "path")}`} label={format(_("Actions of $0"), f(e, "path"))}
+                                          isDisabled={api.disabled()}
+                                          items={[{ title: _("Remove"), isDanger: true, onClick: () => api.actions.removeOrphan(f(e, "path")) }]} />]),
+                         _("No files"), true)}
                 {section(_("SysV shared memory"), "hp-usage-sysv", _("SysV segments"), [_("Key"), _("Owner"), _("Size"), _("Backing"), _("Attached")],
                          (v("sysv") || []).map(e => [String(f(e, "key")), f(e, "user"), formatBytes(f(e, "size")),
                              f(e, "backing"), String(f(e, "nattch"))]), _("No segments"))}

@@ -196,6 +196,35 @@ function setNodePages(proxy, node, pages) {
                   });
 }
 
+/* Splits free pages of the pool into pages of its DemoteSize; the kernel
+ * demotes only free, unreserved pages, so fewer is a warning */
+function demote(proxy, pages) {
+    const smaller = sizeName(proxy.DemoteSize);
+    return change(format(_("Demoting $0 pages"), proxy.Name),
+                  async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Demote", [pages, {}], "ta{sv}"))[0],
+                  {
+                      success: demoted => demoted === pages
+                          ? format(_("$0 $1 pages were split into $2 pages."), demoted, proxy.Name, smaller)
+                          : {
+                              severity: "warning",
+                              title: format(_("$0 of the $1 $2 pages asked for were split into $3 pages."), demoted, pages, proxy.Name, smaller),
+                              body: _("The kernel splits only free pages that nobody has reserved."),
+                          },
+                  });
+}
+
+/* Unlinks a hugetlbfs file that no process maps; its pages go back to the
+ * pool. The usage is scanned again to show it gone. */
+function removeOrphan(path) {
+    return change(format(_("Removing $0"), path),
+                  async () => {
+                      const [freed] = await call(MANAGER_PATH, MANAGER_IFACE, "RemoveOrphan", [path, {}], "sa{sv}");
+                      scanUsage();
+                      return freed;
+                  },
+                  { success: freed => format(_("Removed $0; $1 of huge pages went back to the pool."), path, formatBytes(freed)) });
+}
+
 function createMounts(scope, owner, pageSize, maxSize) {
     const options = changeOptions();
     /* the dialog checked the limit (validate.js) */
@@ -330,7 +359,7 @@ const api = {
     state, manager, records, sizeProxies, history, HISTORY_MS, sizeByName, sizeName, resizeStart,
     disabled,
     actions: {
-        resizePool, setMaximum, setNodePages, claim, release, createMounts, unmount, setThp, setTunable,
+        resizePool, setMaximum, setNodePages, demote, removeOrphan, claim, release, createMounts, unmount, setThp, setTunable,
         applyFix, refreshExplain, scanUsage,
     },
     setPersist(on) {

@@ -362,6 +362,39 @@ const scenarios = {
         await shot(page, "config");
     },
 
+    /* free 1 GB pages split into 2 MB pages from the pool's menu */
+    async demote(page) {
+        await open(page);
+        await poolAction(page, "1GB", "Demote…");
+        await page.fill("#hp-demote-1GB", String(PARAMS.pages));
+        await shot(page, "demote-dialog");
+        await page.click("#hp-demote-button-1GB");
+        const n = await notice(page);
+        log("notice", n);
+        result.notice = n.text;
+        result.severity = n.severity;
+    },
+
+    /* an orphaned hugetlbfs file from the usage scan, removed from its row's menu */
+    async orphan(page) {
+        await open(page, "usage");
+        await page.click("#hp-usage-scan");
+        const row = page.locator("#hp-usage-files tr", { hasText: PARAMS.path });
+        await row.waitFor({ timeout: 30000 });
+        result.row = (await row.textContent()).trim();
+        /* a mapped file offers no removal */
+        result.mappedActions = await page.locator("#hp-usage-files tr", { hasText: PARAMS.mapped })
+                .getByRole("button").count();
+        await row.getByRole("button", { name: `Actions of ${PARAMS.path}` }).click();
+        await page.getByRole("menuitem", { name: "Remove" }).click();
+        await waitText(page, "#hp-notice", /Removed/);
+        const n = await notice(page);
+        assert.equal(n.severity, "success", n.text);
+        result.notice = n.text;
+        await row.waitFor({ state: "detached", timeout: 30000 });
+        await shot(page, "orphan-removed");
+    },
+
     /* a German browser: the page's strings from its German catalog */
     async german(page) {
         await page.goto(URL);

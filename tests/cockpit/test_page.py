@@ -178,3 +178,27 @@ def test_german_locale_shows_the_german_catalog(service, fake_kernel, polkit, br
     assert seen['summary'].endswith('0 Anforderungen')
     assert 'Seitengröße' in seen['headers']
     assert seen['back'] == 'Huge Pages'
+
+
+@pytest.mark.fake_kernel(pools={2048: Pool(total=0, free=0), 1048576: Pool(total=2, free=2)})
+def test_demote_splits_free_pages_from_the_pool_menu(service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    seen = browser('demote', pages=1)
+    # the kernel's demote file got the count (the fake kernel demotes
+    # nothing, so the page reports the shortfall as a warning)
+    assert fake_kernel.read('sys/kernel/mm/hugepages/hugepages-1048576kB/demote').strip() == '1'
+    assert seen['severity'] == 'warning'
+    assert 'of the 1 1GB pages asked for were split into 2MB pages' in seen['notice']
+    assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS]
+
+
+@pytest.mark.fake_kernel(mounts=usage.MOUNTS, pools={2048: Pool(total=8, free=3, resv=2)})
+def test_remove_orphan_from_the_usage_scan(service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_MOUNTS, 'org.hugepages.manager.inspect-usage')
+    tree = usage.Tree(fake_kernel)
+    seen = browser('orphan', path=tree.orphan, mapped=tree.data)
+    assert 'orphan' in seen['row']
+    assert seen['mappedActions'] == 0
+    assert 'Removed ' + tree.orphan in seen['notice']
+    assert not os.path.exists(tree.orphan)
+    assert os.path.exists(tree.data)
