@@ -6,28 +6,30 @@
  * error name says which kind of problem it is, which is what decides what the
  * user can do about it, so both are shown, the kind first. */
 
+import { _ } from "./i18n.js";
+
 const PREFIX = "org.hugepages.Manager.Error.";
 
 const KINDS = {
-    Failed: "The change could not be made",
-    NotAuthorized: "You are not allowed to make this change. Turn on administrative access, or ask an administrator",
-    InvalidArgs: "The value is not valid",
-    NotSupported: "This kernel or system does not support that",
-    Busy: "The service is busy with another request; try again in a moment",
-    LimitExceeded: "That is more than this machine's memory allows",
-    NoSuchUser: "There is no such user",
-    NoSuchGroup: "There is no such group",
-    NotMounted: "That is not a hugetlbfs mount",
+    Failed: _("The change could not be made"),
+    NotAuthorized: _("You are not allowed to make this change. Turn on administrative access, or ask an administrator"),
+    InvalidArgs: _("The value is not valid"),
+    NotSupported: _("This kernel or system does not support that"),
+    Busy: _("The service is busy with another request; try again in a moment"),
+    LimitExceeded: _("That is more than this machine's memory allows"),
+    NoSuchUser: _("There is no such user"),
+    NoSuchGroup: _("There is no such group"),
+    NotMounted: _("That is not a hugetlbfs mount"),
 };
 
 const DBUS_KINDS = {
-    "org.freedesktop.DBus.Error.ServiceUnknown": "The huge pages service (hugepagesd) is not running or not installed",
-    "org.freedesktop.DBus.Error.NameHasNoOwner": "The huge pages service (hugepagesd) is not running",
-    "org.freedesktop.DBus.Error.NoReply": "The huge pages service did not answer in time",
-    "org.freedesktop.DBus.Error.Timeout": "The huge pages service did not answer in time",
-    "org.freedesktop.DBus.Error.AccessDenied": "The system bus refused the request",
-    "org.freedesktop.DBus.Error.InvalidArgs": "The value is not valid",
-    "org.freedesktop.DBus.Error.UnknownMethod": "This version of hugepagesd does not offer that operation",
+    "org.freedesktop.DBus.Error.ServiceUnknown": _("The huge pages service (hugepagesd) is not running or not installed"),
+    "org.freedesktop.DBus.Error.NameHasNoOwner": _("The huge pages service (hugepagesd) is not running"),
+    "org.freedesktop.DBus.Error.NoReply": _("The huge pages service did not answer in time"),
+    "org.freedesktop.DBus.Error.Timeout": _("The huge pages service did not answer in time"),
+    "org.freedesktop.DBus.Error.AccessDenied": _("The system bus refused the request"),
+    "org.freedesktop.DBus.Error.InvalidArgs": _("The value is not valid"),
+    "org.freedesktop.DBus.Error.UnknownMethod": _("This version of hugepagesd does not offer that operation"),
 };
 
 /* The kind of error, without the bus prefix ("NotAuthorized"), or null for
@@ -47,7 +49,7 @@ export function isNotAuthorized(error) {
 /* "Kind: the service's message." Never only a D-Bus name. */
 export function describeError(error) {
     if (!error)
-        return "Unknown error";
+        return _("Unknown error");
     const kind = errorKind(error);
     const summary = kind !== null ? KINDS[kind] : DBUS_KINDS[error.name];
     let detail = error.message || "";
@@ -57,7 +59,7 @@ export function describeError(error) {
     if (!summary && !detail && error.problem)
         return cockpit.message(error);
     if (!summary)
-        return detail || (kind ? kind : "The request failed");
+        return detail || (kind ? kind : _("The request failed"));
     if (!detail || detail === summary)
         return summary + ".";
     return summary + ": " + detail.replace(/\.?$/, ".");

@@ -14,9 +14,10 @@
 import "./index.css";
 import { describeError, isNotAuthorized } from "./errors.js";
 import { planFix } from "./fixes.js";
-import {
-    alert, button, card, formatBytes, h, label, progress, replaceChildren, select, table, textInput, usageBar,
-} from "./dom.js";
+import { formatBytes } from "./format.js";
+import { parseBytes } from "./validate.js";
+import { _, format } from "./i18n.js";
+import { mountApp } from "./app.jsx";
 
 import {
     MANAGER_PATH, MANAGER_IFACE, PAGE_SIZE_IFACE, call, client, manager, pageSizes, variant, watchAccess,
@@ -38,7 +39,34 @@ const state = {
     persist: false,             /* "Keep after reboot": the persist option */
 };
 
-const sections = {};
+/* Each pool's pages over the last minutes, from the proxies' changes
+ * (PropertiesChanged): { name: [{ t, total, used }] }, oldest first */
+const HISTORY_MS = 5 * 60 * 1000;
+const history = {};
+
+function recordPools() {
+    const now = Date.now();
+    for (const p of sizeProxies()) {
+        const points = history[p.Name] || (history[p.Name] = []);
+        const last = points[points.length - 1];
+        if (!last || last.total !== p.Total || last.used !== p.Total - p.Free)
+            points.push({ t: now, total: p.Total, used: p.Total - p.Free });
+        /* keep the last point before the window: the line starts at its value */
+        while (points.length > 1 && points[1].t < now - HISTORY_MS)
+            points.shift();
+    }
+}
+
+/* The React half (app.jsx, cards.jsx) draws the page from state and the
+ * proxies; notify() tells it that something changed. */
+let version = 0;
+const listeners = new Set();
+
+function notify() {
+    version++;
+    for (const listener of listeners)
+        listener();
+}
 
 /* --- calls ---------------------------------------------------------------- */
 
@@ -73,21 +101,22 @@ async function change(what, run, { success } = {}) {
         return;
     state.busy = true;
     state.notice = null;
-    renderAll();
+    notify();
     try {
         const result = await run();
-        const outcome = success ? success(result) : `${what}: done.`;
+        const outcome = success ? success(result) : format(_("$0: done."), what);
         state.notice = typeof outcome === "string" ? { severity: "success", title: outcome } : outcome;
     } catch (error) {
         if (isNotAuthorized(error))
-            state.limited = "The system refused a change for this session" +
-                (error.message ? ` (${error.message.replace(/\.$/, "")})` : "") +
-                ". Turn on administrative access in Cockpit's top bar, or ask an administrator.";
-        state.notice = { severity: "danger", title: `${what} failed`, body: describeError(error) };
+            state.limited = (error.message
+                ? format(_("The system refused a change for this session ($0)."), error.message.replace(/\.$/, ""))
+                : _("The system refused a change for this session.")) + " " +
+                _("Turn on administrative access in Cockpit's top bar, or ask an administrator.");
+        state.notice = { severity: "danger", title: format(_("$0 failed"), what), body: describeError(error) };
     } finally {
         state.busy = false;
         state.resize = null;
-        renderAll();
+        notify();
         refreshExplain();
     }
 }
@@ -96,19 +125,17 @@ async function change(what, run, { success } = {}) {
  * warning, never a success. */
 function resizeOutcome(name, pages, achieved) {
     if (achieved === pages)
-        return `The ${name} pool now has ${achieved} pages, as requested.`;
+        return format(_("The $0 pool now has $1 pages, as requested."), name, achieved);
     if (achieved < pages)
         return {
             severity: "warning",
-            title: `The ${name} pool got ${achieved} of the ${pages} pages requested.`,
-            body: "The kernel could not find enough free contiguous memory. " +
-                  "Try again later, free memory, or reserve the pages at boot.",
+            title: format(_("The $0 pool got $1 of the $2 pages requested."), name, achieved, pages),
+            body: _("The kernel could not find enough free contiguous memory. Try again later, free memory, or reserve the pages at boot."),
         };
     return {
         severity: "info",
-        title: `The ${name} pool has ${achieved} pages; ${pages} were requested.`,
-        body: `${achieved - pages} pages are in use and cannot be freed yet: ` +
-              "the kernel frees them when their users release them.",
+        title: format(_("The $0 pool has $1 pages; $2 were requested."), name, achieved, pages),
+        body: format(_("$0 pages are in use and cannot be freed yet: the kernel frees them when their users release them."), achieved - pages),
     };
 }
 
@@ -127,10 +154,10 @@ function resizePool(proxy, pages) {
         { path: proxy.path, interface: PAGE_SIZE_IFACE, member: "AllocationProgress" },
         (path, iface, signal, [achieved, target, phase]) => {
             state.resize = { name, achieved, target, phase };
-            renderPools();
+            notify();
         });
     state.resize = { name, achieved: proxy.Minimum, target: pages, phase: "starting" };
-    return change(`Resizing the ${name} pool`, async () => {
+    return change(format(_("Resizing the $0 pool"), name), async () => {
         try {
             const [achieved] = await call(proxy.path, PAGE_SIZE_IFACE, "SetMinimum",
                                           [pages, changeOptions({ hard: variant("b", true) })], "ta{sv}");
@@ -142,50 +169,73 @@ function resizePool(proxy, pages) {
 }
 
 function setMaximum(proxy, pages) {
-    return change(`Setting the ${proxy.Name} maximum`,
+    return change(format(_("Setting the $0 maximum"), proxy.Name),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "SetMaximum", [pages, changeOptions()], "ta{sv}"))[0],
                   {
                       success: achieved => achieved === pages
-                          ? `The ${proxy.Name} pool may now grow to ${achieved} pages.`
+                          ? format(_("The $0 pool may now grow to $1 pages."), proxy.Name, achieved)
                           : {
                               severity: "info",
-                              title: `The ${proxy.Name} pool's maximum is ${achieved} pages; ${pages} were requested.`,
-                              body: "Pages in use keep the pool above the new maximum until they are released.",
+                              title: format(_("The $0 pool's maximum is $1 pages; $2 were requested."), proxy.Name, achieved, pages),
+                              body: _("Pages in use keep the pool above the new maximum until they are released."),
                           },
                   });
 }
 
 function setNodePages(proxy, node, pages) {
-    return change(`Resizing the ${proxy.Name} pool on node ${node}`,
+    return change(format(_("Resizing the $0 pool on node $1"), proxy.Name, node),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "SetNodePages",
                                           [node, pages, changeOptions()], "uta{sv}"))[0],
                   {
                       success: achieved => achieved === pages
-                          ? `Node ${node} now has ${achieved} ${proxy.Name} pages, as requested.`
+                          ? format(_("Node $0 now has $1 $2 pages, as requested."), node, achieved, proxy.Name)
                           : {
                               severity: "warning",
-                              title: `Node ${node} has ${achieved} ${proxy.Name} pages; ${pages} were requested.`,
+                              title: format(_("Node $0 has $1 $2 pages; $3 were requested."), node, achieved, proxy.Name, pages),
                           },
                   });
 }
 
+/* Splits free pages of the pool into pages of its DemoteSize; the kernel
+ * demotes only free, unreserved pages, so fewer is a warning */
+function demote(proxy, pages) {
+    const smaller = sizeName(proxy.DemoteSize);
+    return change(format(_("Demoting $0 pages"), proxy.Name),
+                  async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Demote", [pages, {}], "ta{sv}"))[0],
+                  {
+                      success: demoted => demoted === pages
+                          ? format(_("$0 $1 pages were split into $2 pages."), demoted, proxy.Name, smaller)
+                          : {
+                              severity: "warning",
+                              title: format(_("$0 of the $1 $2 pages asked for were split into $3 pages."), demoted, pages, proxy.Name, smaller),
+                              body: _("The kernel splits only free pages that nobody has reserved."),
+                          },
+                  });
+}
+
+/* Unlinks a hugetlbfs file that no process maps; its pages go back to the
+ * pool. The usage is scanned again to show it gone. */
+function removeOrphan(path) {
+    return change(format(_("Removing $0"), path),
+                  async () => {
+                      const [freed] = await call(MANAGER_PATH, MANAGER_IFACE, "RemoveOrphan", [path, {}], "sa{sv}");
+                      scanUsage();
+                      return freed;
+                  },
+                  { success: freed => format(_("Removed $0; $1 of huge pages went back to the pool."), path, formatBytes(freed)) });
+}
+
 function createMounts(scope, owner, pageSize, maxSize) {
     const options = changeOptions();
-    if (maxSize) {
-        const bytes = parseBytes(maxSize);
-        if (!/^\d+%$/.test(maxSize) && Number.isNaN(bytes)) {
-            state.notice = { severity: "danger", title: "The size limit must be a size such as 512M or 2G, or a percentage such as 50%" };
-            renderStatus();
-            return;
-        }
-        options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", bytes);
-    }
-    return change("Creating the mount", async () => {
+    /* the dialog checked the limit (validate.js) */
+    if (maxSize)
+        options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", parseBytes(maxSize));
+    return change(_("Creating the mount"), async () => {
         if (pageSize === "all")
             return (await call(MANAGER_PATH, MANAGER_IFACE, "CreateMounts", [scope, owner, options], "ssa{sv}"))[0];
         const proxy = sizeByName(pageSize);
         return [(await call(proxy.path, PAGE_SIZE_IFACE, "CreateMount", [scope, owner, options], "ssa{sv}"))[0]];
-    }, { success: paths => `Mounted ${paths.join(", ")}.` });
+    }, { success: paths => format(_("Mounted $0."), paths.join(", ")) });
 }
 
 /* A claim on the whole pool has no node (absent from the Claims record). */
@@ -200,28 +250,18 @@ function sizeName(size) {
  * every claim. The answer is how many claimed pages the pool holds: fewer
  * is a warning, and the claim stays recorded. */
 function claim(consumer, pageSize, pages, node) {
-    if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(consumer)) {
-        state.notice = { severity: "danger", title: "A consumer name is 1 to 64 characters of a-z, 0-9, '.', '_' and '-', such as postgresql" };
-        renderStatus();
-        return;
-    }
-    if (!Number.isInteger(pages) || pages < 1) {
-        state.notice = { severity: "danger", title: "Claim a whole number of pages, at least 1" };
-        renderStatus();
-        return;
-    }
     const proxy = sizeByName(pageSize);
     const options = changeOptions(node === "" ? {} : { node: variant("u", Number(node)) });
-    return change(`Claiming ${pageSize} pages for ${consumer}`,
+    return change(format(_("Claiming $0 pages for $1"), pageSize, consumer),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Claim",
                                           [consumer, pages, options], "sta{sv}"))[0],
                   {
                       success: achieved => achieved === pages
-                          ? `${consumer} holds its ${pages} ${pageSize} pages.`
+                          ? format(_("$0 holds its $1 $2 pages."), consumer, pages, pageSize)
                           : {
                               severity: "warning",
-                              title: `${consumer} got ${achieved} of the ${pages} ${pageSize} pages it claimed.`,
-                              body: "The claim is recorded; the kernel could not find more memory now (see Checks).",
+                              title: format(_("$0 got $1 of the $2 $3 pages it claimed."), consumer, achieved, pages, pageSize),
+                              body: _("The claim is recorded; the kernel could not find more memory now (see Checks)."),
                           },
                   });
 }
@@ -230,45 +270,39 @@ function claim(consumer, pageSize, pages, node) {
 function release(consumer, size, node) {
     const proxy = sizeProxies().find(p => p.Size === size);
     if (!proxy) {
-        state.notice = { severity: "danger", title: `The kernel has no ${sizeName(size)} pool: the claim of ${consumer} cannot be released here` };
-        renderStatus();
+        state.notice = { severity: "danger", title: format(_("The kernel has no $0 pool: the claim of $1 cannot be released here"), sizeName(size), consumer) };
+        notify();
         return;
     }
     const options = node === ALL_NODES ? {} : { node: variant("u", node) };
-    return change(`Releasing the claim of ${consumer}`,
+    return change(format(_("Releasing the claim of $0"), consumer),
                   async () => (await call(proxy.path, PAGE_SIZE_IFACE, "Release", [consumer, options], "sa{sv}"))[0],
                   {
-                      success: held => `Released the ${sizeName(size)} claim of ${consumer}; other consumers' pages stay` +
-                          ` (${node === ALL_NODES ? "the pool" : `node ${node}`} holds ${held} persistent pages).`,
+                      success: held => (node === ALL_NODES
+                          ? format(_("Released the $0 claim of $1; other consumers' pages stay (the pool holds $2 persistent pages)."),
+                                   sizeName(size), consumer, held)
+                          : format(_("Released the $0 claim of $1; other consumers' pages stay (node $2 holds $3 persistent pages)."),
+                                   sizeName(size), consumer, node, held)),
                   });
 }
 
 /* persist on Unmount removes the configuration section that makes the
  * mount, which only the service's own mounts have */
 function unmount(path, managed) {
-    return change(`Unmounting ${path}`,
+    return change(format(_("Unmounting $0"), path),
                   async () => (await call(MANAGER_PATH, MANAGER_IFACE, "Unmount", [path, managed ? changeOptions() : {}], "sa{sv}"))[0],
-                  { success: paths => `Unmounted ${paths.join(", ")}.` });
+                  { success: paths => format(_("Unmounted $0."), paths.join(", ")) });
 }
 
 function setThp(key, value) {
-    return change(`Setting THP ${key}`,
+    return change(format(_("Setting THP $0"), key),
                   async () => (await call(MANAGER_PATH, MANAGER_IFACE, "SetThp", [{ [key]: variant("s", value) }, changeOptions()], "a{sv}a{sv}"))[0],
-                  { success: achieved => `Transparent huge pages: ${key} is now ${achieved[key] ? achieved[key].v : value}.` });
+                  { success: achieved => format(_("Transparent huge pages: $0 is now $1."), key, achieved[key] ? achieved[key].v : value) });
 }
 
 function setTunable(method, signature, args, what) {
     return change(what, () => call(MANAGER_PATH, MANAGER_IFACE, method, [...args, changeOptions()], signature),
-                  { success: result => result && result.length ? `${what}: now ${result[0]}.` : `${what}: done.` });
-}
-
-/* "2M", "1G", "512k" or a byte count, as the mount limits take them */
-function parseBytes(text) {
-    const match = /^\s*(\d+)\s*([kKmMgGtT]?)i?[bB]?\s*$/.exec(text);
-    if (!match)
-        return NaN;
-    const shift = { "": 0, k: 10, m: 20, g: 30, t: 40 }[match[2].toLowerCase()];
-    return Number(match[1]) * 2 ** shift;
+                  { success: result => (result && result.length ? format(_("$0: now $1."), what, result[0]) : format(_("$0: done."), what)) });
 }
 
 /* --- Explain and usage ------------------------------------------------------ */
@@ -288,7 +322,7 @@ async function refreshExplain() {
     } catch (error) {
         state.explainError = describeError(error);
     }
-    renderExplain();
+    notify();
 }
 
 function applyFix(entry) {
@@ -298,14 +332,14 @@ function applyFix(entry) {
     if (plan.resize)
         return resizePool(plan.resize.proxy, plan.resize.pages);
     return change(plan.title, () => call(plan.path, plan.iface, plan.method, plan.args, plan.signature),
-                  { success: () => `${plan.title}: done.` });
+                  { success: () => format(_("$0: done."), plan.title) });
 }
 
 async function scanUsage() {
     state.usage = null;
     state.usageError = null;
     state.usageRunning = true;
-    renderUsage();
+    notify();
     try {
         const [usage] = await call(MANAGER_PATH, MANAGER_IFACE, "GetUsage", [{}], "a{sv}");
         state.usage = usage;
@@ -313,483 +347,31 @@ async function scanUsage() {
         state.usageError = describeError(error);
     }
     state.usageRunning = false;
-    renderUsage();
-}
-
-/* --- rendering ------------------------------------------------------------- */
-
-/* Keeps what the user typed (and the focus) across a re-render of a live
- * section: properties change every second while someone is typing. */
-function rerender(container, build) {
-    const typed = {};
-    for (const input of container.querySelectorAll("input[id], select[id]"))
-        typed[input.id] = input.value;
-    const focused = document.activeElement && container.contains(document.activeElement)
-        ? document.activeElement.id : null;
-    replaceChildren(container, build());
-    for (const [id, value] of Object.entries(typed)) {
-        const input = document.getElementById(id);
-        if (input && input.dataset.keep !== "no")
-            input.value = value;
-    }
-    if (focused && document.getElementById(focused))
-        document.getElementById(focused).focus();
+    notify();
 }
 
 function disabled() {
     return Boolean(state.limited || state.busy);
 }
 
-function renderStatus() {
-    const parts = [];
-    if (state.unavailable)
-        parts.push(alert("danger", "The huge pages service is not available", state.unavailable, { id: "hp-unavailable" }));
-    if (state.limited)
-        parts.push(alert("warning", "Read only: changes are not allowed in this session", state.limited, { id: "hp-readonly" }));
-    if (state.notice)
-        parts.push(alert(state.notice.severity, state.notice.title, state.notice.body, { id: "hp-notice" }));
-    parts.push(h("div", { class: "pf-v6-c-check hp-persist" },
-                 h("input", {
-                     class: "pf-v6-c-check__input", type: "checkbox", id: "hp-persist", "data-keep": "no",
-                     checked: state.persist, disabled: disabled(),
-                     onchange: ev => { state.persist = ev.target.checked; },
-                 }),
-                 h("label", { class: "pf-v6-c-check__label", for: "hp-persist" },
-                   "Keep changes after reboot (saved in /etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf)")));
-    rerender(sections.status, () => parts);
-}
-
-function renderPools() {
-    const proxies = sizeProxies();
-    rerender(sections.pools, () => {
-        const rows = proxies.map(p => {
-            const id = p.Name.replace(/[^A-Za-z0-9]/g, "");
-            const nodes = records(p.Nodes, ["node", "total", "free", "surplus", "minimum"]).map(([node, total, free, surplus, minimum]) =>
-                h("div", { class: "hp-node", "data-node": node },
-                  `node ${node}: ${total} (${free} free`, surplus ? `, ${surplus} surplus` : "", ")",
-                  usageBar(`hp-bar-${id}-${node}`, `${p.Name} pages on node ${node}`,
-                           { used: total - free, free, surplus }),
-                  h("input", {
-                      type: "number", min: 0, class: "hp-node-input", id: `hp-node-${id}-${node}`,
-                      "aria-label": `${p.Name} pages on node ${node}`, value: minimum, disabled: disabled(),
-                  }),
-                  button("Set", () => {
-                      const value = Number(document.getElementById(`hp-node-${id}-${node}`).value);
-                      setNodePages(p, node, value);
-                  }, { small: true, disabled: disabled(), variant: "link" })));
-            const resizing = state.resize && state.resize.name === p.Name ? state.resize : null;
-            return {
-                attrs: { "data-pool": p.Name, id: `hp-pool-${id}` },
-                cells: [
-                    h("span", {}, p.Name, p.IsDefault ? [" ", label("default", "blue")] : null,
-                      p.Gigantic ? [" ", label("gigantic", "purple")] : null,
-                      usageBar(`hp-bar-${id}`, `${p.Name} pool`, {
-                          used: p.Total - p.Free, reserved: Math.min(p.Reserved, p.Free),
-                          free: p.Free - Math.min(p.Reserved, p.Free), surplus: p.Surplus,
-                      })),
-                    h("span", { class: "hp-total" }, String(p.Total)),
-                    h("span", { class: "hp-free" }, String(p.Free)),
-                    String(p.Reserved),
-                    String(p.Surplus),
-                    h("span", { class: "hp-minimum" }, String(p.Minimum)),
-                    h("span", { class: "hp-target", title: `Base ${p.Base} plus the claims` }, String(p.Target)),
-                    h("span", { class: "hp-maximum" }, String(p.Maximum)),
-                    h("div", {}, nodes),
-                    h("div", { class: "hp-resize" },
-                      h("input", {
-                          type: "number", min: 0, id: `hp-resize-${id}`, "aria-label": `New ${p.Name} pool size in pages`,
-                          value: resizeStart(p), disabled: disabled(),
-                      }),
-                      button("Set minimum", () => {
-                          const value = Number(document.getElementById(`hp-resize-${id}`).value);
-                          if (!Number.isInteger(value) || value < 0) {
-                              state.notice = { severity: "danger", title: "Enter a whole number of pages" };
-                              renderStatus();
-                              return;
-                          }
-                          resizePool(p, value);
-                      }, { id: `hp-resize-button-${id}`, disabled: disabled(), variant: "primary", small: true }),
-                      p.CanOvercommit
-                          ? button("Set maximum", () => {
-                              setMaximum(p, Number(document.getElementById(`hp-resize-${id}`).value));
-                          }, { id: `hp-max-button-${id}`, disabled: disabled(), small: true })
-                          : null,
-                      resizing
-                          ? progress(`hp-progress-${id}`, resizing.achieved, resizing.target,
-                                     `${resizing.achieved} of ${resizing.target} pages (${resizing.phase})`, resizing.phase)
-                          : null),
-                ],
-            };
-        });
-        const facts = manager.valid
-            ? h("p", { class: "hp-facts" },
-                `Memory ${formatBytes(manager.MemTotal)}, at most ${formatBytes(manager.PoolMemoryLimit)} in pools; `,
-                `base page ${formatBytes(manager.BasePageSize)}; NUMA nodes ${(manager.NumaNodes || []).join(", ")}.`)
-            : null;
-        return [facts, table("Huge page pools",
-                             ["Page size", "Total", "Free", "Reserved", "Surplus", "Minimum", "Target", "Maximum", "Per node", "Resize"],
-                             rows, { id: "hp-pools-table", empty: "This kernel offers no huge page sizes" })];
-    });
-}
-
-function modeText(mode) {
-    return "0" + Number(mode).toString(8);
-}
-
-function renderMounts() {
-    const mounts = manager.valid ? (manager.Mounts || []) : [];
-    const sizes = sizeProxies();
-    rerender(sections.mounts, () => {
-        const rows = mounts.map(([path, attrs]) => {
-            const a = name => attrs[name] ? attrs[name].v : undefined;
-            const limits = [
-                a("max-size") !== undefined ? `max ${formatBytes(a("max-size"))}` : null,
-                a("min-size") !== undefined ? `min ${formatBytes(a("min-size"))}` : null,
-                a("max-inodes") !== undefined ? `${a("max-inodes")} inodes` : null,
-            ].filter(Boolean).join(", ") || "none";
-            // the root's owner and mode are shown; the mount options' where
-            // they differ (hugeadm sets them after mounting)
-            const differ = name => a(`options-${name}`) !== undefined && a(`options-${name}`) !== a(name);
-            const optionsSay = [
-                differ("uid") ? `uid=${a("options-uid")}` : null,
-                differ("gid") ? `gid=${a("options-gid")}` : null,
-                differ("mode") ? `mode=${modeText(a("options-mode"))}` : null,
-            ].filter(Boolean).join(",");
-            return {
-                attrs: { "data-mount": path },
-                cells: [
-                    h("code", {}, path),
-                    formatBytes(a("page-size")),
-                    `${a("uid")}:${a("gid")}`,
-                    modeText(a("mode")) + (optionsSay ? ` (mount options: ${optionsSay})` : ""),
-                    limits,
-                    a("managed") ? label("hugepagesd", "green") : label("other"),
-                    button("Unmount", () => unmount(path, a("managed")),
-                           { variant: "danger", small: true, disabled: disabled(), title: `Unmount ${path}` }),
-                ],
-            };
-        });
-        const sizeOptions = [["all", "Every page size"], ...sizes.map(p => [p.Name, p.Name])];
-        const form = h("form", { class: "hp-inline-form", id: "hp-mount-form", onsubmit: ev => ev.preventDefault() },
-                       h("label", { for: "hp-mount-scope" }, "Scope"),
-                       select({ id: "hp-mount-scope" },
-                              [["system", "System"], ["user", "User"], ["group", "Group"], ["global", "Everyone"]], "system"),
-                       h("label", { for: "hp-mount-owner" }, "User or group"),
-                       textInput({ id: "hp-mount-owner", placeholder: "for user and group mounts" }),
-                       h("label", { for: "hp-mount-size" }, "Page size"),
-                       select({ id: "hp-mount-size" }, sizeOptions, "all"),
-                       h("label", { for: "hp-mount-max" }, "Size limit"),
-                       textInput({ id: "hp-mount-max", placeholder: "e.g. 1G or 50%" }),
-                       button("Create mount", () => {
-                           const value = id => document.getElementById(id).value.trim();
-                           const scope = value("hp-mount-scope");
-                           createMounts(scope, scope === "user" || scope === "group" ? value("hp-mount-owner") : "",
-                                        value("hp-mount-size"), value("hp-mount-max"));
-                       }, { id: "hp-mount-create", variant: "primary", disabled: disabled() }));
-        return [table("hugetlbfs mounts", ["Path", "Page size", "Owner", "Mode", "Limits", "Made by", ""],
-                      rows, { id: "hp-mounts-table", empty: "No hugetlbfs mounts" }), form];
-    });
-}
-
-/* cockpit's bridge hands 64-bit unsigned values above 2^63 over as negative
- * numbers; the kernel's default shmmax and shmall are that large, meaning
- * "no limit" */
-function unsignedText(value) {
-    const v = value < 0 ? value + 2 ** 64 : value;
-    return v >= 2 ** 62 ? "unlimited" : String(v);
-}
-
-function renderTunables() {
-    if (!manager.valid)
-        return;
-    const m = manager;
-    rerender(sections.tunables, () => {
-        const numberRow = (name, id, value, apply, recommended, applyRecommended) => [
-            name,
-            h("span", { id: `${id}-value` }, unsignedText(value)),
-            recommended !== undefined ? String(recommended) : "",
-            h("div", { class: "hp-inline" },
-              h("input", {
-                  type: "number", min: 0, id, "aria-label": name, disabled: disabled(),
-                  value: unsignedText(value) === "unlimited" ? "" : value,
-              }),
-              button("Set", () => apply(Number(document.getElementById(id).value)), { small: true, disabled: disabled() }),
-              applyRecommended
-                  ? button("Use recommended", applyRecommended, { small: true, variant: "link", disabled: disabled() })
-                  : null),
-        ];
-        const tunables = table("Tunables", ["Setting", "Current", "Recommended", "Change"], [
-            numberRow("kernel.shmmax (bytes)", "hp-shmmax", m.ShmMax,
-                      v => setTunable("SetShmMax", "ta{sv}", [v], "Setting kernel.shmmax"),
-                      m.RecommendedShmMax,
-                      () => setTunable("SetRecommendedShmMax", "a{sv}", [], "Setting kernel.shmmax")),
-            ["kernel.shmall (base pages)", unsignedText(m.ShmAllPages), String(m.RecommendedShmAllPages), "raised with shmmax"],
-            numberRow("vm.min_free_kbytes", "hp-min-free", m.MinFreeKbytes,
-                      v => setTunable("SetMinFreeKbytes", "ta{sv}", [v], "Setting vm.min_free_kbytes"),
-                      m.RecommendedMinFreeKbytes,
-                      () => setTunable("SetRecommendedMinFreeKbytes", "a{sv}", [], "Setting vm.min_free_kbytes")),
-            ["vm.hugetlb_shm_group", String(m.ShmGroup),
-                "",
-                h("div", { class: "hp-inline" },
-                  textInput({ id: "hp-shm-group", "aria-label": "Group name or number", placeholder: "group" }),
-                  button("Set", () => setTunable("SetShmGroup", "sa{sv}",
-                                                 [document.getElementById("hp-shm-group").value.trim()],
-                                                 "Setting vm.hugetlb_shm_group"),
-                         { small: true, disabled: disabled() }))],
-            ["Huge pages from ZONE_MOVABLE",
-                m.ZoneMovableSupported ? (m.ZoneMovable ? "yes" : "no") : "not supported by this kernel",
-                "",
-                m.ZoneMovableSupported
-                    ? button(m.ZoneMovable ? "Turn off" : "Turn on",
-                             () => setTunable("SetZoneMovable", "ba{sv}", [!m.ZoneMovable], "Setting zone movable"),
-                             { small: true, disabled: disabled() })
-                    : ""],
-        ], { id: "hp-tunables-table" });
-
-        const thp = m.ThpSettings || {};
-        const control = (key, showCurrent) => {
-            const [current, allowed] = thp[key];
-            const id = "hp-thp-" + key.replace(/[^A-Za-z0-9]/g, "-");
-            return h("div", { class: "hp-inline", "data-thp": key },
-                     showCurrent ? h("span", { class: "hp-thp-current" }, current) : null,
-                     select({ id, "aria-label": `THP ${key}`, disabled: disabled(), "data-keep": "no" },
-                            allowed.map(v => [v, v]), current),
-                     button("Apply", () => setThp(key, document.getElementById(id).value),
-                            { small: true, disabled: disabled() }));
-        };
-        /* the system-wide choices, then one row per mTHP size */
-        const mthp = /^hugepages-(\d+)kB\/(.+)$/;
-        const thpRows = Object.keys(thp).filter(key => !mthp.test(key)).sort().map(key => {
-            const [current] = thp[key];
-            return {
-                attrs: { "data-thp": key },
-                cells: [key, h("span", { class: "hp-thp-current" }, current), control(key, false)],
-            };
-        });
-        const sizes = [...new Set(Object.keys(thp).filter(key => mthp.test(key))
-                .map(key => Number(mthp.exec(key)[1])))].sort((a, b) => a - b);
-        const mthpRows = sizes.map(kb => {
-            const cell = name => (thp[`hugepages-${kb}kB/${name}`] ? control(`hugepages-${kb}kB/${name}`, true) : "—");
-            return { attrs: { "data-mthp": kb }, cells: [formatBytes(kb * 1024), cell("enabled"), cell("shmem_enabled")] };
-        });
-        const khugepaged = h("p", {},
-                             `khugepaged: ${m.KhugepagedPagesToScan} pages per scan, sleeps ` +
-                             `${m.KhugepagedScanSleepMillisecs} ms between scans and ` +
-                             `${m.KhugepagedAllocSleepMillisecs} ms after a failed allocation.`);
-        return [tunables,
-            h("h3", { class: "hp-subtitle" }, "Transparent huge pages"),
-            table("Transparent huge pages", ["Setting", "Current", "Change"], thpRows,
-                  { id: "hp-thp-table", empty: "This kernel has no transparent huge pages" }),
-            mthpRows.length
-                ? table("Multi-size transparent huge pages", ["mTHP size", "Anonymous memory (enabled)", "Shared memory (shmem_enabled)"],
-                        mthpRows, { id: "hp-mthp-table" })
-                : null,
-            khugepaged];
-    });
-}
-
-function renderExplain() {
-    rerender(sections.explain, () => {
-        if (state.explainError)
-            return alert("danger", "The checks could not run", state.explainError);
-        if (!state.explain)
-            return h("p", {}, "Checking…");
-        const order = { error: 0, warning: 1, info: 2 };
-        const entries = [...state.explain].sort((a, b) => order[a[0]] - order[b[0]]);
-        const rows = entries.map(entry => {
-            const [severity, id, message, fix] = entry;
-            const plan = planFix(entry, { sizeByName, manager });
-            return {
-                attrs: { "data-explain": id },
-                cells: [
-                    label(severity, severity === "error" ? "red" : severity === "warning" ? "orange" : "blue"),
-                    message,
-                    fix ? h("code", {}, fix) : "",
-                    plan
-                        ? button(plan.label, () => applyFix(entry),
-                                 { small: true, disabled: disabled(), id: `hp-fix-${id}` })
-                        : "",
-                ],
-            };
-        });
-        return [table("Explain", ["", "Finding", "Fix", ""], rows, { id: "hp-explain-table", empty: "Nothing to report" }),
-            button("Check again", refreshExplain, { variant: "link", id: "hp-explain-refresh" })];
-    });
-}
-
-function renderUsage() {
-    rerender(sections.usage, () => {
-        const parts = [button("Scan", scanUsage, { id: "hp-usage-scan", disabled: state.usageRunning })];
-        if (state.usageRunning)
-            parts.push(h("p", {}, "Scanning processes, files and segments…"));
-        if (state.usageError)
-            parts.push(alert("danger", "The scan failed", state.usageError));
-        const u = state.usage;
-        if (u) {
-            const v = key => (u[key] ? u[key].v : undefined);
-            const f = (entry, key) => (entry[key] ? entry[key].v : "");
-            if (v("restricted"))
-                parts.push(alert("info", "Only your own processes, files and segments are shown",
-                                 "Seeing everything needs administrative access."));
-            const pagesOf = list => (list || []).map(e =>
-                `${formatBytes(f(e, "page-size"))}: ${Number(f(e, "shared") || 0) + Number(f(e, "private") || 0)}`).join(", ");
-            parts.push(h("h3", { class: "hp-subtitle" }, "Processes"),
-                       table("Processes", ["PID", "Command", "User", "Pages"],
-                             (v("processes") || []).map(p => [String(f(p, "pid")), f(p, "cmdline") || f(p, "command"),
-                                 f(p, "user"), pagesOf(f(p, "hugetlb"))]),
-                             { id: "hp-usage-processes", empty: "No process maps huge pages" }),
-                       h("h3", { class: "hp-subtitle" }, "Files in hugetlbfs"),
-                       table("Files", ["Path", "Size", "Pages", "Owner", "Mapped by"],
-                             (v("files") || []).map(e => [h("code", {}, f(e, "path")), formatBytes(f(e, "size")),
-                                 String(f(e, "pages")), f(e, "user"),
-                                 f(e, "mapped") ? (f(e, "pids") || []).join(", ") : label("orphan", "orange")]),
-                             { id: "hp-usage-files", empty: "No files" }),
-                       h("h3", { class: "hp-subtitle" }, "SysV shared memory"),
-                       table("SysV segments", ["Key", "Owner", "Size", "Backing", "Attached"],
-                             (v("sysv") || []).map(e => [String(f(e, "key")), f(e, "user"), formatBytes(f(e, "size")),
-                                 f(e, "backing"), String(f(e, "nattch"))]),
-                             { id: "hp-usage-sysv", empty: "No segments" }));
-            const unattributed = v("unattributed") || [];
-            if (unattributed.length)
-                parts.push(h("h3", { class: "hp-subtitle" }, "Pages nobody accounts for"),
-                           table("Unattributed", ["Page size", "In use", "Attributed", "Unattributed", "Reserved"],
-                                 unattributed.map(e => [formatBytes(f(e, "page-size")), String(f(e, "in-use")),
-                                     String(f(e, "in-use-attributed")), String(f(e, "in-use-unattributed")),
-                                     String(f(e, "reserved"))]), { id: "hp-usage-unattributed" }));
-            for (const warning of v("warnings") || [])
-                parts.push(alert("warning", warning));
-            if ((v("truncated") || []).length)
-                parts.push(alert("warning", "The scan stopped early: " + v("truncated").join(", ")));
-        }
-        return parts;
-    });
-}
-
-function renderClaims() {
-    if (!manager.valid)
-        return;
-    rerender(sections.claims, () => {
-        const rows = records(manager.Claims, ["consumer", "page-size", "pages", "node"]).map(([consumer, size, pages, node]) => {
-            const where = node === ALL_NODES ? "pool" : `node ${node}`;
-            return {
-                attrs: { "data-claim": `${consumer} ${sizeName(size)} ${node === ALL_NODES ? "all" : node}` },
-                cells: [consumer, sizeName(size), h("span", { class: "hp-claim-pages" }, String(pages)),
-                    node === ALL_NODES ? "whole pool" : String(node),
-                    button("Release", () => release(consumer, size, node),
-                           { variant: "link", small: true, disabled: disabled(), title: `Release ${consumer}'s ${where} claim` })],
-            };
-        });
-        const sizes = sizeProxies().map(p => [p.Name, p.Name]);
-        const nodes = [["", "Whole pool"], ...(manager.NumaNodes || []).map(n => [String(n), `Node ${n}`])];
-        const form = h("form", { class: "hp-inline-form", id: "hp-claim-form", onsubmit: ev => ev.preventDefault() },
-                       h("label", { for: "hp-claim-consumer" }, "Consumer"),
-                       textInput({ id: "hp-claim-consumer", placeholder: "e.g. postgresql" }),
-                       h("label", { for: "hp-claim-size" }, "Page size"),
-                       select({ id: "hp-claim-size" }, sizes, sizes.length ? sizes[0][0] : ""),
-                       h("label", { for: "hp-claim-pages" }, "Pages"),
-                       h("span", { class: "pf-v6-c-form-control" },
-                         h("input", { type: "number", min: 1, id: "hp-claim-pages", "aria-label": "Pages to claim" })),
-                       h("label", { for: "hp-claim-node" }, "Where"),
-                       select({ id: "hp-claim-node" }, nodes, ""),
-                       button("Claim", () => {
-                           const value = id => document.getElementById(id).value.trim();
-                           claim(value("hp-claim-consumer"), value("hp-claim-size"),
-                                 Number(value("hp-claim-pages")), value("hp-claim-node"));
-                       }, { id: "hp-claim-button", variant: "primary", disabled: disabled() }));
-        return [h("p", {}, "Programs that need huge pages claim their share here (or with hugepagesctl claim); " +
-                  "each pool is kept at the administrator's minimum plus every claim, so no consumer " +
-                  "overwrites another's pages."),
-                table("Claims", ["Consumer", "Page size", "Pages", "Node", ""], rows,
-                      { id: "hp-claims-table", empty: "No claims" }),
-                form];
-    });
-}
-
-function renderConfig() {
-    if (!manager.valid)
-        return;
-    const m = manager;
-    rerender(sections.config, () => {
-        const drift = {};
-        for (const [key, configured, actual, message] of records(m.Drift, ["key", "configured", "actual", "message"]))
-            drift[key] = { configured, actual, message };
-        const settings = records(m.ConfiguredState, ["key", "value", "origin"]);
-        const configured = settings.map(([key, value, origin]) => {
-            const d = drift[key];
-            return {
-                class: d ? "hp-drift" : "",
-                attrs: { "data-config": key, "data-drift": d ? "yes" : "no" },
-                cells: [key, value, d ? (d.actual === "" ? "not on this kernel" : d.actual) : "as configured",
-                    d ? h("span", {}, label("drift", "orange"), " ", d.message) : "", h("code", {}, origin)],
-            };
-        });
-        /* drift of keys the state does not list (should not happen, but
-         * never hide a difference) */
-        for (const key of Object.keys(drift)) {
-            if (!settings.some(([k]) => k === key)) {
-                const d = drift[key];
-                configured.push({
-                    class: "hp-drift",
-                    attrs: { "data-config": key, "data-drift": "yes" },
-                    cells: [key, d.configured, d.actual, h("span", {}, label("drift", "orange"), " ", d.message), ""],
-                });
-            }
-        }
-        const parts = [
-            table("Persisted configuration", ["Setting", "Configured", "Kernel now", "Difference", "Set in"], configured,
-                  { id: "hp-config-table", empty: "Nothing is configured in /etc/hugepagesd" }),
-        ];
-        const hook = m.ApplyAtBoot || {};
-        const hookValue = key => (hook[key] ? hook[key].v : undefined);
-        if (hookValue("enabled") === false)
-            parts.push(alert("warning", "Not applied at boot",
-                             h("span", {}, hookValue("message"), ". Fix: ", h("code", {}, hookValue("fix"))),
-                             { id: "hp-apply-at-boot" }));
-        for (const error of m.ConfigurationErrors || [])
-            parts.push(alert("danger", "Configuration error", error));
-        for (const [key, value, origin, overridden, overriddenOrigin] of records(m.ConfigurationOverrides,
-                                                                                  ["key", "value", "origin", "overridden", "overridden-origin"]))
-            parts.push(alert("info", "Overridden",
-                             h("span", { "data-override": key },
-                               `${key} = ${value} (`, h("code", {}, origin), `) overrides ${overridden} (`,
-                               h("code", {}, overriddenOrigin), ")")));
-        parts.push(h("dl", { class: "hp-boot" },
-                     h("dt", {}, "Boot parameters from the configuration"), h("dd", {}, h("code", {}, m.BootParameters || "none")),
-                     h("dt", {}, "Running kernel was booted with"), h("dd", {}, h("code", {}, m.KernelCommandLine || "none")),
-                     m.RebootRequired ? h("dd", {}, label("reboot required", "orange")) : null));
-        return parts;
-    });
-}
-
-function renderAll() {
-    renderStatus();
-    renderPools();
-    renderMounts();
-    renderTunables();
-    renderExplain();
-    renderClaims();
-    renderConfig();
-}
-
-function layout() {
-    for (const name of ["status", "pools", "claims", "mounts", "tunables", "explain", "usage", "config"])
-        sections[name] = h("div", { id: `hp-${name}` });
-    const app = document.getElementById("app");
-    replaceChildren(app,
-                    h("section", { class: "pf-v6-c-page__main-section" },
-                      h("h1", { class: "pf-v6-c-title pf-m-2xl" }, "Huge pages"),
-                      h("p", { id: "hp-version" }),
-                      sections.status),
-                    h("section", { class: "pf-v6-c-page__main-section hp-cards" },
-                      card("Pools", "hp-card-pools", sections.pools),
-                      card("Checks", "hp-card-explain", sections.explain),
-                      card("Claims", "hp-card-claims", sections.claims),
-                      card("Mounts", "hp-card-mounts", sections.mounts),
-                      card("Tunables", "hp-card-tunables", sections.tunables),
-                      card("Who uses huge pages", "hp-card-usage", sections.usage),
-                      card("Configuration", "hp-card-config", sections.config)));
-    app.removeAttribute("aria-busy");
-}
+/* What app.jsx draws from */
+const api = {
+    state, manager, records, sizeProxies, history, HISTORY_MS, sizeByName, sizeName, resizeStart,
+    disabled,
+    actions: {
+        resizePool, setMaximum, setNodePages, demote, removeOrphan, claim, release, createMounts, unmount, setThp, setTunable,
+        applyFix, refreshExplain, scanUsage,
+    },
+    setPersist(on) {
+        state.persist = on;
+        notify();
+    },
+    subscribe(listener) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+    },
+    version: () => version,
+};
 
 /* --- administrative access --------------------------------------------------- */
 
@@ -800,7 +382,7 @@ function watchSuperuser() {
         if (state.limited === null || state.limited === accessReason)
             state.limited = reason;
         accessReason = reason;
-        renderAll();
+        notify();
     });
 }
 
@@ -808,28 +390,25 @@ function watchSuperuser() {
 
 function start() {
     followShellTheme();
-    layout();
-    renderUsage();
-    manager.addEventListener("changed", () => {
-        document.getElementById("hp-version").textContent = `hugepagesd ${manager.Version}`;
-        renderAll();
-    });
-    pageSizes.addEventListener("added", renderPools);
-    pageSizes.addEventListener("changed", () => { renderPools(); renderMounts(); });
-    pageSizes.addEventListener("removed", renderPools);
+    mountApp(document.getElementById("app"), api);
+    manager.addEventListener("changed", notify);
+    cockpit.addEventListener("locationchanged", notify);
+    pageSizes.addEventListener("added", () => { recordPools(); notify(); });
+    pageSizes.addEventListener("changed", () => { recordPools(); notify(); });
+    /* the charts move on while nothing changes */
+    window.setInterval(notify, 5000);
+    pageSizes.addEventListener("removed", notify);
     client.addEventListener("close", (event, options) => {
         state.unavailable = cockpit.message(options);
-        renderStatus();
+        notify();
     });
     manager.wait(() => {
         if (!manager.valid) {
-            state.unavailable = "hugepagesd is not running or does not answer on the system bus " +
-                "(org.hugepages.Manager). Start hugepagesd.service.";
-            renderStatus();
+            state.unavailable = _("hugepagesd is not running or does not answer on the system bus (org.hugepages.Manager). Start hugepagesd.service.");
+            notify();
             return;
         }
-        document.getElementById("hp-version").textContent = `hugepagesd ${manager.Version}`;
-        renderAll();
+        notify();
         refreshExplain();
         document.body.dataset.ready = "yes";
     });

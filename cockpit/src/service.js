@@ -11,6 +11,8 @@
  * whether a rule lets this user change pools; it is a hint for the page,
  * the service still checks every call. */
 
+import { _ } from "./i18n.js";
+
 export const BUS_NAME = "org.hugepages.Manager";
 export const MANAGER_PATH = "/org/hugepages/Manager";
 export const MANAGER_IFACE = "org.hugepages.Manager";
@@ -79,9 +81,7 @@ export function watchAccess(update) {
         if (current !== "none" || await polkitAllows(ACTION_POOLS))
             update(null);
         else
-            update("Administrative access is off, and this user is not allowed to change " +
-                   "huge page settings. Turn on administrative access in Cockpit's top bar, " +
-                   "or ask an administrator.");
+            update(_("Administrative access is off, and this user is not allowed to change huge page settings. Turn on administrative access in Cockpit's top bar, or ask an administrator."));
     };
     superuser.addEventListener("changed", check);
     superuser.wait(check);

@@ -12,23 +12,13 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-
-const require = createRequire(path.join(process.env.HP_NODE_MODULES, "noop.js"));
-const { chromium } = require("playwright-core");
+import { PARAMS, SHOTS, TEST, go as goTo, log, run } from "./scenario.mjs";
 
 const URL = process.env.HP_URL;
 const ROOT = process.env.HP_KERNEL_ROOT;
-const SHOTS = process.env.HP_SCREENSHOTS;
-const TEST = process.env.HP_TEST || "test";
-const PARAMS = JSON.parse(process.env.HP_PARAMS || "{}");
 const TIMEOUT = 15000;
 const result = {};
-
-function log(...args) {
-    console.error(new Date().toISOString(), ...args);
-}
 
 function kernelWrite(rel, value) {
     log(`kernel: ${rel} = ${value}`);
@@ -69,10 +59,13 @@ async function waitText(page, selector, expected, timeout = TIMEOUT) {
     }
 }
 
-async function open(page) {
+const go = (page, view) => goTo(page, view, TIMEOUT);
+
+async function open(page, view = "pools") {
     await page.goto(URL);
     await page.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
-    await page.locator("#hp-pools-table").waitFor({ timeout: TIMEOUT });
+    await page.locator("#hp-summary").waitFor({ timeout: TIMEOUT });
+    await go(page, view);
 }
 
 async function notice(page) {
@@ -84,9 +77,17 @@ async function notice(page) {
     };
 }
 
+/* a pool's action from its row's kebab menu: the dialog it opens */
+async function poolAction(page, name, action) {
+    await page.click(`#hp-pool-actions-${name}`);
+    await page.getByRole("menuitem", { name: action }).click();
+}
+
 async function resize(page, name, pages) {
+    await poolAction(page, name, "Set minimum…");
     await page.fill(`#hp-resize-${name}`, String(pages));
     await page.click(`#hp-resize-button-${name}`);
+    await page.locator(`#hp-resize-${name}`).waitFor({ state: "detached", timeout: TIMEOUT });
 }
 
 const scenarios = {
@@ -151,11 +152,24 @@ const scenarios = {
         await waitText(page, "#hp-pool-2MB .hp-total", String(PARAMS.behind), 10000);
         await waitText(page, "#hp-pool-2MB .hp-free", String(PARAMS.behind), 10000);
         result.liveMs = Date.now() - t0;
+        /* the live chart drew the change from the same stream */
+        await page.waitForFunction(behind => document.getElementById("hp-chart-2MB").dataset.lastTotal === String(behind),
+                                   PARAMS.behind, { timeout: TIMEOUT });
+        result.chartSamples = Number(await page.locator("#hp-chart-2MB").getAttribute("data-samples"));
+        result.chartLabel = await page.locator("#hp-chart-2MB svg").getAttribute("aria-label");
+        result.chartPath = await page.locator("#hp-chart-2MB .hp-chart-total").getAttribute("d");
         await shot(page, "live");
 
-        /* one NUMA node's share */
-        await page.fill("#hp-node-2MB-1", String(PARAMS.node1));
-        await page.locator('#hp-pool-2MB .hp-node[data-node="1"] button').click();
+        /* one NUMA node's share: the dialog validates as one types */
+        await poolAction(page, "2MB", "Pages per node…");
+        await page.click("#hp-node-select-2MB-1");
+        await page.fill("#hp-node-2MB", "-3");
+        assert.equal(await page.locator("#hp-node-button-2MB").isDisabled(), true, "a negative count is refused");
+        result.nodeInvalid = await text(page, "#hp-node-2MB-helper");
+        await page.fill("#hp-node-2MB", String(PARAMS.node1));
+        assert.equal(await page.locator("#hp-node-button-2MB").isDisabled(), false);
+        await shot(page, "node-dialog");
+        await page.click("#hp-node-button-2MB");
         n = await notice(page);
         log("notice", n);
         assert.equal(n.severity, "success", n.text);
@@ -176,7 +190,8 @@ const scenarios = {
         result.notice = n.text;
         result.readonly = await text(page, "#hp-readonly");
         assert.match(result.readonly, /Read only/);
-        assert.equal(await page.locator("#hp-resize-button-2MB").isDisabled(), true);
+        assert.equal(await page.locator("#hp-pool-actions-2MB").isDisabled(), true);
+        await go(page, "mounts");
         assert.equal(await page.locator("#hp-mount-create").isDisabled(), true);
         await shot(page, "readonly");
     },
@@ -189,8 +204,13 @@ const scenarios = {
         result.readonly = await text(page, "#hp-readonly");
         assert.match(result.readonly, /Read only/);
         assert.equal(await text(page, "#hp-pool-2MB .hp-total"), "0");
-        for (const selector of ["#hp-resize-button-2MB", "#hp-mount-create", "#hp-resize-2MB"])
+        for (const [view, selector] of [["pools", "#hp-pool-actions-2MB"], ["mounts", "#hp-mount-create"],
+            ["claims", "#hp-claim-open"], ["mounts", "#hp-persist"]]) {
+            await go(page, view);
             assert.equal(await page.locator(selector).isDisabled(), true, `${selector} is disabled`);
+        }
+        await go(page, "explain");
+        await page.locator("#hp-explain-table, #hp-explain-empty").first().waitFor({ timeout: TIMEOUT });
         const fixes = page.locator("#hp-explain-table button:not(#hp-explain-refresh)");
         for (let i = 0; i < await fixes.count(); i++)
             assert.equal(await fixes.nth(i).isDisabled(), true, "Explain fixes are disabled");
@@ -222,18 +242,21 @@ const scenarios = {
     /* a bad consumer name is refused in the page; a claim grows the pool and
      * is listed; its release shrinks the pool again */
     async claims(page) {
-        await open(page);
+        await open(page, "claims");
+        await page.click("#hp-claim-open");
         await page.fill("#hp-claim-consumer", "Bad Name");
         await page.fill("#hp-claim-pages", String(PARAMS.pages));
-        await page.click("#hp-claim-button");
-        let n = await notice(page);
-        assert.equal(n.severity, "danger", n.text);
-        result.refused = n.text;
+        /* checked as one types: the dialog says why and cannot be sent */
+        result.refused = await waitText(page, "#hp-claim-consumer-helper", /consumer name/);
+        assert.equal(await page.locator("#hp-claim-button").isDisabled(), true, "a bad name cannot be sent");
+        await page.keyboard.press("Enter");
+        await shot(page, "claim-invalid");
         await page.fill("#hp-claim-consumer", "postgresql");
         await page.selectOption("#hp-claim-size", "2MB");
+        await page.click("#hp-claim-node-all");
         await page.click("#hp-claim-button");
         await waitText(page, "#hp-notice", /holds its/);
-        n = await notice(page);
+        const n = await notice(page);
         assert.equal(n.severity, "success", n.text);
         result.claimed = n.text;
         const row = page.locator('#hp-claims-table tr[data-claim="postgresql 2MB all"]');
@@ -241,7 +264,8 @@ const scenarios = {
         result.pages = await text(page, '#hp-claims-table tr[data-claim="postgresql 2MB all"] .hp-claim-pages');
         result.poolAfterClaim = kernelRead(`${POOL_2MB}/nr_hugepages`);
         await shot(page, "claimed");
-        await row.locator("button").click();
+        await row.locator("#hp-claim-actions-postgresql-2MB-all").click();
+        await page.getByRole("menuitem", { name: "Release" }).click();
         await waitText(page, "#hp-notice", /Released/);
         await row.waitFor({ state: "detached", timeout: TIMEOUT });
         result.poolAfterRelease = kernelRead(`${POOL_2MB}/nr_hugepages`);
@@ -250,10 +274,16 @@ const scenarios = {
 
     /* create a system mount for 2MB pages, see it listed, unmount it */
     async mounts(page) {
-        await open(page);
+        await open(page, "mounts");
+        await page.click("#hp-mount-create");
         await page.selectOption("#hp-mount-scope", "system");
         await page.selectOption("#hp-mount-size", "2MB");
-        await page.click("#hp-mount-create");
+        /* a limit that is no size: said as one types, nothing sent */
+        await page.fill("#hp-mount-max", "lots");
+        result.badLimit = await waitText(page, "#hp-mount-max-helper", /size limit must be/);
+        assert.equal(await page.locator("#hp-mount-submit").isDisabled(), true);
+        await page.fill("#hp-mount-max", "");
+        await page.click("#hp-mount-submit");
         let n = await notice(page);
         log("notice", n);
         assert.equal(n.severity, "success", n.text);
@@ -263,7 +293,8 @@ const scenarios = {
         await row.waitFor({ timeout: TIMEOUT });
         result.row = (await row.textContent()).trim();
         await shot(page, "mounted");
-        await row.locator("button", { hasText: "Unmount" }).click();
+        await row.getByRole("button", { name: `Actions of ${path}` }).click();
+        await page.getByRole("menuitem", { name: "Unmount" }).click();
         await row.waitFor({ state: "detached", timeout: TIMEOUT });
         n = await notice(page);
         assert.equal(n.severity, "success", n.text);
@@ -272,7 +303,7 @@ const scenarios = {
 
     /* an Explain finding with a fix: the button makes it */
     async explain(page) {
-        await open(page);
+        await open(page, "explain");
         const entry = page.locator('#hp-explain-table tr[data-explain="thp-enabled-always"]');
         await entry.waitFor({ timeout: TIMEOUT });
         result.finding = (await entry.textContent()).trim();
@@ -282,6 +313,7 @@ const scenarios = {
         log("notice", n);
         assert.equal(n.severity, "success", n.text);
         await entry.waitFor({ state: "detached", timeout: TIMEOUT });
+        await go(page, "tunables");
         await waitText(page, '#hp-thp-table tr[data-thp="enabled"] .hp-thp-current', "madvise");
         result.thp = kernelRead("sys/kernel/mm/transparent_hugepage/enabled");
         await shot(page, "fixed");
@@ -289,19 +321,20 @@ const scenarios = {
 
     /* the persisted configuration with drift, tunables and usage */
     async config(page) {
-        await open(page);
+        await open(page, "config");
         const drifted = page.locator('#hp-config-table tr[data-config="pool 2MB minimum"]');
         await drifted.waitFor({ timeout: TIMEOUT });
         assert.equal(await drifted.getAttribute("data-drift"), "yes");
         result.drift = (await drifted.textContent()).trim();
         const settled = page.locator('#hp-config-table tr[data-config="thp enabled"]');
         assert.equal(await settled.getAttribute("data-drift"), "no");
-        assert.equal(await text(page, "#hp-min-free-value"), String(PARAMS.minFree));
         await shot(page, "drift");
         /* the kernel catches up with the configuration: the drift goes */
         kernelWrite(`${POOL_2MB}/nr_hugepages`, PARAMS.configured);
         await page.locator('#hp-config-table tr[data-config="pool 2MB minimum"][data-drift="no"]')
                 .waitFor({ timeout: 10000 });
+        await go(page, "tunables");
+        assert.equal(await text(page, "#hp-min-free-value"), String(PARAMS.minFree));
         /* tunables: min_free_kbytes to the recommended value, kept after
          * reboot: the configuration then lists it */
         await page.check("#hp-persist");
@@ -309,22 +342,77 @@ const scenarios = {
         const n = await notice(page);
         assert.equal(n.severity, "success", n.text);
         await waitText(page, "#hp-min-free-value", String(PARAMS.recommendedMinFree));
+        await go(page, "config");
         const saved = page.locator('#hp-config-table tr[data-config="tunables min-free-kbytes"]');
         await saved.waitFor({ timeout: 10000 });
         result.saved = (await saved.textContent()).trim();
         assert.equal(await saved.getAttribute("data-drift"), "no");
         /* usage */
+        await go(page, "usage");
         await page.click("#hp-usage-scan");
         await page.locator("#hp-usage-processes").waitFor({ timeout: 30000 });
         assert.equal(await page.locator("#hp-usage .pf-m-danger").count(), 0, "the usage scan failed");
-        result.usageTables = await page.locator("#hp-usage table").count();
+        /* processes, files and segments: each a table, or an empty state */
+        result.usageTables = await page.locator("#hp-usage-processes, #hp-usage-files, #hp-usage-sysv").count();
+        /* per process and per cgroup, drawn as well as listed */
+        result.processBars = await page.locator("#hp-usage-processes [role=img]").evaluateAll(
+            bars => bars.map(b => [b.getAttribute("aria-label"), b.style.width]));
+        result.cgroupBars = await page.locator("#hp-usage-cgroups [role=img]").evaluateAll(
+            bars => bars.map(b => [b.getAttribute("aria-label"), b.style.width]));
         await shot(page, "config");
+    },
+
+    /* free 1 GB pages split into 2 MB pages from the pool's menu */
+    async demote(page) {
+        await open(page);
+        await poolAction(page, "1GB", "Demote…");
+        await page.fill("#hp-demote-1GB", String(PARAMS.pages));
+        await shot(page, "demote-dialog");
+        await page.click("#hp-demote-button-1GB");
+        const n = await notice(page);
+        log("notice", n);
+        result.notice = n.text;
+        result.severity = n.severity;
+    },
+
+    /* an orphaned hugetlbfs file from the usage scan, removed from its row's menu */
+    async orphan(page) {
+        await open(page, "usage");
+        await page.click("#hp-usage-scan");
+        const row = page.locator("#hp-usage-files tr", { hasText: PARAMS.path });
+        await row.waitFor({ timeout: 30000 });
+        result.row = (await row.textContent()).trim();
+        /* a mapped file offers no removal */
+        result.mappedActions = await page.locator("#hp-usage-files tr", { hasText: PARAMS.mapped })
+                .getByRole("button").count();
+        await row.getByRole("button", { name: `Actions of ${PARAMS.path}` }).click();
+        await page.getByRole("menuitem", { name: "Remove" }).click();
+        await waitText(page, "#hp-notice", /Removed/);
+        const n = await notice(page);
+        assert.equal(n.severity, "success", n.text);
+        result.notice = n.text;
+        await row.waitFor({ state: "detached", timeout: 30000 });
+        await shot(page, "orphan-removed");
+    },
+
+    /* a German browser: the page's strings from its German catalog */
+    async german(page) {
+        await page.goto(URL);
+        await page.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
+        result.title = await text(page, "h1");
+        result.claims = await text(page, "#hp-summary-claims-title");
+        result.persist = await text(page, "label[for=hp-persist]");
+        result.summary = await text(page, "#hp-summary-claims");
+        await go(page, "pools");
+        result.headers = await page.locator("#hp-pools-table th").allTextContents();
+        result.back = await text(page, "#hp-back");
+        await shot(page, "german");
     },
 
     /* nothing silent in the configuration: not applied at boot, a value
      * overridden by a drop-in, a THP value that is no keyword */
     async configTruth(page) {
-        await open(page);
+        await open(page, "config");
         const hook = page.locator("#hp-apply-at-boot");
         await hook.waitFor({ timeout: TIMEOUT });
         result.hook = (await hook.textContent()).trim();
@@ -336,42 +424,8 @@ const scenarios = {
     },
 };
 
-async function main() {
-    const scenario = process.argv[2];
-    if (!scenarios[scenario])
-        throw new Error(`unknown scenario ${scenario}`);
-    /* the tier's shared chromium (browser-server.mjs), or one of its own */
-    const browser = process.env.HP_BROWSER_WS
-        ? await chromium.connect(process.env.HP_BROWSER_WS)
-        : await chromium.launch({
-            executablePath: process.env.HP_CHROMIUM || "/usr/bin/chromium",
-            headless: true,
-            args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const problems = [];
-    page.on("console", msg => {
-        log(`console.${msg.type()}: ${msg.text()}`);
-        if (msg.type() === "error")
-            problems.push(msg.text());
-    });
-    page.on("pageerror", error => { log(`page error: ${error}`); problems.push(String(error)); });
-    try {
-        await scenarios[scenario](page);
-        assert.deepEqual(problems, [], "JavaScript errors or console errors in the page");
-        console.log("RESULT " + JSON.stringify(result));
-    } catch (error) {
-        log(`FAILED: ${error.stack || error}`);
-        try {
-            await shot(page, "failure");
-            log(await page.locator("#app").innerText());
-        } catch (e) {
-            log(`no failure screenshot: ${e}`);
-        }
-        process.exitCode = 1;
-    } finally {
-        await browser.close();
-    }
-}
-
-main();
+run(scenarios, result, {
+    /* a locale of the scenario's (Accept-Language, which picks the page's po.js) */
+    newPage: browser => browser.newPage({ viewport: { width: 1400, height: 1000 }, locale: PARAMS.locale }),
+    onFailure: async page => log(await page.locator("#app").innerText()),
+});

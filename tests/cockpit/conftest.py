@@ -227,6 +227,31 @@ def browser_server(tools, _session_dir):
     log.close()
 
 
+def run_scenario(request, session_dir, script, scenario, timeout, params, env):
+    """Runs one scenario of @script (browser.mjs, shell.mjs) and returns
+    what it reported; fails the test with the browser's account when a step
+    fails (a screenshot of the moment is saved too)."""
+    name = request.node.name.replace('/', '_')
+    log = os.path.join(session_dir, f'{script.split(".")[0]}-{name}-{scenario}.log')
+    attach_log(request, f'browser ({scenario})', log)
+    env = dict(os.environ, **env, HP_TEST=name, HP_PARAMS=json.dumps(params), HP_CHROMIUM=CHROMIUM,
+               HP_NODE_MODULES=NODE_MODULES)
+    start = time.monotonic()
+    with open(log, 'w') as f:
+        proc = subprocess.run(['node', os.path.join(HERE, script), scenario],
+                              stdout=subprocess.PIPE, stderr=f, text=True, env=env, timeout=timeout)
+    report = None
+    for line in proc.stdout.splitlines():
+        if line.startswith('RESULT '):
+            report = json.loads(line[len('RESULT '):])
+    if proc.returncode != 0 or report is None:
+        with open(log, errors='replace') as f:
+            text = f.read()
+        pytest.fail(f'{script} scenario {scenario} failed (exit {proc.returncode}, '
+                    f'{time.monotonic() - start:.1f}s):\n{text[-6000:]}', pytrace=False)
+    return report
+
+
 @pytest.fixture
 def browser(cockpit_ws, fake_kernel, results_dir, request, _session_dir, browser_server):
     """browser(scenario, **params): runs one scenario of browser.mjs and
@@ -234,33 +259,11 @@ def browser(cockpit_ws, fake_kernel, results_dir, request, _session_dir, browser
     a step fails (a screenshot of the moment is saved too)."""
 
     def run(scenario, timeout=90, **params):
-        name = request.node.name.replace('/', '_')
-        log = os.path.join(_session_dir, f'browser-{name}-{scenario}.log')
-        attach_log(request, f'browser ({scenario})', log)
-        env = dict(os.environ,
-                   HP_URL=cockpit_ws.url,
-                   HP_KERNEL_ROOT=fake_kernel.root,
-                   HP_SCREENSHOTS=results_dir,
-                   HP_TEST=name,
-                   HP_PARAMS=json.dumps(params),
-                   HP_CHROMIUM=CHROMIUM,
-                   HP_BROWSER_WS=browser_server,
-                   HP_NODE_MODULES=NODE_MODULES)
-        start = time.monotonic()
-        with open(log, 'w') as f:
-            proc = subprocess.run(['node', os.path.join(HERE, 'browser.mjs'), scenario],
-                                  stdout=subprocess.PIPE, stderr=f, text=True, env=env,
-                                  timeout=timeout)
-        report = None
-        for line in proc.stdout.splitlines():
-            if line.startswith('RESULT '):
-                report = json.loads(line[len('RESULT '):])
-        if proc.returncode != 0 or report is None:
-            with open(log, errors='replace') as f:
-                text = f.read()
-            pytest.fail(f'browser scenario {scenario} failed (exit {proc.returncode}, '
-                        f'{time.monotonic() - start:.1f}s):\n{text[-6000:]}', pytrace=False)
-        return report
+        return run_scenario(request, _session_dir, 'browser.mjs', scenario, timeout, params, dict(
+            HP_URL=cockpit_ws.url,
+            HP_KERNEL_ROOT=fake_kernel.root,
+            HP_SCREENSHOTS=results_dir,
+            HP_BROWSER_WS=browser_server))
 
     return run
 
@@ -457,34 +460,12 @@ def shell_browser(shell_ws, shell_users, shell_bus, fake_kernel, results_dir, re
 
     def run(scenario, role, timeout=150, **params):
         user = shell_users[role]
-        name = request.node.name.replace('/', '_')
-        log = os.path.join(_session_dir, f'shell-{name}-{scenario}.log')
-        attach_log(request, f'browser ({scenario})', log)
-        env = dict(os.environ,
-                   HP_BASE=shell_ws.base,
-                   HP_USER=user.name,
-                   HP_PASSWORD=user.password,
-                   HP_KERNEL_ROOT=fake_kernel.root,
-                   HP_SCREENSHOTS=results_dir,
-                   HP_TEST=name,
-                   HP_PARAMS=json.dumps(params),
-                   HP_CHROMIUM=CHROMIUM,
-                   HP_BROWSER_WS=browser_server,
-                   HP_NODE_MODULES=NODE_MODULES)
-        start = time.monotonic()
-        with open(log, 'w') as f:
-            proc = subprocess.run(['node', os.path.join(HERE, 'shell.mjs'), scenario],
-                                  stdout=subprocess.PIPE, stderr=f, text=True, env=env,
-                                  timeout=timeout)
-        report = None
-        for line in proc.stdout.splitlines():
-            if line.startswith('RESULT '):
-                report = json.loads(line[len('RESULT '):])
-        if proc.returncode != 0 or report is None:
-            with open(log, errors='replace') as f:
-                text = f.read()
-            pytest.fail(f'shell scenario {scenario} failed (exit {proc.returncode}, '
-                        f'{time.monotonic() - start:.1f}s):\n{text[-6000:]}', pytrace=False)
-        return report
+        return run_scenario(request, _session_dir, 'shell.mjs', scenario, timeout, params, dict(
+            HP_BASE=shell_ws.base,
+            HP_USER=user.name,
+            HP_PASSWORD=user.password,
+            HP_KERNEL_ROOT=fake_kernel.root,
+            HP_SCREENSHOTS=results_dir,
+            HP_BROWSER_WS=browser_server))
 
     return run

@@ -12,27 +12,17 @@
  *   HP_BASE=http://127.0.0.1:PORT HP_USER=... HP_PASSWORD=... node shell.mjs SCENARIO
  */
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import path from "node:path";
-
-const require = createRequire(path.join(process.env.HP_NODE_MODULES, "noop.js"));
-const { chromium } = require("playwright-core");
+import { PARAMS, SHOTS, TEST, go as goTo, log, run } from "./scenario.mjs";
 
 const BASE = process.env.HP_BASE;
 const USER = process.env.HP_USER;
 const PASSWORD = process.env.HP_PASSWORD;
-const SHOTS = process.env.HP_SCREENSHOTS;
-const TEST = process.env.HP_TEST || "test";
-const PARAMS = JSON.parse(process.env.HP_PARAMS || "{}");
 const TIMEOUT = 20000;
 const FRAME_NAME = "cockpit1:localhost/hugepages";
 const FRAME = `iframe[name="${FRAME_NAME}"]`;
 const AXE = path.join(process.env.HP_NODE_MODULES, "axe-core", "axe.min.js");
 const result = { shots: [], axe: {} };
-
-function log(...args) {
-    console.error(new Date().toISOString(), ...args);
-}
 
 /* the page as it is, then dark and at a phone's width; back as it was */
 async function shots(page, name) {
@@ -48,6 +38,12 @@ async function shots(page, name) {
         if (await page.locator(FRAME).count())
             await frame.locator(`html${scheme === "dark" ? "" : ":not("}.pf-v6-theme-dark${scheme === "dark" ? "" : ")"}`)
                     .waitFor({ timeout: TIMEOUT });
+        /* colours as they settle (for the picture and for axe's contrast
+         * checks): the theme's switch runs CSS transitions */
+        const pageFrame = page.frame({ name: FRAME_NAME });
+        if (pageFrame && await page.locator(FRAME).count())
+            await pageFrame.evaluate(() => Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition)
+                .map(a => a.finished.catch(() => null))));
         const file = path.join(SHOTS, `${TEST}-${name}-${suffix}.png`);
         await page.screenshot({ path: file });
         result.shots.push(path.basename(file));
@@ -120,22 +116,31 @@ async function findPage(page) {
     await search.fill("");
     const frame = page.frameLocator(FRAME);
     await frame.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
-    await frame.locator("#hp-pools-table").waitFor({ timeout: TIMEOUT });
+    await frame.locator("#hp-summary").waitFor({ timeout: TIMEOUT });
     return frame;
 }
+
+const go = (frame, view) => goTo(frame, view, TIMEOUT);
 
 async function readOnly(page, frame) {
     const notice = frame.locator("#hp-readonly");
     await notice.waitFor({ timeout: TIMEOUT });
     result.readonly = (await notice.textContent()).trim();
-    for (const selector of ["#hp-resize-button-2MB", "#hp-resize-2MB", "#hp-mount-create"])
-        assert.equal(await frame.locator(selector).isDisabled(), true, `${selector} is disabled`);
     await shots(page, "read-only");
+    for (const [view, selector] of [["pools", "#hp-pool-actions-2MB"], ["mounts", "#hp-mount-create"],
+        ["claims", "#hp-claim-open"], ["claims", "#hp-persist"]]) {
+        await go(frame, view);
+        assert.equal(await frame.locator(selector).isDisabled(), true, `${selector} is disabled`);
+    }
 }
 
 async function resize(page, frame, pages) {
     await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
+    await go(frame, "pools");
+    await frame.locator("#hp-pool-actions-2MB").click();
+    await frame.getByRole("menuitem", { name: "Set minimum…" }).click();
     await frame.locator("#hp-resize-2MB").fill(String(pages));
+    await shots(page, "resize-dialog");
     await frame.locator("#hp-resize-button-2MB").click();
     await resultOfResize(page, frame, pages);
 }
@@ -177,9 +182,19 @@ const scenarios = {
         await login(page);
         const frame = await findPage(page);
         await frame.locator("#hp-readonly").waitFor({ state: "detached", timeout: TIMEOUT });
-        await frame.locator("#hp-resize-button-2MB:enabled").waitFor({ timeout: TIMEOUT });
+        await frame.locator("#hp-open-pools").waitFor({ timeout: TIMEOUT });
         await page.getByRole("navigation").getByRole("link", { name: "Huge pages", exact: true }).focus();
-        result.tabs = await tabTo(page, frame, "#hp-resize-2MB");
+        /* the summary's Pools card, the row's kebab, its first item, the
+         * dialog's field */
+        result.tabs = await tabTo(page, frame, "#hp-open-pools");
+        await page.keyboard.press("Enter");
+        await frame.locator("#hp-pool-actions-2MB:enabled").waitFor({ timeout: TIMEOUT });
+        result.tabs += await tabTo(page, frame, "#hp-pool-actions-2MB");
+        await page.keyboard.press("Enter");
+        await frame.getByRole("menuitem", { name: "Set minimum…" }).and(frame.locator(":focus"))
+                .waitFor({ timeout: TIMEOUT });
+        await page.keyboard.press("Enter");
+        result.tabs += await tabTo(page, frame, "#hp-resize-2MB");
         await page.keyboard.press("Control+A");
         await page.keyboard.type(String(PARAMS.pages));
         result.tabs += await tabTo(page, frame, "#hp-resize-button-2MB");
@@ -192,56 +207,33 @@ const scenarios = {
         await login(page);
         const frame = await findPage(page);
         await readOnly(page, frame);
-        result.disabled = await frame.locator("button:disabled, input:disabled, select:disabled").count();
-        result.enabledChanges = await frame.locator(
-            "#hp-resize-button-2MB:enabled, #hp-mount-create:enabled, " +
-            "#hp-explain-table button:not(#hp-explain-refresh):enabled").count();
+        /* every view: nothing that changes is enabled; axe on each */
+        result.disabled = 0;
+        result.enabledChanges = 0;
+        for (const view of ["pools", "explain", "claims", "mounts", "tunables", "usage", "config"]) {
+            await go(frame, view);
+            if (view === "explain")
+                await frame.locator("#hp-explain-table, #hp-explain-empty").first().waitFor({ timeout: TIMEOUT });
+            await shots(page, `view-${view}`);
+            result.disabled += await frame.locator("button:disabled, input:disabled, select:disabled").count();
+            result.enabledChanges += await frame.locator(
+                "#hp-pool-actions-2MB:enabled, #hp-persist:enabled, #hp-mount-create:enabled, #hp-claim-open:enabled, " +
+                "#hp-explain-table button:not(#hp-explain-refresh):enabled, #hp-tunables-table button:enabled, " +
+                "#hp-thp-table select:enabled, #hp-tunables-table input:enabled").count();
+        }
     },
 };
 
-async function main() {
-    const scenario = process.argv[2];
-    if (!scenarios[scenario])
-        throw new Error(`unknown scenario ${scenario}`);
-    /* the tier's shared chromium (browser-server.mjs), or one of its own */
-    const browser = process.env.HP_BROWSER_WS
-        ? await chromium.connect(process.env.HP_BROWSER_WS)
-        : await chromium.launch({
-            executablePath: process.env.HP_CHROMIUM || "/usr/bin/chromium",
-            headless: true,
-            args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        });
+run(scenarios, result, {
     /* axe is added as a script tag, which the page's CSP would block */
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, bypassCSP: true });
-    const page = await context.newPage();
-    const problems = [];
-    page.on("console", msg => {
-        log(`console.${msg.type()}: ${msg.text()}`);
-        /* the shell's own complaints (a failed login attempt's 401, services
-         * this machine lacks) are Cockpit's; the page's are ours */
-        if (msg.type() === "error" && (msg.location().url || "").includes("/hugepages/"))
-            problems.push(msg.text());
-    });
-    page.on("pageerror", error => { log(`page error: ${error}`); problems.push(String(error)); });
-    try {
-        await scenarios[scenario](page);
-        assert.deepEqual(problems, [], "JavaScript errors in the shell or the page, console errors in the page");
-        console.log("RESULT " + JSON.stringify(result));
-    } catch (error) {
-        log(`FAILED: ${error.stack || error}`);
-        try {
-            await page.screenshot({ path: path.join(SHOTS, `${TEST}-failure.png`) });
-            log(await page.locator("body").innerText());
-            const frame = page.frame({ name: "cockpit1:localhost/hugepages" });
-            if (frame)
-                log(await frame.locator("body").innerText());
-        } catch (e) {
-            log(`no failure screenshot: ${e}`);
-        }
-        process.exitCode = 1;
-    } finally {
-        await browser.close();
-    }
-}
-
-main();
+    newPage: async browser => (await browser.newContext({ viewport: { width: 1400, height: 1000 }, bypassCSP: true })).newPage(),
+    /* the shell's own complaints (a failed login attempt's 401, services
+     * this machine lacks) are Cockpit's; the page's are ours */
+    isOwnError: msg => (msg.location().url || "").includes("/hugepages/"),
+    onFailure: async page => {
+        log(await page.locator("body").innerText());
+        const frame = page.frame({ name: FRAME_NAME });
+        if (frame)
+            log(await frame.locator("body").innerText());
+    },
+});

@@ -25,3 +25,12 @@ def test_fix_plans_and_error_texts(tools):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert '# fail 0' in run.stdout
+
+
+def test_every_page_string_has_a_german_translation(tools):
+    """Every string the page marks for translation (_() and ngettext() in
+    cockpit/src) is in cockpit/po/de.po, and the .pot is current."""
+    run = subprocess.run(['node', os.path.join(REPO, 'cockpit', 'build.mjs'), '--untranslated', 'de'],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip().endswith('0 untranslated')

@@ -7,13 +7,21 @@ hugepagesd on a fake kernel tree; chromium runs the scenarios of browser.mjs
 (which assert what the page shows) and this side checks what reached the
 (fake) kernel. Screenshots: BUILDDIR/test-results/cockpit/."""
 
+import importlib.util
 import os
 import shutil
 
 import pytest
 
 import hpdtest
+from conftest import REPO, in_private_mount_namespace
 from fakekernel import Pool, Tunables
+
+# the usage tests' fake processes, shared rather than copied
+_spec = importlib.util.spec_from_file_location(
+    'hpd_test_usage', os.path.join(REPO, 'tests', 'integration', 'test_usage.py'))
+usage = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(usage)
 
 H2 = 'sys/kernel/mm/hugepages/hugepages-2048kB'
 CONF = 'etc/hugepagesd/hugepagesd.conf'
@@ -35,6 +43,7 @@ def test_pools_resize_progress_and_live_updates(service, fake_kernel, polkit, br
     assert seen['bar'] == '2MB pool: 1 in use, 0 reserved, 3 free, 0 surplus'
     assert len(seen['nodeBars']) == 2
     assert all(b.startswith('2MB pages on node ') and b.endswith(' surplus') for b in seen['nodeBars'])
+    assert 'whole number' in seen['nodeInvalid']
     assert seen['granted'] == '6'
     # the progress bar showed the call under way, against the target asked
     assert ' of 20 pages' in seen['progress']
@@ -42,6 +51,10 @@ def test_pools_resize_progress_and_live_updates(service, fake_kernel, polkit, br
     assert seen['phase'] in ('allocating', 'compacting', 'node 0', 'node 1', 'done')
     assert fake_kernel.read_int(fake_kernel.node_file(1, 2048, 'nr_hugepages')) == 5
     assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS] * 3
+    # the chart: the pool's totals as they came (4, 6, 12, 3 at least), now 3
+    assert seen['chartSamples'] >= 4
+    assert 'now 3 pages' in seen['chartLabel']
+    assert seen['chartPath'].startswith('M') and seen['chartPath'].count('H') >= 4
 
 
 def test_denied_change_shows_the_reason_and_turns_read_only(service, fake_kernel, polkit, browser):
@@ -91,6 +104,15 @@ def test_configuration_drift_tunables_and_usage(service, fake_kernel, polkit, br
     polkit.allow(ACTION_TUNABLES, 'org.hugepages.manager.inspect-usage')
     fake_kernel.write(CONF, '[pool 2MB]\nminimum = 4\n[thp]\nenabled = madvise\n')
     recommended = fake_kernel.recommended_min_free_kbytes()
+    # two processes with anonymous huge pages (3 and 1), one cgroup holding 4 MiB
+    for pid, pages in ((4343, 3), (4444, 1)):
+        usage.add_process(fake_kernel, pid, 0, f'loader{pid}',
+                          usage.vma(0x7f2000000000, 0x7f2000000000 + pages * usage.MiB * 2, '00:10', 37,
+                                    '/anon_hugepage (deleted)', 2048, private_kb=pages * 2048,
+                                    flags='rd wr mr mw me ac ht'))
+    fake_kernel.write('sys/fs/cgroup/cgroup.controllers', 'cpu memory hugetlb\n')
+    fake_kernel.write('sys/fs/cgroup/db.slice/hugetlb.2MB.current', f'{4 * usage.MiB}\n')
+    fake_kernel.write('sys/fs/cgroup/db.slice/hugetlb.2MB.max', f'{8 * usage.MiB}\n')
     seen = browser('config', minFree=1024, configured=4, recommendedMinFree=recommended)
     assert 'asks for 4' in seen['drift']
     assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == recommended
@@ -98,6 +120,9 @@ def test_configuration_drift_tunables_and_usage(service, fake_kernel, polkit, br
     assert fake_kernel.read(PERSISTED).endswith('\n[tunables]\nmin-free-kbytes = recommended\n')
     assert 'recommended' in seen['saved']
     assert seen['usageTables'] >= 3
+    # drawn: the larger process fills its bar, the other a third of it
+    assert sorted(seen['processBars']) == [['2 MiB of huge pages', '33.3%'], ['6 MiB of huge pages', '100%']]
+    assert seen['cgroupBars'] == [['4 MiB of huge pages', '100%']]
 
 
 @pytest.mark.fake_kernel(boot_hook='systemd-disabled')
@@ -108,16 +133,6 @@ def test_configuration_card_says_what_is_silent_elsewhere(service, fake_kernel, 
     assert 'systemctl enable hugepagesd-apply.service hugepages.target' in seen['hook']
     assert f'overrides 4 ({fake_kernel.path(CONF)}:2)' in seen['override']
     assert any(f'{fake_kernel.path(CONF)}:4: ' in e and 'sometimes' in e for e in seen['errors'])
-
-
-def in_private_mount_namespace():
-    """Whether this process has a mount namespace of its own, as
-    `unshare -m ... python3` gives it (PID 1's namespace may be unreadable
-    in a container, the parent's is not)."""
-    try:
-        return os.readlink('/proc/self/ns/mnt') != os.readlink(f'/proc/{os.getppid()}/ns/mnt')
-    except OSError:
-        return False
 
 
 @pytest.mark.skipif(not in_private_mount_namespace(),
@@ -136,6 +151,7 @@ def test_create_and_unmount_a_mount(start_service, fake_kernel, polkit, browser)
     start_service(fake_kernel.root, check=True)
     path = fake_kernel.path('var/lib/hugetlbfs/pagesize-2MB')
     seen = browser('mounts', path=path)
+    assert 'size limit must be' in seen['badLimit']
     assert path in seen['row']
     assert not os.path.ismount(path)
 
@@ -153,3 +169,36 @@ def test_claim_and_release(service, fake_kernel, polkit, browser):
     assert fake_kernel.read_int(f'{H2}/nr_hugepages') == 2
     # the refused name never reached polkit
     assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS] * 2
+
+
+def test_german_locale_shows_the_german_catalog(service, fake_kernel, polkit, browser):
+    seen = browser('german', locale='de-DE')
+    assert seen['claims'] == 'Anforderungen'
+    assert seen['persist'].startswith('Änderungen nach einem Neustart behalten')
+    assert seen['summary'].endswith('0 Anforderungen')
+    assert 'Seitengröße' in seen['headers']
+    assert seen['back'] == 'Huge Pages'
+
+
+@pytest.mark.fake_kernel(pools={2048: Pool(total=0, free=0), 1048576: Pool(total=2, free=2)})
+def test_demote_splits_free_pages_from_the_pool_menu(service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    seen = browser('demote', pages=1)
+    # the kernel's demote file got the count (the fake kernel demotes
+    # nothing, so the page reports the shortfall as a warning)
+    assert fake_kernel.read('sys/kernel/mm/hugepages/hugepages-1048576kB/demote').strip() == '1'
+    assert seen['severity'] == 'warning'
+    assert 'of the 1 1GB pages asked for were split into 2MB pages' in seen['notice']
+    assert [c.action for c in polkit.checks()] == [hpdtest.ACTION_POOLS]
+
+
+@pytest.mark.fake_kernel(mounts=usage.MOUNTS, pools={2048: Pool(total=8, free=3, resv=2)})
+def test_remove_orphan_from_the_usage_scan(service, fake_kernel, polkit, browser):
+    polkit.allow(hpdtest.ACTION_MOUNTS, 'org.hugepages.manager.inspect-usage')
+    tree = usage.Tree(fake_kernel)
+    seen = browser('orphan', path=tree.orphan, mapped=tree.data)
+    assert 'orphan' in seen['row']
+    assert seen['mappedActions'] == 0
+    assert 'Removed ' + tree.orphan in seen['notice']
+    assert not os.path.exists(tree.orphan)
+    assert os.path.exists(tree.data)
