@@ -26,18 +26,16 @@ struct _HpdMemory
 void
 hpd_memory_prefer_malloc (char **envp)
 {
-#if !GLIB_CHECK_VERSION (2, 76, 0)
   for (char **e = envp; e != NULL && *e != NULL; e++)
     if (strncmp (*e, "G_SLICE=", strlen ("G_SLICE=")) == 0)
       return;
+#if !GLIB_CHECK_VERSION (2, 76, 0)
   /* The configuration G_SLICE would give, without a second exec of the
    * program with it set: only a plain variable is written here, GLib is
    * not initialized yet. */
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   g_slice_set_config (G_SLICE_CONFIG_ALWAYS_MALLOC, TRUE);
   G_GNUC_END_IGNORE_DEPRECATIONS
-#else
-  (void) envp;
 #endif
 }
 
