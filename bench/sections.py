@@ -371,9 +371,11 @@ def section_alloc(ctx, sec):
              "SetMinimum spends %s beyond it: the call's way through the main thread, the queue's "
              "worker thread and back, reading the pool before and after, saving "
              "LastAllocation and the requested minimum in /run/hugepagesd, and the "
-             "PropertiesChanged and AllocationProgress signals sent before the reply. The bus "
-             "is asked who the caller is once per connection (src/bus/hpd-auth.c), not once "
-             "per call." % (fmt_ms(ping), fmt_ms(polkit), fmt_ms(svc_t - floor)))
+             "PropertiesChanged signals sent before the reply. The bus is asked who the caller "
+             "is once per connection (src/bus/hpd-auth.c), not once per call, and a change "
+             "that ends within HPD_ALLOC_PROGRESS_GRACE_MS (src/pools/hpd-alloc.h) sends no "
+             "AllocationProgress: the signals' way through the threads and the bus while the "
+             "kernel allocates made such a call about 1.5× the write." % (fmt_ms(ping), fmt_ms(polkit), fmt_ms(svc_t - floor)))
     sec.row("Grow by %d pages: `hugeadm --pool-pages-min 2MB:+%d`, whole process" % (pages, pages),
             fmt_ms(hg_t), "raw sysfs write: %s" % fmt_ms(raw_t), ratio_text(hg_t, raw_t),
             "(for comparison)")
