@@ -50,6 +50,18 @@ write_escaped (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
   return g_log_writer_default (level, copy, n_fields, user_data);
 }
 
+/* Run by the dynamic linker before the constructors of the libraries,
+ * GLib's among them, which already allocate from GSlice: the one moment
+ * its configuration can still be chosen (hpd-memory.h). */
+static void
+prefer_malloc_early (int argc, char **argv, char **envp)
+{
+  hpd_memory_prefer_malloc (envp);
+}
+
+__attribute__ ((section (".preinit_array"), used))
+static void (*const prefer_malloc_at_preinit) (int, char **, char **) = prefer_malloc_early;
+
 static gboolean
 on_terminate (gpointer user_data)
 {
@@ -159,7 +171,6 @@ main (int argc, char **argv)
   g_autoptr(GMainLoop) loop = NULL;
   Run run = { NULL, NULL, 0, FALSE, EXIT_SUCCESS };
 
-  hpd_memory_prefer_malloc (argv);
   setlocale (LC_ALL, "");
   g_log_set_writer_func (write_escaped, NULL, NULL);
 

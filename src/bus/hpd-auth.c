@@ -276,6 +276,53 @@ busy (GTask *task, GError *error)
   g_object_unref (task);
 }
 
+/* The bus never gives a unique name to another connection, and a
+ * connection's uid and pid are the ones it had when it connected: the bus
+ * is asked once per caller, not once per call (a round trip through the
+ * bus before every change). Kept on our connection, so that a connection
+ * to a restarted bus, which hands out the same names again, starts empty;
+ * bounded, as every caller is a new name. */
+#define CALLER_CACHE_KEY "hpd-caller-credentials"
+#define CALLER_CACHE_MAX 64
+
+static HpdCaller *
+caller_copy (const HpdCaller *caller)
+{
+  HpdCaller *copy = g_new0 (HpdCaller, 1);
+
+  copy->sender = g_strdup (caller->sender);
+  copy->uid = caller->uid;
+  copy->pid = caller->pid;
+  return copy;
+}
+
+static GHashTable *
+caller_cache (GDBusConnection *connection)
+{
+  GHashTable *cache = g_object_get_data (G_OBJECT (connection), CALLER_CACHE_KEY);
+
+  if (cache == NULL)
+    {
+      cache = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                     (GDestroyNotify) hpd_caller_free);
+      g_object_set_data_full (G_OBJECT (connection), CALLER_CACHE_KEY, cache,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  return cache;
+}
+
+static void
+caller_cache_add (GDBusConnection *connection, const HpdCaller *caller)
+{
+  GHashTable *cache = caller_cache (connection);
+  HpdCaller *copy = caller_copy (caller);
+
+  if (g_hash_table_size (cache) >= CALLER_CACHE_MAX)
+    g_hash_table_remove_all (cache);
+  /* the key is the value's own sender */
+  g_hash_table_replace (cache, copy->sender, copy);
+}
+
 static void
 caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -296,6 +343,8 @@ caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_dat
   if (!g_variant_lookup (creds, "ProcessID", "u", &caller->pid))
     caller->pid = 0;
   caller->sender = g_strdup (g_dbus_method_invocation_get_sender (invocation));
+  g_debug ("The bus says %s is uid %u, pid %u", caller->sender, caller->uid, caller->pid);
+  caller_cache_add (G_DBUS_CONNECTION (source), caller);
   g_task_return_pointer (task, g_steal_pointer (&caller), (GDestroyNotify) hpd_caller_free);
 }
 
@@ -304,13 +353,23 @@ hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callba
                    gpointer user_data)
 {
   GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
+  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+  const HpdCaller *known = sender != NULL ? g_hash_table_lookup (caller_cache (connection), sender)
+                                          : NULL;
 
+  if (known != NULL)
+    {
+      g_task_return_pointer (task, caller_copy (known), (GDestroyNotify) hpd_caller_free);
+      g_object_unref (task);
+      return;
+    }
   g_task_set_task_data (task, g_object_ref (invocation), g_object_unref);
-  g_dbus_connection_call (g_dbus_method_invocation_get_connection (invocation),
+  g_dbus_connection_call (connection,
                           "org.freedesktop.DBus", "/org/freedesktop/DBus",
                           "org.freedesktop.DBus", "GetConnectionCredentials",
-                          g_variant_new ("(s)", g_dbus_method_invocation_get_sender (invocation)),
-                          G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 5000,
+                          g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
+                          G_DBUS_CALL_FLAGS_NONE, 5000,
                           NULL, caller_got_credentials, task);
 }
 

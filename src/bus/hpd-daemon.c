@@ -561,9 +561,15 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
   g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
                             G_CALLBACK (hpd_daemon_refresh_mounts), self);
   g_signal_connect (self->idle, "exit", G_CALLBACK (idle_exit), self);
+
+  if (!attach (self, connection, replace, &error))
+    g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
+
   /* at start-up at once: g_bus_get()'s asynchronous form runs in a thread
    * of GLib's pool, which would then idle and exit while the service is
-   * quiet */
+   * quiet. After the name is asked for: the bus gives it while this
+   * second connection authenticates, and no check can start before the
+   * main loop runs. */
   {
     GDBusConnection *shared = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, NULL);
 
@@ -575,9 +581,6 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
         get_shared_bus (self);
       }
   }
-
-  if (!attach (self, connection, replace, &error))
-    g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
 }
 
 void

@@ -4,8 +4,7 @@
 #include "config.h"
 
 #include <malloc.h>
-#include <stdlib.h>
-#include <unistd.h>
+#include <string.h>
 
 #include "hpd-memory.h"
 
@@ -25,24 +24,18 @@ struct _HpdMemory
 };
 
 void
-hpd_memory_prefer_malloc (char **argv)
+hpd_memory_prefer_malloc (char **envp)
 {
+  for (char **e = envp; e != NULL && *e != NULL; e++)
+    if (strncmp (*e, "G_SLICE=", strlen ("G_SLICE=")) == 0)
+      return;
 #if !GLIB_CHECK_VERSION (2, 76, 0)
-  if (getenv ("G_SLICE") != NULL)
-    return;
-  if (setenv ("G_SLICE", "always-malloc", 1) == 0)
-    {
-      /* The process name (comm, what ps and top show) comes from the last
-       * component of the path run: the binary's own path, not "exe". */
-      g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-
-      if (self != NULL && g_path_is_absolute (self))
-        execv (self, argv);
-      execv ("/proc/self/exe", argv);
-    }
-  /* no /proc: go on with GSlice, which only keeps memory longer */
-#else
-  (void) argv;
+  /* The configuration G_SLICE would give, without a second exec of the
+   * program with it set: only a plain variable is written here, GLib is
+   * not initialized yet. */
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  g_slice_set_config (G_SLICE_CONFIG_ALWAYS_MALLOC, TRUE);
+  G_GNUC_END_IGNORE_DEPRECATIONS
 #endif
 }
 

@@ -16,10 +16,12 @@
 G_BEGIN_DECLS
 
 /* Before GLib 2.76 GVariants come from GSlice, which never gives memory
- * back. G_SLICE=always-malloc must be set before GLib initializes, that is
- * before the program starts: when it is not set, this sets it and executes
- * the program again (same pid, same arguments). Call it first in main(). */
-void hpd_memory_prefer_malloc (char **argv);
+ * back. GSlice reads its configuration once, when GLib's own constructor
+ * first allocates (before main(), so setting G_SLICE in main() is too
+ * late). This makes GSlice use malloc unless G_SLICE is set in @envp: call
+ * it from the program's .preinit_array, which the dynamic linker runs
+ * before any library's constructor (main.c). */
+void hpd_memory_prefer_malloc (char **envp);
 
 typedef struct _HpdMemory HpdMemory;
 

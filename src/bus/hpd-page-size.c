@@ -166,13 +166,26 @@ typedef struct {
   char *saved;        /* the configuration text persisting writes */
   GMainContext *context;       /* the daemon's, where signals are emitted */
   HpdAllocThrottle throttle;   /* worker thread only */
-  gboolean progress_started;   /* set in the worker, read after it ended */
-  HpdAllocReport report;       /* the same */
+  /* Progress is held back for HPD_ALLOC_PROGRESS_GRACE_MS from the start:
+   * the first and the latest report wait for the grace timer (main
+   * thread); once it fired, reports go out as they come. */
+  GMutex lock;                 /* shown, held, progress_started */
+  gboolean shown;
+  struct _Progress *held_first, *held_latest;
+  guint grace_id;              /* main thread */
+  gboolean progress_started;   /* a signal was sent; read after the work ended */
+  HpdAllocReport report;       /* set in the worker, read after it ended */
 } Change;
+
+static void progress_free (struct _Progress *p);
 
 static void
 change_free (Change *change)
 {
+  g_clear_handle_id (&change->grace_id, g_source_remove);
+  g_clear_pointer (&change->held_first, progress_free);
+  g_clear_pointer (&change->held_latest, progress_free);
+  g_mutex_clear (&change->lock);
   g_clear_object (&change->self);
   g_clear_pointer (&change->context, g_main_context_unref);
   g_free (change->saved);
@@ -301,7 +314,7 @@ persist_change (Change *change, GError **error)
 
 /* One AllocationProgress signal on its way from the worker thread to the
  * main context, which owns the skeleton and its connections. */
-typedef struct {
+typedef struct _Progress {
   HpdPageSize *self;
   guint64 achieved;
   guint64 target;
@@ -339,19 +352,72 @@ static void
 progress_from_worker (guint64 achieved, guint64 target, const char *phase, gpointer data)
 {
   Change *change = data;
-  Progress *p;
+  Progress *p = g_new0 (Progress, 1);
 
-  if (!hpd_alloc_throttle_pass (&change->throttle, g_get_monotonic_time ()))
-    return;
-  change->progress_started = TRUE;
-
-  p = g_new0 (Progress, 1);
   p->self = g_object_ref (change->self);
   p->achieved = achieved;
   p->target = target;
   p->phase = g_strdup (phase);
+
+  g_mutex_lock (&change->lock);
+  if (!change->shown)
+    {
+      if (change->held_first == NULL)
+        change->held_first = p;
+      else
+        {
+          g_clear_pointer (&change->held_latest, progress_free);
+          change->held_latest = p;
+        }
+      g_mutex_unlock (&change->lock);
+      return;
+    }
+  g_mutex_unlock (&change->lock);
+
+  if (!hpd_alloc_throttle_pass (&change->throttle, g_get_monotonic_time ()))
+    {
+      progress_free (p);
+      return;
+    }
+  g_mutex_lock (&change->lock);
+  change->progress_started = TRUE;
+  g_mutex_unlock (&change->lock);
   g_main_context_invoke_full (change->context, G_PRIORITY_DEFAULT, emit_progress_now, p,
                               (GDestroyNotify) progress_free);
+}
+
+/* Main thread: the change still runs after the grace time, so its
+ * progress is shown from here on, starting with what was held back. */
+static gboolean
+grace_over (gpointer data)
+{
+  Change *change = data;
+  g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func ((GDestroyNotify) progress_free);
+
+  change->grace_id = 0;
+  g_mutex_lock (&change->lock);
+  change->shown = TRUE;
+  if (change->held_first != NULL)
+    {
+      g_ptr_array_add (held, g_steal_pointer (&change->held_first));
+      change->progress_started = TRUE;
+    }
+  if (change->held_latest != NULL)
+    g_ptr_array_add (held, g_steal_pointer (&change->held_latest));
+  g_mutex_unlock (&change->lock);
+
+  for (guint i = 0; i < held->len; i++)
+    emit_progress_now (g_ptr_array_index (held, i));
+  return G_SOURCE_REMOVE;
+}
+
+/* Main thread, when the change is authorized and goes to the queue. */
+static void
+start_grace (gpointer data, const HpdCaller *caller)
+{
+  Change *change = data;
+
+  change->grace_id = g_timeout_add (HPD_ALLOC_PROGRESS_GRACE_MS, grace_over, change);
 }
 
 /* Runs in the queue's worker thread: the only place pools are written. */
@@ -464,6 +530,8 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
     ? g_strdup_printf (" on node %u", change->node) : g_strdup ("");
   guint64 result;
 
+  /* ended within the grace time: no progress was shown, none is due */
+  g_clear_handle_id (&change->grace_id, g_source_remove);
   /* Whatever happened, show the kernel's state as it is now, and what the
    * engine did (a failed reply may follow a change the kernel made). */
   hpd_page_size_set_last_allocation (self, &change->report);
@@ -506,6 +574,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->persist = persist;
   change->context = g_main_context_ref_thread_default ();
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
+  g_mutex_init (&change->lock);
 
   polkit_details_insert (details, "page-size", size);
   polkit_details_insert (details, "pages", count);
@@ -517,8 +586,8 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   if (persist)
     polkit_details_insert (details, "persist", "true");
 
-  hpd_job_run (self->daemon, invocation, details, apply_change, change_done,
-               change, (GDestroyNotify) change_free);
+  hpd_job_run_full (self->daemon, invocation, details, start_grace, apply_change, change_done,
+                    change, (GDestroyNotify) change_free);
 }
 
 /* Options of the pool methods. Which ones a method accepts is its own. */

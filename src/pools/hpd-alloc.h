@@ -74,6 +74,11 @@ typedef struct {
 } HpdAllocThrottle;
 
 #define HPD_ALLOC_PROGRESS_INTERVAL_US (100 * 1000)
+/* A change that ends within this time sends no progress at all: its reply
+ * comes about as soon, and the signals' way through the main thread and
+ * the bus, while the kernel allocates on this machine's few CPUs, made a
+ * quick allocation half as slow again. */
+#define HPD_ALLOC_PROGRESS_GRACE_MS 100
 
 gboolean hpd_alloc_throttle_pass (HpdAllocThrottle *throttle, gint64 now_us);
 

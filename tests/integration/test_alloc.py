@@ -280,11 +280,13 @@ def test_progress_signals_in_order_rate_limited_final_is_the_reply(service, conn
 
 
 @pytest.mark.fake_kernel(pools=START)
-def test_progress_of_a_node_and_of_a_short_soft_call(service, conn, fk, allowed, model):
+def test_progress_of_a_node_call_that_lasts(service, conn, fk, allowed, model):
+    # two tries that gain nothing, 100 and 200 ms apart: longer than the
+    # grace time, so progress shows
     model({0: 2, 1: 2}, step=0)
     signals = Signals(conn)
     try:
-        box = call_async(conn, 'SetNodePages', GLib.Variant('(uta{sv})', (0, 9, {})))
+        box = call_async(conn, 'SetNodePages', GLib.Variant('(uta{sv})', (0, 9, hard())))
         pump_until(lambda: 'at' in box, 10)
         pump_until(lambda: False, 0.2)
     finally:
@@ -293,6 +295,25 @@ def test_progress_of_a_node_and_of_a_short_soft_call(service, conn, fk, allowed,
     got = [(a, t, p) for _, a, t, p in signals.received]
     assert got[0] == (2, 9, 'allocating')
     assert got[-1] == (2, 9, 'done')
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_a_quick_call_sends_no_progress(service, conn, fk, allowed, model):
+    # one write that ends within HPD_ALLOC_PROGRESS_GRACE_MS: the reply
+    # comes about as soon as a first signal would, and the signals' way
+    # through the main thread and the bus slowed the allocation itself
+    model({0: 2, 1: 2}, step=0)
+    signals = Signals(conn)
+    try:
+        for method, args in (('SetNodePages', (0, 9, {})), ('SetMinimum', (BIG, {}))):
+            sig = hpdtest.POOL_METHODS[method]
+            box = call_async(conn, method, GLib.Variant(sig, args))
+            pump_until(lambda: 'at' in box, 10)
+            assert 'reply' in box, box.get('error')
+        pump_until(lambda: False, 0.3)
+    finally:
+        signals.close()
+    assert signals.received == []
 
 
 @pytest.mark.fake_kernel(pools=START)

@@ -100,6 +100,26 @@ def test_each_call_is_checked_again(service, conn, fake_kernel, polkit):
     assert len(polkit.checks()) == 2
 
 
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_the_bus_is_asked_about_a_caller_once(service, bus, conn, fake_kernel, polkit):
+    # a unique name is never given to another connection and keeps the uid
+    # and pid it connected with: one round trip through the bus per caller,
+    # not one before every change (polkit is still asked every time)
+    polkit.allow(ACTION_POOLS)
+    other = bus.connect()
+    try:
+        for pages in (5, 6, 7):
+            assert pool_call(conn, SMALL, 'SetMinimum', pages) == pages
+        assert pool_call(other, SMALL, 'SetMinimum', 8) == 8
+        assert pool_call(conn, SMALL, 'SetMinimum', 6) == 6
+        asked = [line.split('The bus says ')[1].split()[0] for line in service.log().splitlines()
+                 if 'The bus says ' in line]
+        assert asked == [conn.get_unique_name(), other.get_unique_name()]
+        assert len(polkit.checks()) == 5
+    finally:
+        other.close_sync(None)
+
+
 def call_async(conn, size_kb, method, args):
     """Sends a pool call without waiting; returns a list that receives
     ('ok', value) or ('error', name)."""

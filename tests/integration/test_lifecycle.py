@@ -7,7 +7,9 @@ the service), SIGTERM is a clean exit, --replace takes the name over
 
 import os
 import random
+import shutil
 import signal
+import subprocess
 import time
 
 import pytest
@@ -108,6 +110,22 @@ def test_bad_kernel_root_fails_to_start(start_service, tmp_path, fake_kernel):
     status = svc.wait_exit(3)
     assert status is not None and status != 0, svc.log()
 
+
+
+def test_starts_with_one_exec(hugepagesd, tmp_path):
+    # GSlice is made to use malloc from the program's .preinit_array
+    # (src/bus/hpd-memory.h), not by executing the program again with
+    # G_SLICE set: a second exec doubled the time to the name on the bus
+    strace = shutil.which('strace')
+    if strace is None:
+        pytest.skip('strace is not installed')
+    trace = tmp_path / 'execve.txt'
+    env = {k: v for k, v in os.environ.items() if k != 'G_SLICE'}
+    subprocess.run([strace, '-f', '-qq', '-e', 'trace=execve', '-o', str(trace),
+                    hugepagesd, '--version'], env=env, check=True, capture_output=True,
+                   timeout=60)
+    execs = [line for line in trace.read_text().splitlines() if 'execve(' in line]
+    assert len(execs) == 1, execs
 
 # --- security.md case 37: SIGTERM during a long change or a config write -----
 

@@ -45,10 +45,13 @@ FIGURES = {
         r"\| \d+ concurrent clients: read latency p50 / p99 \| [\d.]+ ms / [\d.]+ ms \|",
     ]),
     "footprint": ("## 5. Footprint", [
-        r"\| Idle RSS after start \(VmRSS\) \| \d+ kB \|",
+        r"\| Idle Pss after start \(smaps_rollup\) \| \d+ kB \|",
         r"\| Idle RSS after start \(RssAnon\) \| \d+ kB \|",
+        r"\| Idle RSS after start \(VmRSS\) \| \d+ kB \|",
         r"\| Wakeups while idle, nobody watching \(\d+ s window\) \| [\d.]+ / min \|",
-        r"\| Exec to name on the bus \(median of \d+ starts\) \| [\d.]+ ms \|",
+        r"\| Exec to name on the bus \(median of \d+ starts\) \| [\d.]+ ms \| `hugepagesd --version`: [\d.]+ ms \|",
+        r"\| RssAnon right after \d+ concurrent clients for \d+ s \(the scale section's load\) \| \d+ kB \|",
+        r"\| RssAnon back to idle after the load \(within \d+ kB of \d+ kB\) \| ",
     ]),
 }
 
