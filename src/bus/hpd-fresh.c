@@ -10,8 +10,9 @@ typedef struct {
   HpdRefreshFunc refresh;
   HpdFreshKernelFunc kernel;
   GDBusInterfaceSkeletonClass *parent_class;
-  const GDBusInterfaceVTable *parent_vtable;
-  GDBusInterfaceVTable vtable;
+  /* D-Bus property name -> its GParamSpec in the skeleton class (the
+   * generated pspecs carry the D-Bus name as their nick) */
+  GHashTable *pspecs;
 } FreshClass;
 
 static GQuark fresh_class_quark (void);
@@ -57,35 +58,49 @@ is_const (GDBusInterfaceSkeleton *skeleton, const char *property_name)
                     "const") == 0;
 }
 
+/* The value the skeleton holds, as the bus wants it: the generated
+ * skeleton keeps each property as a GObject property, so it is read through
+ * GObject and converted with the signature from the introspection data. */
 static GVariant *
 fresh_get_property (GDBusConnection *connection, const char *sender,
                     const char *object_path, const char *interface_name,
                     const char *property_name, GError **error, gpointer user_data)
 {
-  FreshClass *fc = fresh_class_for (user_data);
+  GDBusInterfaceSkeleton *skeleton = G_DBUS_INTERFACE_SKELETON (user_data);
+  FreshClass *fc = fresh_class_for (skeleton);
+  GDBusPropertyInfo *info =
+    g_dbus_interface_info_lookup_property (g_dbus_interface_skeleton_get_info (skeleton),
+                                           property_name);
+  GParamSpec *pspec = g_hash_table_lookup (fc->pspecs, property_name);
+  g_auto(GValue) value = G_VALUE_INIT;
 
-  if (!is_const (G_DBUS_INTERFACE_SKELETON (user_data), property_name))
-    hpd_fresh_refresh (G_DBUS_INTERFACE_SKELETON (user_data));
-  return fc->parent_vtable->get_property (connection, sender, object_path,
-                                          interface_name, property_name,
-                                          error, user_data);
+  if (info == NULL || pspec == NULL)
+    {
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                   "No such property \"%s\"", property_name);
+      return NULL;
+    }
+  if (!is_const (skeleton, property_name))
+    hpd_fresh_refresh (skeleton);
+  g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  g_object_get_property (G_OBJECT (skeleton), g_param_spec_get_name (pspec), &value);
+  return g_dbus_gvalue_to_gvariant (&value, G_VARIANT_TYPE (info->signature));
 }
+
+/* The service's own vtable for every object: methods go to the one method
+ * table (hpd-methods.c), reads run the refresh first, and no property is
+ * writable (the XML has none: changes are methods, authorized). */
+static const GDBusInterfaceVTable fresh_vtable = {
+  .method_call = hpd_methods_dispatch,
+  .get_property = fresh_get_property,
+  .set_property = NULL,
+};
 
 static GDBusInterfaceVTable *
 fresh_get_vtable (GDBusInterfaceSkeleton *skeleton)
 {
-  FreshClass *fc = fresh_class_for (skeleton);
-
-  if (fc->parent_vtable == NULL)
-    {
-      fc->parent_vtable = fc->parent_class->get_vtable (skeleton);
-      fc->vtable = *fc->parent_vtable;
-      fc->vtable.get_property = fresh_get_property;
-      /* every method call goes to the one method table, not to the
-       * generated handle-* signals */
-      fc->vtable.method_call = hpd_methods_dispatch;
-    }
-  return &fc->vtable;
+  /* GDBus takes a non-const pointer but never writes through it */
+  return (GDBusInterfaceVTable *) &fresh_vtable;
 }
 
 /* GetAll and GetManagedObjects. The a{sv} is built for each read: the
@@ -107,10 +122,16 @@ hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
 {
   /* Lives as long as the class, that is, for the whole process. */
   FreshClass *fc = g_new0 (FreshClass, 1);
+  g_autofree GParamSpec **pspecs = NULL;
+  guint n_pspecs = 0;
 
   fc->refresh = refresh;
   fc->kernel = kernel;
   fc->parent_class = g_type_class_peek_parent (klass);
+  fc->pspecs = g_hash_table_new (g_str_hash, g_str_equal);
+  pspecs = g_object_class_list_properties (G_OBJECT_CLASS (klass), &n_pspecs);
+  for (guint i = 0; i < n_pspecs; i++)
+    g_hash_table_insert (fc->pspecs, (gpointer) g_param_spec_get_nick (pspecs[i]), pspecs[i]);
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), fresh_class_quark (), fc);
   klass->get_vtable = fresh_get_vtable;
   klass->get_properties = fresh_get_properties;
