@@ -7,7 +7,7 @@
  * you type; the kernel's own lists of allowed values (THP and mTHP modes,
  * page sizes, nodes, mount scopes) are selects and toggle groups. */
 
-import React, { useState } from "react";
+import React, { useEffect, useState } from "react";
 import { Alert } from "@patternfly/react-core/dist/esm/components/Alert/index.js";
 import { Button } from "@patternfly/react-core/dist/esm/components/Button/index.js";
 import { Card, CardBody, CardHeader, CardTitle } from "@patternfly/react-core/dist/esm/components/Card/index.js";
@@ -545,6 +545,55 @@ export function UsageCard({ api }) {
 
 /* --- configuration --------------------------------------------------------- */
 
+/* Writing the boot configuration: the dialog shows the parameters and the
+ * file a dry run names (or why this system cannot take them) before the
+ * real call. */
+function BootDialog({ api, onClose }) {
+    const params = api.manager.BootParameters || "";
+    const [preview, setPreview] = useState(null);
+    useEffect(() => {
+        let live = true;
+        api.actions.previewBoot().then(result => { if (live) setPreview(result); });
+        return () => { live = false };
+    }, [api]);
+    return (
+        <FormDialog id="hp-boot-dialog" title={_("Write boot configuration")} action={_("Write")} actionId="hp-boot-write-button"
+                    invalid={!preview || Boolean(preview.error)} disabled={api.disabled()} onClose={onClose}
+                    onSubmit={api.actions.configureBoot}>
+            <p>{params
+                ? _("These parameters will be added to the kernel command line of the next boot:")
+                : _("The configuration asks for no huge pages at boot: hugepagesd's boot loader file will be removed.")}
+            </p>
+            {params && <p><code id="hp-boot-dialog-params">{params}</code></p>}
+            {!preview && <p><Spinner size="md" aria-label={_("Checking")} /> {_("Checking…")}</p>}
+            {preview && preview.path && <p id="hp-boot-dialog-path">{format(_("File: $0"), preview.path)}</p>}
+            {preview && preview.error &&
+                <Alert isInline variant="warning" id="hp-boot-dialog-error" title={_("The boot configuration cannot be written here")}>
+                    {preview.error}
+                </Alert>}
+            <Alert isInline variant="info" title={_("A reboot is needed")}>
+                {_("The running kernel is not changed: the gigantic pages are reserved when the system boots again.")}
+            </Alert>
+        </FormDialog>
+    );
+}
+
+/* The boot section's action; read only, the reason is said next to it */
+function BootWrite({ api }) {
+    const [open, setOpen] = useState(false);
+    const disabled = api.disabled();
+    return (
+        <>
+            <Button variant="secondary" id="hp-boot-write" isDisabled={disabled} onClick={() => setOpen(true)}>
+                {_("Write boot configuration…")}
+            </Button>
+            {api.state.limited &&
+                <HelperText id="hp-boot-write-readonly"><HelperTextItem>{api.state.limited}</HelperTextItem></HelperText>}
+            {open && <BootDialog api={api} onClose={() => setOpen(false)} />}
+        </>
+    );
+}
+
 export function ConfigCard({ api }) {
     const m = api.manager;
     if (!m.valid)
@@ -607,6 +656,7 @@ export function ConfigCard({ api }) {
                     </DescriptionListDescription>
                 </DescriptionListGroup>
             </DescriptionList>
+            <BootWrite api={api} />
         </HpCard>
     );
 }

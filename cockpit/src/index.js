@@ -305,6 +305,39 @@ function setTunable(method, signature, args, what) {
                   { success: result => (result && result.length ? format(_("$0: now $1."), what, result[0]) : format(_("$0: done."), what)) });
 }
 
+/* Writes BootParameters for the boot loader (the GRUB drop-in); the running
+ * kernel keeps its pages until the next boot. With "" the service removes
+ * its drop-in instead. RebootRequired compares the configuration with the
+ * running kernel, so it is current before the call returns. */
+function configureBoot() {
+    const params = manager.BootParameters || "";
+    return change(_("Writing the boot configuration"),
+                  async () => (await call(MANAGER_PATH, MANAGER_IFACE, "ConfigureBoot", [{}], "a{sv}"))[0],
+                  {
+                      success: path => ({
+                          severity: "success",
+                          title: params
+                              ? format(_("Wrote $0 to $1."), params, path)
+                              : format(_("Removed $0: the configuration asks for no huge pages at boot."), path),
+                          body: manager.RebootRequired
+                              ? _("Reboot required: the running kernel keeps its huge pages until the next boot.")
+                              : _("No reboot required: the running kernel was booted with these parameters."),
+                      }),
+                  });
+}
+
+/* The dialog's preview: the drop-in a write would touch, or why it cannot
+ * (NotSupported says what to add to the kernel command line by hand). A
+ * dry run needs no authorization and changes nothing. */
+async function previewBoot() {
+    try {
+        const [path] = await call(MANAGER_PATH, MANAGER_IFACE, "ConfigureBoot", [{ "dry-run": variant("b", true) }], "a{sv}");
+        return { path };
+    } catch (error) {
+        return { error: describeError(error) };
+    }
+}
+
 /* --- Explain and usage ------------------------------------------------------ */
 
 let explainSerial = 0;
@@ -360,7 +393,7 @@ const api = {
     disabled,
     actions: {
         resizePool, setMaximum, setNodePages, demote, removeOrphan, claim, release, createMounts, unmount, setThp, setTunable,
-        applyFix, refreshExplain, scanUsage,
+        configureBoot, previewBoot, applyFix, refreshExplain, scanUsage,
     },
     setPersist(on) {
         state.persist = on;
