@@ -205,10 +205,12 @@ const scenarios = {
         assert.match(result.readonly, /Read only/);
         assert.equal(await text(page, "#hp-pool-2MB .hp-total"), "0");
         for (const [view, selector] of [["pools", "#hp-pool-actions-2MB"], ["mounts", "#hp-mount-create"],
-            ["claims", "#hp-claim-open"], ["mounts", "#hp-persist"]]) {
+            ["claims", "#hp-claim-open"], ["mounts", "#hp-persist"], ["config", "#hp-boot-write"]]) {
             await go(page, view);
             assert.equal(await page.locator(selector).isDisabled(), true, `${selector} is disabled`);
         }
+        /* the boot section says why its button is off */
+        result.bootReadonly = await text(page, "#hp-boot-write-readonly");
         await go(page, "explain");
         await page.locator("#hp-explain-table, #hp-explain-empty").first().waitFor({ timeout: TIMEOUT });
         const fixes = page.locator("#hp-explain-table button:not(#hp-explain-refresh)");
@@ -421,6 +423,29 @@ const scenarios = {
         result.override = (await override.textContent()).trim();
         result.errors = await page.locator("#hp-card-config .pf-m-danger").allTextContents();
         await shot(page, "config-truth");
+    },
+
+    /* the configuration's boot parameters written from the boot section:
+     * the dialog shows what and where, the notice what was written */
+    async boot(page) {
+        await open(page, "config");
+        await waitText(page, "#hp-boot code", PARAMS.params);
+        await page.locator("#hp-reboot-required").waitFor({ timeout: TIMEOUT });
+        await page.click("#hp-boot-write");
+        await page.locator("#hp-boot-dialog-path").waitFor({ timeout: TIMEOUT });
+        result.dialogParams = await text(page, "#hp-boot-dialog-params");
+        result.dialogPath = await text(page, "#hp-boot-dialog-path");
+        await shot(page, "boot-dialog");
+        await page.click("#hp-boot-write-button");
+        await page.locator("#hp-boot-dialog").waitFor({ state: "detached", timeout: TIMEOUT });
+        await waitText(page, "#hp-notice", /Wrote/);
+        const n = await notice(page);
+        log("notice", n);
+        result.notice = n.text;
+        result.severity = n.severity;
+        /* the running kernel is unchanged: still a reboot away */
+        assert.equal(await page.locator("#hp-reboot-required").count(), 1);
+        await shot(page, "boot-written");
     },
 };
 

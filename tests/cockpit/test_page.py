@@ -22,6 +22,11 @@ _spec = importlib.util.spec_from_file_location(
     'hpd_test_usage', os.path.join(REPO, 'tests', 'integration', 'test_usage.py'))
 usage = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(usage)
+# the boot tests' Debian tree with GRUB and the drop-in it gets
+_spec = importlib.util.spec_from_file_location(
+    'hpd_test_boot', os.path.join(REPO, 'tests', 'integration', 'test_boot.py'))
+boot = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(boot)
 
 H2 = 'sys/kernel/mm/hugepages/hugepages-2048kB'
 CONF = 'etc/hugepagesd/hugepagesd.conf'
@@ -72,6 +77,7 @@ def test_limited_session_is_read_only_with_the_reason(service, fake_kernel, polk
     before = fake_kernel.snapshot()
     seen = browser('limited')
     assert 'Administrative access is off' in seen['readonly']
+    assert 'Administrative access is off' in seen['bootReadonly']
     assert fake_kernel.kernel_changes_since(before) == {}
     assert [(c.subject[0], c.action) for c in polkit.checks()] == [
         ('unix-process', hpdtest.ACTION_POOLS)]
@@ -202,3 +208,20 @@ def test_remove_orphan_from_the_usage_scan(service, fake_kernel, polkit, browser
     assert 'Removed ' + tree.orphan in seen['notice']
     assert not os.path.exists(tree.orphan)
     assert os.path.exists(tree.data)
+
+
+def test_write_boot_configuration_from_the_config_card(service, fake_kernel, polkit, browser):
+    polkit.allow(boot.ACTION_BOOT)
+    boot.debian(fake_kernel)
+    fake_kernel.write(CONF, boot.NODES)
+    before = fake_kernel.snapshot()
+    seen = browser('boot', params=boot.NODES_PARAMS, path=fake_kernel.path(boot.DROPIN))
+    # the dialog previewed with a dry run (no polkit) and wrote on the click
+    assert seen['dialogParams'] == boot.NODES_PARAMS
+    assert fake_kernel.path(boot.DROPIN) in seen['dialogPath']
+    assert fake_kernel.changes_since(before) == {
+        boot.DROPIN: (None, boot.dropin(boot.NODES_PARAMS).encode())}
+    assert [c.action for c in polkit.checks()] == [boot.ACTION_BOOT]
+    assert f'Wrote {boot.NODES_PARAMS} to {fake_kernel.path(boot.DROPIN)}.' in seen['notice']
+    assert 'Reboot required' in seen['notice']
+    assert seen['severity'] == 'success'
