@@ -447,6 +447,18 @@ const scenarios = {
         assert.equal(await page.locator("#hp-reboot-required").count(), 1);
         await shot(page, "boot-written");
     },
+
+    /* a system ConfigureBoot cannot write for: the dialog's dry run says
+     * so with the text to add by hand, and Write stays off */
+    async bootUnsupported(page) {
+        await open(page, "config");
+        await page.click("#hp-boot-write");
+        const error = page.locator("#hp-boot-dialog-error");
+        await error.waitFor({ timeout: TIMEOUT });
+        result.error = (await error.textContent()).trim();
+        assert.equal(await page.locator("#hp-boot-write-button").isDisabled(), true);
+        await shot(page, "boot-unsupported");
+    },
 };
 
 run(scenarios, result, {

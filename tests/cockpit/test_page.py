@@ -225,3 +225,16 @@ def test_write_boot_configuration_from_the_config_card(service, fake_kernel, pol
     assert f'Wrote {boot.NODES_PARAMS} to {fake_kernel.path(boot.DROPIN)}.' in seen['notice']
     assert 'Reboot required' in seen['notice']
     assert seen['severity'] == 'success'
+
+
+def test_write_boot_configuration_says_why_not_here(service, fake_kernel, polkit, browser):
+    # no Debian GRUB tree: NotSupported from the dialog's dry run, with the
+    # parameters to add by hand; nothing written, polkit never asked
+    polkit.allow(boot.ACTION_BOOT)
+    fake_kernel.write(CONF, boot.NODES)
+    before = fake_kernel.snapshot()
+    seen = browser('bootUnsupported')
+    assert 'does not support' in seen['error']
+    assert boot.NODES_PARAMS in seen['error']
+    assert fake_kernel.changes_since(before) == {}
+    assert polkit.checks() == []
