@@ -218,6 +218,8 @@ hpd_manager_new (HpdDaemon *daemon)
   hp_dbus_manager_set_numa_nodes (iface,
                                   g_variant_new_fixed_array (G_VARIANT_TYPE_UINT32, nodes->data,
                                                              nodes->len, sizeof (guint32)));
-  hpd_manager_refresh (G_DBUS_INTERFACE_SKELETON (self));
+  /* the kernel's values are made by the refresh before each read
+   * (hpd-fresh.h), not here: making them now would put reads such as
+   * proc/pagetypeinfo's walk of every zone (~15 ms) before the name */
   return self;
 }
