@@ -46,14 +46,9 @@ hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
 /* A property the XML declares constant (EmitsChangedSignal "const") is
  * set when its object is made and never read again: no refresh for it. */
 static gboolean
-is_const (GDBusInterfaceSkeleton *skeleton, const char *property_name)
+is_const (const GDBusPropertyInfo *info)
 {
-  GDBusPropertyInfo *info =
-    g_dbus_interface_info_lookup_property (g_dbus_interface_skeleton_get_info (skeleton),
-                                           property_name);
-
-  return info != NULL &&
-         g_strcmp0 (g_dbus_annotation_info_lookup (info->annotations,
+  return g_strcmp0 (g_dbus_annotation_info_lookup (info->annotations,
                                                    "org.freedesktop.DBus.Property.EmitsChangedSignal"),
                     "const") == 0;
 }
@@ -80,7 +75,7 @@ fresh_get_property (GDBusConnection *connection, const char *sender,
                    "No such property \"%s\"", property_name);
       return NULL;
     }
-  if (!is_const (skeleton, property_name))
+  if (!is_const (info))
     hpd_fresh_refresh (skeleton);
   g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (pspec));
   g_object_get_property (G_OBJECT (skeleton), g_param_spec_get_name (pspec), &value);
