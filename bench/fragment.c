@@ -3,25 +3,33 @@
 
 /* fragment: fragments physical memory reproducibly, then holds it.
  *
- *   fragment FILE FILE_MIB ANON_MIB SEED
+ *   fragment FILE FILE_MIB ANON_MIB PIPE_MIB DIR NFILES SEED
  *
  * FILE must be at least FILE_MIB MiB long, on a disk file system (bench/run
- * writes it once). The program
+ * writes it once). DIR must be on tmpfs. The program
  *   1. drops FILE from the page cache, so every run starts from the same
  *      state whatever the previous one left;
- *   2. fills memory in small steps, alternating anonymous memory (touched,
- *      transparent huge pages refused) and page cache (a read of the next
- *      piece of FILE), so that consecutive physical pages belong to both
- *      kinds and almost every 2 MiB block holds some of each;
+ *   2. fills memory in small steps, alternating four kinds, so that
+ *      consecutive physical pages belong to all of them:
+ *      - anonymous memory (touched, transparent huge pages refused):
+ *        movable, but not reclaimable without swap;
+ *      - page cache (a read of the next piece of FILE): movable and
+ *        reclaimable;
+ *      - pipe buffers (a pipe filled with 64 KiB whose writing end is then
+ *        closed): kernel pages allocated without __GFP_MOVABLE, which
+ *        compaction can neither move nor reclaim;
+ *      - empty files created in DIR: their tmpfs inodes and dentries are
+ *        slab objects that stay while the file exists, unmovable as well;
  *   3. gives back, chosen by SEED: three anonymous pages in four
- *      (MADV_DONTNEED) and one page-cache piece in two (POSIX_FADV_DONTNEED),
- *      which leaves free 4 KiB holes all over those blocks while every block
- *      keeps used pages;
+ *      (MADV_DONTNEED), one page-cache piece in two (POSIX_FADV_DONTNEED),
+ *      one pipe in two (closed) and one file in two (unlinked), which leaves
+ *      free holes all over the blocks while most blocks keep used pages, and
+ *      the unmovable kinds' blocks keep theirs for good;
  *   4. prints "ready KEY=VALUE..." on stdout and waits until stdin closes
- *      (or SIGTERM), then drops FILE from the cache again and exits, which
- *      frees the anonymous memory.
+ *      (or SIGTERM), then drops FILE from the cache again, unlinks its
+ *      files and exits, which frees the rest.
  * It dies with its parent (PR_SET_PDEATHSIG), so an interrupted benchmark
- * never leaves it behind. */
+ * never leaves it behind (bench/run unlinks DIR's files then). */
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,10 +41,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define PAGE 4096u
 #define STEP (64u * 1024u)        /* bytes of each kind per fill step */
+#define PIPE_BYTES STEP           /* what one pipe holds (16 pages, the default) */
 
 static uint64_t
 next_random (uint64_t *state)
@@ -74,13 +84,15 @@ on_term (int signum)
 int
 main (int argc, char **argv)
 {
-  uint64_t file_mib, anon_mib, seed;
-  if (argc != 5 || parse_u64 (argv[2], &file_mib) || parse_u64 (argv[3], &anon_mib)
-      || parse_u64 (argv[4], &seed))
+  uint64_t file_mib, anon_mib, pipe_mib, nfiles, seed;
+  if (argc != 8 || parse_u64 (argv[2], &file_mib) || parse_u64 (argv[3], &anon_mib)
+      || parse_u64 (argv[4], &pipe_mib) || parse_u64 (argv[6], &nfiles)
+      || parse_u64 (argv[7], &seed))
     {
-      fprintf (stderr, "usage: %s FILE FILE_MIB ANON_MIB SEED\n", argv[0]);
+      fprintf (stderr, "usage: %s FILE FILE_MIB ANON_MIB PIPE_MIB DIR NFILES SEED\n", argv[0]);
       return 2;
     }
+  const char *dir = argv[5];
   prctl (PR_SET_PDEATHSIG, SIGKILL);
   struct sigaction sa = { .sa_handler = on_term };
   sigaction (SIGTERM, &sa, NULL);
@@ -114,11 +126,63 @@ main (int argc, char **argv)
       madvise (anon, anon_bytes, MADV_NOHUGEPAGE);
     }
 
+  /* the pipes' reading ends are what keeps their pages */
+  uint64_t npipes = (pipe_mib << 20) / PIPE_BYTES;
+  int *pipes = calloc (npipes ? npipes : 1, sizeof *pipes);
+  char *kept_file = calloc (nfiles ? nfiles : 1, 1);
+  if (pipes == NULL || kept_file == NULL)
+    {
+      perror ("calloc");
+      return 1;
+    }
+  struct rlimit nofile = { npipes + 64, npipes + 64 };
+  if (npipes > 0 && setrlimit (RLIMIT_NOFILE, &nofile) != 0)
+    {
+      perror ("setrlimit(RLIMIT_NOFILE)");
+      return 1;
+    }
+
   static char buffer[STEP];
   uint64_t state = seed ? seed : 1;
-  uint64_t anon_done = 0, file_done = 0;
-  while (anon_done < anon_bytes || file_done < file_bytes)
+  uint64_t anon_done = 0, file_done = 0, pipes_done = 0, files_done = 0;
+  uint64_t steps = (anon_bytes > file_bytes ? anon_bytes : file_bytes) / STEP + 1;
+  uint64_t step = 0;
+  while (anon_done < anon_bytes || file_done < file_bytes || pipes_done < npipes
+         || files_done < nfiles)
     {
+      step++;
+      /* the unmovable kinds spread evenly over the steps of the fill */
+      while (pipes_done < npipes && pipes_done * steps < npipes * step)
+        {
+          int fds[2];
+          if (pipe (fds) != 0)
+            {
+              perror ("pipe");
+              return 1;
+            }
+          for (uint64_t off = 0; off < PIPE_BYTES; off += PAGE)
+            buffer[off] = (char) next_random (&state);
+          if (write (fds[1], buffer, PIPE_BYTES) != (ssize_t) PIPE_BYTES)
+            {
+              perror ("write to a pipe");
+              return 1;
+            }
+          close (fds[1]);
+          pipes[pipes_done++] = fds[0];
+        }
+      while (files_done < nfiles && files_done * steps < nfiles * step)
+        {
+          char name[4096];
+          snprintf (name, sizeof name, "%s/f%" PRIu64, dir, files_done);
+          int f = open (name, O_CREAT | O_WRONLY | O_EXCL | O_CLOEXEC, 0600);
+          if (f < 0)
+            {
+              perror (name);
+              return 1;
+            }
+          close (f);
+          kept_file[files_done++] = 1;
+        }
       if (anon_done < anon_bytes)
         {
           uint64_t n = anon_bytes - anon_done < STEP ? anon_bytes - anon_done : STEP;
@@ -156,8 +220,33 @@ main (int argc, char **argv)
         file_kept += n;
     }
 
-  printf ("ready anon_kept_kib=%" PRIu64 " file_kept_kib=%" PRIu64 "\n", anon_kept >> 10,
-          file_kept >> 10);
+  uint64_t pipes_kept = 0, files_kept = 0;
+  for (uint64_t i = 0; i < npipes; i++)
+    {
+      if (next_random (&state) % 2 != 0)
+        {
+          close (pipes[i]);
+          pipes[i] = -1;
+        }
+      else
+        pipes_kept++;
+    }
+  for (uint64_t i = 0; i < nfiles; i++)
+    {
+      if (next_random (&state) % 2 != 0)
+        {
+          char name[4096];
+          snprintf (name, sizeof name, "%s/f%" PRIu64, dir, i);
+          unlink (name);
+          kept_file[i] = 0;
+        }
+      else
+        files_kept++;
+    }
+
+  printf ("ready anon_kept_kib=%" PRIu64 " file_kept_kib=%" PRIu64 " pipe_kept_kib=%" PRIu64
+          " files_kept=%" PRIu64 "\n", anon_kept >> 10, file_kept >> 10,
+          (pipes_kept * PIPE_BYTES) >> 10, files_kept);
   fflush (stdout);
 
   while (!stop_requested)
@@ -168,5 +257,12 @@ main (int argc, char **argv)
     }
   posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
   close (fd);
+  for (uint64_t i = 0; i < nfiles; i++)
+    if (kept_file[i])
+      {
+        char name[4096];
+        snprintf (name, sizeof name, "%s/f%" PRIu64, dir, i);
+        unlink (name);
+      }
   return 0;
 }

@@ -32,11 +32,12 @@ FIGURES = {
         r"\| Pages obtained per run \(raw write / service / hugeadm / raw node write / service node\) \| \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] / \[[\d, ]+\] \|",
     ]),
     "frag": ("## 3. Fragmentation", [
-        r"\| plain write of nr_hugepages: pages obtained / time \| \d+ pages / [\d.]+ m?s \| asked \d+; bound \d+ free, \d+ with page cache \|",
-        r"\| `hugeadm --pool-pages-min 2MB:N --hard`: pages obtained / time \| \d+ pages / [\d.]+ m?s \|",
-        r"\| service `SetMinimum` \{hard: true\}: pages obtained / time \| \d+ pages / [\d.]+ m?s \|",
-        r"\| Service pages vs plain write \| \d+ \| \d+ \|",
-        r"\| Service time vs hugeadm --hard \| [\d.]+ m?s \| [\d.]+ m?s \|",
+        r"\| plain write of nr_hugepages: pages obtained / time \| \d+ pages \([\d.]+% of the bound\) / [\d.]+ m?s \| asked \d+ of the bound \d+; before: \d+ pages' worth free, \d+ free 2 MiB blocks \|",
+        r"\| `hugeadm --pool-pages-min 2MB:N --hard`: pages obtained / time \| \d+ pages \([\d.]+% of the bound\) / [\d.]+ m?s \|",
+        r"\| Service \{hard: true\}: pages as a share of the physical bound \| [\d.]+% \(\d+ of \d+\) \|",
+        r"\| Service \{hard: true\}: share of the bound vs hugeadm --hard \| [\d.]+% \| [\d.]+% \|",
+        r"\| Service \{hard: true\} time vs hugeadm --hard \| [\d.]+ m?s \| [\d.]+ m?s \|",
+        r"Kept: \d+ MiB anonymous, \d+ MiB page cache, \d+ MiB of pipe buffers, \d+ files",
     ]),
     "scale": ("## 4. Scale", [
         r"\| GetManagedObjects round trip, 64 nodes × 5 sizes \(median of \d+\) \| [\d.]+ ms \|",
