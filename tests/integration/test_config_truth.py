@@ -150,6 +150,20 @@ def test_mount_page_size_the_kernel_lacks(service, fake_kernel, conn, ctl):
     assert ctl('config', '--check').returncode == 1
 
 
+@pytest.mark.fake_kernel(sizes=(2048,))
+def test_pool_page_size_the_kernel_lacks(service, fake_kernel, conn, ctl):
+    fake_kernel.write(DROPIN, '[pool 2MB]\nmaximum = 0\n\n[pool 1GB]\nminimum = 1\n')
+    errors = errors_of(conn)
+    assert len(errors) == 1 and errors[0].startswith(f'{fake_kernel.path(DROPIN)}:4: ')
+    assert 'no 1GB huge pages (it has 2MB)' in errors[0]
+    # an error of the line, not drift; the setting is still listed
+    assert [d['key'] for d in props(conn)['Drift']] == []
+    assert 'pool 1GB minimum' in [s['key'] for s in props(conn)['ConfiguredState']]
+    proc = ctl('config', '--check')
+    assert proc.returncode == 1
+    assert f'error: {fake_kernel.path(DROPIN)}:4: ' in proc.stdout
+
+
 @pytest.mark.valgrind
 def test_thp_values_that_are_no_keywords(service, fake_kernel, conn, ctl):
     fake_kernel.write(CONF, '[thp]\nenabled = sometimes\ndefrag = lots\nshmem_enabled = never\n')
@@ -163,6 +177,21 @@ def test_thp_values_that_are_no_keywords(service, fake_kernel, conn, ctl):
     proc = ctl('config', '--check')
     assert proc.returncode == 1
     assert f'error: {conf}:2: ' in proc.stdout
+
+
+@pytest.mark.fake_kernel(sizes=(2048,))
+def test_overridden_lines_the_kernel_cannot_follow(service, fake_kernel, conn, ctl):
+    """A bad line stays an error when a later line sets the key again."""
+    fake_kernel.write(CONF, '[thp]\nenabled = sometimes\n[boot]\ndefault-page-size = 1G\n'
+                      '[mount system]\npage-size = 1G\n')
+    fake_kernel.write(DROPIN, '[thp]\nenabled = never\n[boot]\ndefault-page-size = 2M\n'
+                      '[mount system]\npage-size = 2M\n')
+    conf = fake_kernel.path(CONF)
+    errors = errors_of(conn)
+    assert sorted(e.split(' ', 1)[0] for e in errors) == [f'{conf}:2:', f'{conf}:4:', f'{conf}:6:']
+    assert any("'sometimes' is not a value of THP enabled" in e for e in errors)
+    assert len(props(conn)['ConfigurationOverrides']) == 3
+    assert ctl('config', '--check').returncode == 1
 
 
 def test_unknown_group_is_an_error_with_its_line(service, fake_kernel, conn, ctl):
