@@ -46,11 +46,24 @@ def test_apply_at_boot_property(service, fake_kernel, conn, kind, enabled, mecha
     assert (hook['message'] == '') is enabled
 
 
+def test_apply_at_boot_openrc(service, fake_kernel, conn):
+    """OpenRC's runlevels are no sysv-rc links: its own command."""
+    fake_kernel.write_boot_hook('sysvinit-disabled')
+    fake_kernel.write('run/openrc/softlevel', 'default')
+    hook = props(conn)['ApplyAtBoot']
+    assert (hook['enabled'], hook['fix']) == (False, 'rc-update add hugepagesd-apply boot')
+    fake_kernel.write('etc/runlevels/boot/hugepagesd-apply', '')
+    assert props(conn)['ApplyAtBoot']['enabled']
+
+
 def test_apply_at_boot_missing_hook(service, fake_kernel, conn):
     fake_kernel.write_boot_hook(None)
     hook = props(conn)['ApplyAtBoot']
     assert not hook['enabled'] and hook['mechanism'] == 'none'
-    assert 'hugepagesd --apply' in hook['fix']
+    # the script comes from the install (data/init.d holds only its template)
+    assert hook['fix'].endswith('then enable its init script (update-rc.d hugepagesd-apply defaults)')
+    assert 'data/init.d' not in hook['fix']
+    assert 'hugepagesd --apply at boot' in hook['message']
     fake_kernel.write_boot_hook('systemd-missing')
     hook = props(conn)['ApplyAtBoot']
     assert not hook['enabled'] and hook['mechanism'] == 'systemd'
