@@ -349,6 +349,25 @@ def test_a_failing_step_does_not_stop_the_rest(system):
     assert mine.stdout == theirs.stdout
 
 
+def test_a_failing_step_does_not_stop_a_change(system):
+    """After the failing step the pool change still runs, in both: the same
+    kernel state, hugeadm's exit 0 against our 1."""
+    no_zone_movable_sysctl()
+    snap = pools_snapshot()
+    start = pool_state()
+    args = ["--enable-zone-movable", "--pool-pages-max", "2M:+2"]
+    theirs = hugeadm(system, *args)
+    after_theirs = pool_state()
+    assert not restore_pools(snap)
+    assert pool_state() == start
+    mine = ours(system, *args)
+    after_mine = pool_state()
+    assert not restore_pools(snap)
+    assert theirs.returncode == 0 and "No such file or directory" in theirs.stderr
+    assert mine.returncode == 1, mine.stderr
+    assert after_mine == after_theirs == (start[0], start[1] + 2)
+
+
 def test_disable_zone_movable_without_the_setting(system):
     """The state asked for is the state there is: a warning, exit 0, nothing
     written (hugeadm: an error message, exit 0)."""
