@@ -472,11 +472,15 @@ untrusted_parent (const char *root, const char *path)
  * owner and mode set after mounting (so the mount options do not say
  * them), the directories above left to the user or group. mount-create
  * with the same page size and limits takes such a mount over without a
- * remount, and --secure-directories makes those directories root's. */
+ * remount, --secure-directories makes those directories root's, and
+ * --persist saves it, so that --apply makes it again at boot. A taken-over
+ * mount looks the same as before (nothing is remounted): what tells it is
+ * taken over is its section in the configuration. */
 static void
 check_hugeadm_mounts (Explain *e, GPtrArray *mounts)
 {
   const char *root = hpd_kernel_get_root (e->kernel);
+  const HpdConfig *config = hpd_daemon_get_config (e->daemon, NULL);
 
   for (guint i = 0; i < mounts->len; i++)
     {
@@ -485,13 +489,18 @@ check_hugeadm_mounts (Explain *e, GPtrArray *mounts)
       g_autofree char *unsafe = NULL;
       g_autofree char *size = NULL;
       g_autoptr(GString) fix = NULL;
+      const HpdConfigMount *configured;
       gboolean set_after;
 
       if (key == NULL || !m->has_root || !g_utf8_validate (m->path, -1, NULL))
         continue;
       unsafe = untrusted_parent (root, m->path);
       set_after = m->root_uid != m->uid || m->root_gid != m->gid || m->root_mode != m->mode;
-      if (unsafe == NULL && !set_after)
+      configured = g_tree_lookup (config->mounts, key);
+      if (configured != NULL && configured->page_size.kind != HPD_CONFIG_UNSET &&
+          configured->page_size.value != m->page_size)
+        configured = NULL;
+      if (unsafe == NULL && (!set_after || configured != NULL))
         continue;
 
       size = hp_size_name (m->page_size);
@@ -509,6 +518,8 @@ check_hugeadm_mounts (Explain *e, GPtrArray *mounts)
         g_string_append_printf (fix, " --inodes %" G_GUINT64_FORMAT, m->nr_inodes);
       if (unsafe != NULL)
         g_string_append (fix, " --secure-directories");
+      if (configured == NULL)
+        g_string_append (fix, " --persist");
 
       if (unsafe != NULL)
         add (e, "warning", "hugeadm-mount", fix->str,
@@ -520,8 +531,9 @@ check_hugeadm_mounts (Explain *e, GPtrArray *mounts)
       else
         add (e, "info", "hugeadm-mount", fix->str,
              "%s was given owner %u:%u and mode %04o after mounting (as hugeadm does); its "
-             "mount options say %u:%u %04o. mount-create with these page size and limits "
-             "takes it over as it is, without a remount",
+             "mount options say %u:%u %04o, and no [mount] section makes it at boot. "
+             "mount-create with these page size and limits takes it over as it is, without "
+             "a remount, and --persist saves it",
              m->path, m->root_uid, m->root_gid, m->root_mode, m->uid, m->gid, m->mode);
     }
 }

@@ -249,7 +249,13 @@ tunable_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GEr
       Write *w = g_ptr_array_index (call->writes, i);
       g_string_append_printf (what, "%s%s=%s", i ? ", " : "", w->file, w->value);
     }
-  if (reply != NULL)
+  /* nothing written: a recommendation below the kernel's value only saved */
+  if (what->len == 0)
+    g_string_append (what, "the kernel's value kept");
+  if (reply != NULL && call->writes->len == 0)
+    g_message ("uid %u (pid %u) saved %s for boot, %s", caller->uid, caller->pid, call->what,
+               what->str);
+  else if (reply != NULL)
     g_message ("uid %u (pid %u) set %s: %s%s", caller->uid, caller->pid, call->what, what->str,
                call->persist ? " (saved for boot)" : "");
   else

@@ -147,12 +147,16 @@ read_sysvinit (const char *root, HpdBootHook *hook)
       access (script, X_OK) < 0)
     {
       hook->mechanism = "none";
+      /* the script is made from data/init.d's template at install time:
+       * a copy of the template would find no daemon and do nothing */
       hook->message = g_strdup ("this machine does not boot with systemd and "
                                 "/" HPD_APPLY_INIT_SCRIPT " is not installed: nothing "
-                                "applies the configuration at boot");
-      hook->fix = g_strdup ("install /" HPD_APPLY_INIT_SCRIPT " from the hugepagesd "
-                            "sources (data/init.d), or run " LIBEXECDIR "/hugepagesd --apply "
-                            "from a boot script");
+                                "applies the configuration at boot (an init without "
+                                "init scripts can run " LIBEXECDIR "/hugepagesd --apply "
+                                "at boot instead)");
+      hook->fix = g_strdup ("reinstall hugepagesd (apt-get install --reinstall hugepagesd, "
+                            "or meson install), then enable its init script "
+                            "(update-rc.d hugepagesd-apply defaults)");
       return;
     }
   hook->mechanism = "sysvinit";
@@ -160,9 +164,15 @@ read_sysvinit (const char *root, HpdBootHook *hook)
     hook->enabled = TRUE;
   else
     {
+      /* OpenRC, booted, has /run/openrc as systemd has /run/systemd/system;
+       * its runlevels are not sysv-rc's, which update-rc.d writes */
+      g_autofree char *openrc = g_build_filename (root, "run/openrc", NULL);
+
       hook->message = g_strdup ("/" HPD_APPLY_INIT_SCRIPT " is not enabled: nothing applies "
                                 "the configuration at boot");
-      hook->fix = g_strdup ("update-rc.d hugepagesd-apply defaults");
+      hook->fix = g_strdup (g_file_test (openrc, G_FILE_TEST_IS_DIR)
+                            ? "rc-update add hugepagesd-apply boot"
+                            : "update-rc.d hugepagesd-apply defaults");
     }
 }
 

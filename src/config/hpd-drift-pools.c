@@ -33,11 +33,10 @@ pool_setting (PoolWalk *p, const char *key_name, const HpdConfigValue *v, gboole
   guint64 pages;
 
   hpd_drift_list (w, key, value, &v->origin);
-  if (!check)
+  /* a size this kernel lacks is an error of the section's line */
+  if (!check || p->pool == NULL)
     return;
-  if (p->pool == NULL)
-    hpd_drift_note (w, key, value, "", "This kernel has no %s huge pages", p->name);
-  else if (!hpd_apply_to_pages (v, p->pool, &pages))
+  if (!hpd_apply_to_pages (v, p->pool, &pages))
     hpd_drift_note (w, key, value, "", "%s is not a whole number of %s pages", value, p->pool->name);
   else if (p->have_counters)
     hpd_drift_compare_number (w, key, value, MAX (pages, floor), actual, what);
@@ -82,6 +81,16 @@ hpd_drift_pool_section (gpointer key, gpointer value, gpointer data)
   PoolWalk p = { w, hpd_apply_find_pool (w->daemon, cp->page_size), name, NULL, { 0, }, FALSE };
   gboolean has_nodes = g_tree_nnodes (cp->nodes) > 0;
   guint64 minimum = 0, claimed = 0, kernel_minimum;
+
+  /* a page size this kernel lacks: the section is an error of its
+   * header's line (its settings are still listed), not drift */
+  if (p.pool == NULL)
+    {
+      g_autofree char *sizes = hpd_drift_kernel_sizes (w);
+
+      hpd_drift_config_error (w, &cp->origin, "[pool %s]: this kernel has no %s huge pages "
+                              "(it has %s)", name, name, sizes);
+    }
 
   /* the configured minimum is the administrator's base: consumers' claims
    * come on top of it, and are no drift */

@@ -30,6 +30,8 @@ typedef struct {
 /* A line this kernel cannot follow, "FILE:LINE: message" (when wanted). */
 void hpd_drift_config_error (Walk *w, const HpdConfigOrigin *origin, const char *format, ...)
 G_GNUC_PRINTF (3, 4);
+/* "2MB, 1GB": the sizes this kernel has, for messages */
+char *hpd_drift_kernel_sizes (Walk *w);
 /* A page size in [boot] or a mount section that this kernel lacks is
  * refused where it is used: an error of the line, not drift. */
 gboolean hpd_drift_check_page_size (Walk *w, const char *key, const HpdConfigValue *v);

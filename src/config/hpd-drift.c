@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "hp-units.h"
 #include "hpd-apply.h"
 #include "hpd-drift-private.h"
@@ -23,9 +25,8 @@ hpd_drift_config_error (Walk *w, const HpdConfigOrigin *origin, const char *form
   g_ptr_array_add (w->errors, g_strdup_printf ("%s:%u: %s", origin->file, origin->line, message));
 }
 
-/* "2MB, 1GB": the sizes this kernel has, for messages */
-static char *
-kernel_sizes (Walk *w)
+char *
+hpd_drift_kernel_sizes (Walk *w)
 {
   GPtrArray *pools = hpd_daemon_get_pools (w->daemon);
   g_autoptr(GString) out = g_string_new (NULL);
@@ -47,7 +48,7 @@ hpd_drift_check_page_size (Walk *w, const char *key, const HpdConfigValue *v)
   if (v->kind == HPD_CONFIG_UNSET || hpd_apply_find_pool (w->daemon, v->value) != NULL)
     return TRUE;
   name = hp_size_name (v->value);
-  sizes = kernel_sizes (w);
+  sizes = hpd_drift_kernel_sizes (w);
   hpd_drift_config_error (w, &v->origin, "%s = %s: this kernel has no %s huge pages (it has %s)",
                           key, name, name, sizes);
   return FALSE;
@@ -89,9 +90,51 @@ hpd_drift_compare_number (Walk *w, const char *key, const char *configured, guin
                     what, text, wanted);
 }
 
+/* A line that a later one overrides is still a line of its file, and one
+ * this kernel cannot follow is reported as the winning line would be (of
+ * the overrides listed, HPD_CONFIG_MAX_OVERRIDES at most). @thp: the
+ * kernel's THP files have been read into the walk. */
+static void
+check_overridden (Walk *w, const HpdConfig *config, gboolean thp)
+{
+  if (w->errors == NULL)
+    return;
+  for (guint i = 0; i < config->overrides->len; i++)
+    {
+      const HpdConfigOverride *o = g_ptr_array_index (config->overrides, i);
+
+      if (g_str_has_prefix (o->key, "thp "))
+        {
+          const char *name = o->key + strlen ("thp ");
+          const HpdThpChoice *choice = thp ? g_hash_table_lookup (w->tunables.thp, name) : NULL;
+
+          if (choice != NULL &&
+              !g_strv_contains ((const char *const *) choice->choices, o->overridden))
+            {
+              g_autofree char *known = g_strjoinv (", ", choice->choices);
+
+              hpd_drift_config_error (w, &o->overridden_origin,
+                                      "'%s' is not a value of THP %s (it takes %s)",
+                                      o->overridden, name, known);
+            }
+        }
+      else if (g_str_equal (o->key, "boot default-page-size") ||
+               (g_str_has_prefix (o->key, "mount ") && g_str_has_suffix (o->key, " page-size")))
+        {
+          HpdConfigValue v = { HPD_CONFIG_BYTES, 0, o->overridden_origin };
+
+          /* only values the parser took are overrides: this reads them again */
+          if (hp_parse_size (o->overridden, &v.value, NULL))
+            hpd_drift_check_page_size (w, strrchr (o->key, ' ') + 1, &v);
+        }
+    }
+}
+
 static void
 walk (Walk *w, const HpdConfig *config)
 {
+  gboolean thp = FALSE;
+
   w->config = config;
   w->claims = hpd_daemon_get_claims (w->daemon);
   g_tree_foreach (config->pools, hpd_drift_pool_section, w);
@@ -106,8 +149,11 @@ walk (Walk *w, const HpdConfig *config)
       hpd_tunables_read (w->kernel, &w->tunables);
       hpd_drift_tunables (w, config);
       g_tree_foreach (config->thp, hpd_drift_thp_setting, w);
-      hpd_tunables_clear (&w->tunables);
+      thp = TRUE;
     }
+  check_overridden (w, config, thp);
+  if (thp)
+    hpd_tunables_clear (&w->tunables);
 }
 
 void

@@ -382,7 +382,8 @@ assert HUGE > 2**63
 
 @pytest.mark.fake_kernel(pools={SMALL: Pool(total=4, free=4, overcommit=HUGE)})
 def test_json_values_above_2_63_are_exact(service, ctl, fake_kernel):
-    write_tunables(fake_kernel, shmmax=HUGE, shmall=HUGE - 1)
+    write_tunables(fake_kernel, shmmax=HUGE, shmall=HUGE - 1, min_free=HUGE - 3)
+    assert document(ctl('min-free-kbytes', '--json'))['min_free_kbytes'] == HUGE - 3
     doc = document(ctl('shm-max', '--json'))
     assert (doc['shmmax'], doc['shmall']) == (HUGE, HUGE - 1)
     text = ok(ctl('shm-max'))
@@ -396,6 +397,15 @@ def test_json_values_above_2_63_are_exact(service, ctl, fake_kernel):
     pool = document(ctl('pools', '--long', '--json'))['pools'][0]
     assert pool['maximum'] == HUGE + 4
     assert table(ok(ctl('pools')))[0][3] == str(HUGE + 4)
+
+    # the per-node counters, in status and pools --nodes
+    for name in ('nr_hugepages', 'free_hugepages', 'surplus_hugepages'):
+        fake_kernel.write(fake_kernel.node_file(0, SMALL, name), HUGE - 1)
+    node = document(ctl('status', '--json'))['pools'][0]['nodes'][0]
+    assert (node['total'], node['free'], node['surplus']) == (HUGE - 1,) * 3
+    [row] = [n for n in document(ctl('pools', '--nodes', '--json'))['nodes']
+             if (n['node'], n['page_size']) == (0, SMALL * 1024)]
+    assert (row['total'], row['free'], row['surplus']) == (HUGE - 1,) * 3
 
     b = base(fake_kernel)
     write_mountinfo(fake_kernel, [(f'{b}/pagesize-2MB',

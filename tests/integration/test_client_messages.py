@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from test_client import POOLS, ctl, hugepagesctl, refusal, usage_error  # noqa: F401
+from test_client import POOLS, ctl, hugepagesctl, ok, refusal, usage_error  # noqa: F401
 from test_client_mounts import write_mountinfo
 from hpdtest import ACTION_POOLS
 
@@ -75,11 +75,16 @@ def test_log_lines_have_no_empty_values(service, ctl, polkit):
     for args in (['set-min', '2M', '7'], ['claim', 'db', '2M', '1'], ['release', 'db', '2M'],
                  ['--no-ask-password', 'shm-max', '64G']):
         ctl(*args)
+    # saved with the kernel's larger value kept: nothing written
+    polkit.allow(ACTION_POOLS, 'org.hugepages.manager.configure-tunables')
+    assert 'kept: it is above the recommended' in ok(ctl('shm-max', 'recommended', '--persist'))
     log = service.log()
     assert 'was refused SetShmMax' in log
-    # the service's own lines (under valgrind the log has memcheck's too)
+    # the service's own lines (under valgrind the log has memcheck's too);
+    # ":  " is an empty value between two fields
     for line in (line for line in log.splitlines() if not re.match(r'==\d+==', line)):
-        assert not re.search(r"=(\s|,|$)|''|\(\)|: $", line), line
+        assert not re.search(r"=(\s|,|$)|''|\(\)|: $|:  ", line), line
+    assert 'saved kernel.shmmax for boot' in log
 
 
 def ways_forward(stderr, action, user):

@@ -46,11 +46,24 @@ def test_apply_at_boot_property(service, fake_kernel, conn, kind, enabled, mecha
     assert (hook['message'] == '') is enabled
 
 
+def test_apply_at_boot_openrc(service, fake_kernel, conn):
+    """OpenRC's runlevels are no sysv-rc links: its own command."""
+    fake_kernel.write_boot_hook('sysvinit-disabled')
+    fake_kernel.write('run/openrc/softlevel', 'default')
+    hook = props(conn)['ApplyAtBoot']
+    assert (hook['enabled'], hook['fix']) == (False, 'rc-update add hugepagesd-apply boot')
+    fake_kernel.write('etc/runlevels/boot/hugepagesd-apply', '')
+    assert props(conn)['ApplyAtBoot']['enabled']
+
+
 def test_apply_at_boot_missing_hook(service, fake_kernel, conn):
     fake_kernel.write_boot_hook(None)
     hook = props(conn)['ApplyAtBoot']
     assert not hook['enabled'] and hook['mechanism'] == 'none'
-    assert 'hugepagesd --apply' in hook['fix']
+    # the script comes from the install (data/init.d holds only its template)
+    assert hook['fix'].endswith('then enable its init script (update-rc.d hugepagesd-apply defaults)')
+    assert 'data/init.d' not in hook['fix']
+    assert 'hugepagesd --apply at boot' in hook['message']
     fake_kernel.write_boot_hook('systemd-missing')
     hook = props(conn)['ApplyAtBoot']
     assert not hook['enabled'] and hook['mechanism'] == 'systemd'
@@ -150,6 +163,20 @@ def test_mount_page_size_the_kernel_lacks(service, fake_kernel, conn, ctl):
     assert ctl('config', '--check').returncode == 1
 
 
+@pytest.mark.fake_kernel(sizes=(2048,))
+def test_pool_page_size_the_kernel_lacks(service, fake_kernel, conn, ctl):
+    fake_kernel.write(DROPIN, '[pool 2MB]\nmaximum = 0\n\n[pool 1GB]\nminimum = 1\n')
+    errors = errors_of(conn)
+    assert len(errors) == 1 and errors[0].startswith(f'{fake_kernel.path(DROPIN)}:4: ')
+    assert 'no 1GB huge pages (it has 2MB)' in errors[0]
+    # an error of the line, not drift; the setting is still listed
+    assert [d['key'] for d in props(conn)['Drift']] == []
+    assert 'pool 1GB minimum' in [s['key'] for s in props(conn)['ConfiguredState']]
+    proc = ctl('config', '--check')
+    assert proc.returncode == 1
+    assert f'error: {fake_kernel.path(DROPIN)}:4: ' in proc.stdout
+
+
 @pytest.mark.valgrind
 def test_thp_values_that_are_no_keywords(service, fake_kernel, conn, ctl):
     fake_kernel.write(CONF, '[thp]\nenabled = sometimes\ndefrag = lots\nshmem_enabled = never\n')
@@ -163,6 +190,21 @@ def test_thp_values_that_are_no_keywords(service, fake_kernel, conn, ctl):
     proc = ctl('config', '--check')
     assert proc.returncode == 1
     assert f'error: {conf}:2: ' in proc.stdout
+
+
+@pytest.mark.fake_kernel(sizes=(2048,))
+def test_overridden_lines_the_kernel_cannot_follow(service, fake_kernel, conn, ctl):
+    """A bad line stays an error when a later line sets the key again."""
+    fake_kernel.write(CONF, '[thp]\nenabled = sometimes\n[boot]\ndefault-page-size = 1G\n'
+                      '[mount system]\npage-size = 1G\n')
+    fake_kernel.write(DROPIN, '[thp]\nenabled = never\n[boot]\ndefault-page-size = 2M\n'
+                      '[mount system]\npage-size = 2M\n')
+    conf = fake_kernel.path(CONF)
+    errors = errors_of(conn)
+    assert sorted(e.split(' ', 1)[0] for e in errors) == [f'{conf}:2:', f'{conf}:4:', f'{conf}:6:']
+    assert any("'sometimes' is not a value of THP enabled" in e for e in errors)
+    assert len(props(conn)['ConfigurationOverrides']) == 3
+    assert ctl('config', '--check').returncode == 1
 
 
 def test_unknown_group_is_an_error_with_its_line(service, fake_kernel, conn, ctl):

@@ -186,6 +186,20 @@ def test_explain_names_each_hugeadm_mount_and_its_fix(service, conn, fake_kernel
              for severity, id_, message, fix in explain(conn) if id_ == 'hugeadm-mount'}
     assert found == {
         user_mount: ('warning', 'hugepagesctl mount-create user nobody --page-size 2MB '
-                                '--size 4194304 --secure-directories'),
-        global_mount: ('info', 'hugepagesctl mount-create global --page-size 1GB'),
+                                '--size 4194304 --secure-directories --persist'),
+        global_mount: ('info', 'hugepagesctl mount-create global --page-size 1GB --persist'),
     }
+
+    # taken over and saved (what the fix does): nothing more to say of it;
+    # the configuration's other page size does not count
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[mount global]\npage-size = 2MB\n')
+    assert [fix for _, id_, message, fix in explain(conn)
+            if id_ == 'hugeadm-mount' and message.startswith(global_mount + ' ')] == \
+        ['hugepagesctl mount-create global --page-size 1GB --persist']
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[mount global]\npage-size = 1GB\n'
+                      '[mount user nobody]\nmax-size = 4M\n')
+    found = {message.split()[0]: (severity, fix)
+             for severity, id_, message, fix in explain(conn) if id_ == 'hugeadm-mount'}
+    # the directories are still the user's: that warning stays
+    assert found == {user_mount: ('warning', 'hugepagesctl mount-create user nobody '
+                                             '--page-size 2MB --size 4194304 --secure-directories')}

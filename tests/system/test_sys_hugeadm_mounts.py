@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from hpdsys import (ALLOWED_USER, KB_2M, MOUNT_BASE, TEST_GROUP, MountArea, builddir,
+from hpdsys import (ALLOWED_USER, KB_2M, MANAGER_IFACE, MANAGER_PATH, MOUNT_BASE, TEST_GROUP,
+                    MountArea, builddir,
                     ensure_group, has_pool, mounts_at, pool_sizes_kb)
 from test_sys_mounts import (create_mount, create_mounts, manager_mounts, mount_path, ok, refused,
                              unmount)
@@ -57,6 +58,12 @@ def hugepagesctl(system, *args):
     return proc.stdout
 
 
+def hugeadm_findings(system):
+    """Explain's hugeadm-mount findings: {mount path: fix}."""
+    entries = system.call(MANAGER_PATH, MANAGER_IFACE, "Explain", "a{sv}", ({},), "(aa{sv})")[0]
+    return {e["message"].split()[0]: e["fix"] for e in entries if e["id"] == "hugeadm-mount"}
+
+
 def mount_id(path):
     [m] = mounts_at(path)
     return m["id"]
@@ -72,7 +79,7 @@ def wait_for_mounts(system, paths):
         time.sleep(0.1)
 
 
-def test_hugeadm_mounts_reported_and_taken_over(system, area):
+def test_hugeadm_mounts_reported_and_taken_over(system, area, etc_config):
     assert not os.path.lexists(MOUNT_BASE), "conftest did not hide the host's base"
     group = ensure_group(TEST_GROUP, [ALLOWED_USER])
     user = system.users[ALLOWED_USER]
@@ -98,10 +105,19 @@ def test_hugeadm_mounts_reported_and_taken_over(system, area):
              if line.startswith(global_2m + " ")]
     assert row[3] == "1777" and row[-1] == "mode=0755", row
 
-    # 2. taken over as they are: the same paths, the same mounts (no remount)
+    # 2. Explain: a finding for each, with the command that takes it over
+    findings = hugeadm_findings(system)
+    assert sorted(findings) == sorted(p for ps in paths.values() for p in ps)
+    assert findings[global_2m] == "hugepagesctl mount-create global --page-size 2MB --persist"
+
+    # taken over as they are: the same paths, the same mounts (no remount)
     ids = {p: mount_id(p) for ps in paths.values() for p in ps}
     for (scope, owner, _, _, _), ps in paths.items():
         assert ok(create_mounts(system, None, scope, owner)) == [ps], scope
+    assert {p: mount_id(p) for p in ids} == ids
+    # saved as well, Explain has nothing more to say of them
+    ok(create_mounts(system, None, "global", "", persist=("b", True)))
+    assert not set(paths[kinds[3]]) & set(hugeadm_findings(system))
     assert {p: mount_id(p) for p in ids} == ids
 
     # hugeadm's user-owned directory: made root's on request, not followed

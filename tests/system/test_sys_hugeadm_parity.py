@@ -154,6 +154,10 @@ def test_no_mounts(system, area):
 
 
 def test_explain_parseable_parts(system, tunables):
+    # a configured pool, whatever the host's: without one neither tool
+    # recommends a shmmax (pools_guard puts the maximum back)
+    c = stable_counters(KB_2M)
+    write_counter(pool_dir(KB_2M) / "nr_overcommit_hugepages", c["Overcommit"] + 2)
     theirs, mine = hugeadm(system, "--explain"), ours(system, "--explain")
     assert mine.returncode == 0, mine.stderr
 
@@ -343,6 +347,25 @@ def test_a_failing_step_does_not_stop_the_rest(system):
     assert theirs.stdout != ""
     assert mine.returncode == 1, mine.stderr
     assert mine.stdout == theirs.stdout
+
+
+def test_a_failing_step_does_not_stop_a_change(system):
+    """After the failing step the pool change still runs, in both: the same
+    kernel state, hugeadm's exit 0 against our 1."""
+    no_zone_movable_sysctl()
+    snap = pools_snapshot()
+    start = pool_state()
+    args = ["--enable-zone-movable", "--pool-pages-max", "2M:+2"]
+    theirs = hugeadm(system, *args)
+    after_theirs = pool_state()
+    assert not restore_pools(snap)
+    assert pool_state() == start
+    mine = ours(system, *args)
+    after_mine = pool_state()
+    assert not restore_pools(snap)
+    assert theirs.returncode == 0 and "No such file or directory" in theirs.stderr
+    assert mine.returncode == 1, mine.stderr
+    assert after_mine == after_theirs == (start[0], start[1] + 2)
 
 
 def test_disable_zone_movable_without_the_setting(system):
