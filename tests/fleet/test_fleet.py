@@ -11,6 +11,7 @@ applied again (no change). A pool the kernel cannot fill fails the task with
 the figures; a user polkit refuses gets a failed task with the service's
 message and nothing changed."""
 
+import importlib.util
 import json
 import os
 import shutil
@@ -27,6 +28,7 @@ import hpdtest
 
 from fakekernel import Mount, NodePool, Pool
 from test_client_remote import SSHD, Sshd
+from conftest import COLLECTION
 
 SMALL, GIANT = 2048, 1048576
 SMALL_BYTES = SMALL * 1024
@@ -263,7 +265,6 @@ def test_mount_check_mode_and_present(service, polkit, fake_kernel, play):
     assert checked['paths'] == ['/var/lib/hugetlbfs/pagesize-2MB']
 
 
-
 @pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount('/var/lib/hugetlbfs/pagesize-2MB')])
 def test_mount_present_is_unchanged(service, polkit, fake_kernel, local_play):
     play = local_play
@@ -493,3 +494,42 @@ def test_module_docs(collections):
         doc = json.loads(proc.stdout)[module]
         assert doc['doc']['options'] is not None and doc['examples'] and doc['return'] is not None
         assert doc['doc']['attributes']['check_mode']['support'] == 'full'
+
+
+def test_modules_leave_the_shared_doc_to_the_fragment(collections):
+    # author, platform and the check and diff support every module shares
+    # are written once, in plugins/doc_fragments/common.py; a module states
+    # only where it differs (info has no diff, pool's check mode has details)
+    def load(path):
+        spec = importlib.util.spec_from_file_location('hpd_doc', path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    fragment = yaml.safe_load(load(os.path.join(COLLECTION, 'plugins', 'doc_fragments',
+                                                'common.py')).ModuleDocFragment.DOCUMENTATION)
+    shared = fragment['attributes']
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections)
+    modules = os.path.join(COLLECTION, 'plugins', 'modules')
+    for name in sorted(os.listdir(modules)):
+        with open(os.path.join(modules, name)) as f:
+            source = f.read()
+        own = yaml.safe_load(source.split("DOCUMENTATION = r'''", 1)[1].split("'''", 1)[0])
+        assert 'author' not in own, name
+        for key, value in own.get('attributes', {}).items():
+            repeated = {k: v for k, v in value.items() if shared.get(key, {}).get(k) == v}
+            assert not repeated, (name, key, repeated)
+        # what ansible-doc shows is still whole
+        fqcn = 'hugepages.manager.' + name[:-3]
+        doc = json.loads(subprocess.run(['ansible-doc', '--json', fqcn], env=env, check=True,
+                                        capture_output=True, text=True,
+                                        timeout=60).stdout)[fqcn]['doc']
+        assert doc['author'] == ['hugepagesd developers'], name
+        assert doc['attributes']['platform']['platforms'] == 'posix', name
+        for key in ('check_mode', 'diff_mode', 'platform'):
+            assert doc['attributes'][key]['support'] and doc['attributes'][key]['description'], \
+                (name, key)
+    assert json.loads(subprocess.run(
+        ['ansible-doc', '--json', 'hugepages.manager.info'], env=env, check=True,
+        capture_output=True, text=True, timeout=60).stdout)['hugepages.manager.info']['doc'][
+            'attributes']['diff_mode']['support'] == 'none'

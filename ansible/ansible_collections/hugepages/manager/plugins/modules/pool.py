@@ -58,17 +58,11 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
   - hugepages.manager.common
 attributes:
   check_mode:
-    support: full
     details: Reports the commands it would run; the kernel's achievable count is not known.
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
-author:
-  - hugepagesd developers
 '''
 
 EXAMPLES = r'''
