@@ -256,25 +256,57 @@ def test_tunables_and_thp(service, polkit, fake_kernel, play):
 @pytest.mark.fake_kernel(pools=POOLS)
 def test_mount_check_mode_and_present(service, polkit, fake_kernel, play):
     # The fake tier cannot mount (the system tier's job): check mode plans
-    # the mounts, and mounts already in mountinfo count as done.
+    # the mounts at the paths the service gives (below its root), and
+    # mounts already in mountinfo count as done.
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
     checked = one(play([task], check=True, diff=True))
     assert checked['changed'] is True and not checked.get('failed'), checked
     assert checked['commands'] == ['mount-create system --page-size 2097152']
-    assert checked['paths'] == ['/var/lib/hugetlbfs/pagesize-2MB']
+    assert checked['paths'] == [fake_kernel.path('var/lib/hugetlbfs/pagesize-2MB')]
 
 
-@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount('/var/lib/hugetlbfs/pagesize-2MB')])
+SYSTEM_MOUNT = 'var/lib/hugetlbfs/pagesize-2MB'
+
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount(SYSTEM_MOUNT, mode=0o770),
+                                              Mount('var/lib/hugetlbfs/global/pagesize-2MB')])
 def test_mount_present_is_unchanged(service, polkit, fake_kernel, local_play):
     play = local_play
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
     mode = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], mode='0700')}
-    planned, present, other = play([dict(task, check_mode=True), task, dict(mode, check_mode=True)])
+    # the global mount has the kernel's 0755, not the scope's 1777: the
+    # service would set it, so it is a change
+    other_mode = {'hugepages.manager.mount': {'scope': 'global', 'page_size': '2M'}}
+    planned, present, other, global_mode = play([dict(task, check_mode=True), task,
+                                                 dict(mode, check_mode=True),
+                                                 dict(other_mode, check_mode=True)])
     for result in (planned, present):
         assert result['changed'] is False and not result['failed'], result
         assert result['mounts'][0]['page_size'] == SMALL_BYTES
+        assert result['paths'] == [fake_kernel.path(SYSTEM_MOUNT)]
+    assert other['changed'] is True, other
+    assert global_mode['changed'] is True and not global_mode['failed'], global_mode
+
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount(SYSTEM_MOUNT, mode=0o770)])
+def test_mount_persist_counts_what_is_not_saved(service, polkit, fake_kernel, local_play):
+    # A mount in place but not in the configuration is a change with
+    # persist (mount-create --persist saves it); once saved as asked, none.
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M', 'persist': True}}
+    limited = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], inodes=8)}
+    unsaved = one(local_play([task], check=True))
+    assert unsaved['changed'] is True and not unsaved['failed'], unsaved
+    assert unsaved['commands'] == ['mount-create system --page-size 2097152 --persist']
+    conf = fake_kernel.path('etc/hugepagesd/hugepagesd.conf')
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    with open(conf, 'w') as f:
+        f.write('[mount system]\npage-size = 2MB\nmode = 0770\n')
+    saved, other = local_play([task, dict(limited, check_mode=True)])
+    assert saved['changed'] is False and not saved['failed'], saved
+    # another saved section (here: other limits) is a change
     assert other['changed'] is True, other
 
 
