@@ -454,6 +454,16 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
     assert 0 < last['duration-usec'] <= (ended - began) * 1e6
     assert began - 1 <= value('hugepages_last_allocation_timestamp_seconds',
                               page_size_bytes=SMALL_BYTES) <= ended + 1
+    # the service's own ask (Base plus the claims: Target) against what the
+    # pool holds, per size
+    for kb in (SMALL, GIANT):
+        path = hpdtest.page_size_path(kb)
+        for prop, name in (('Base', 'hugepages_pool_base_pages'),
+                           ('Target', 'hugepages_pool_target_pages')):
+            assert value(name, page_size_bytes=kb * 1024) == \
+                hpdtest.get(conn, path, hpdtest.PAGE_SIZE_IFACE, prop), name
+    assert value('hugepages_pool_base_pages', page_size_bytes=SMALL_BYTES) == 10
+    assert value('hugepages_pool_target_pages', page_size_bytes=SMALL_BYTES) == 12
     # a size the service did not change has none
     assert not any(name.startswith('hugepages_last_allocation_') and
                    ('page_size_bytes', str(GIANT * 1024)) in labels
