@@ -241,6 +241,27 @@ def test_claim(service, polkit, fake_kernel, play):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+def test_claim_shortfall_fails_until_the_pool_holds_it(service, polkit, fake_kernel, local_play):
+    # the kernel holds 7 pages: a claim of 4 on the base of 6 falls short.
+    # The claim is recorded, so a second run has nothing to change, but the
+    # pool still lacks pages: that fails again, with the figures, rather
+    # than passing as if the claim were held
+    polkit.allow(*ALL_ACTIONS)
+    fake_kernel.limit_pool(SMALL, 7)
+    task = {'hugepages.manager.claim': {'consumer': 'db', 'page_size': '2M', 'pages': 4}}
+    accepted = {'hugepages.manager.claim': dict(task['hugepages.manager.claim'],
+                                                accept_shortfall=True)}
+    first, again, tolerated = local_play([task, task, accepted])
+    assert first['failed'] and first['shortfall'] and first['changed'], first
+    assert 'holds only 1 of the 4 pages' in first['msg'], first
+    assert again['failed'] and again['shortfall'] and not again['changed'], again
+    assert 'holds 7 of the 10 pages' in again['msg'], again
+    assert not tolerated['failed'] and tolerated['shortfall'], tolerated
+    assert any('holds 7 of the 10 pages' in w for w in tolerated.get('warnings', [])), tolerated
+    assert nr(fake_kernel, SMALL) == 7
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
 def test_tunables_and_thp(service, polkit, fake_kernel, play):
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.tunables': {'shm_max': '64G', 'min_free_kbytes': '90112',
