@@ -368,7 +368,11 @@ def test_info(service, polkit, fake_kernel, play):
 
 # --- metrics ---------------------------------------------------------------------
 
-@pytest.mark.fake_kernel(pools=POOLS)
+METRICS_MOUNT = 'var/lib/hugetlbfs/group/dba/pagesize-2MB'
+
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount(METRICS_MOUNT, gid=4321, mode=0o1770,
+                                                    size=8 * SMALL_BYTES, nr_inodes=64)])
 def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, conn, builddir):
     from prometheus_client.parser import text_string_to_metric_families
 
@@ -475,6 +479,28 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
     assert 0 < last['duration-usec'] <= (ended - began) * 1e6
     assert began - 1 <= value('hugepages_last_allocation_timestamp_seconds',
                               page_size_bytes=SMALL_BYTES) <= ended + 1
+    for kb in (SMALL, GIANT):
+        for node in (0, 1):
+            for counter, name in (('surplus_hugepages', 'hugepages_node_pool_surplus_pages'),):
+                assert value(name, page_size_bytes=kb * 1024, node=node) == \
+                    fake_kernel.read_int(fake_kernel.node_file(node, kb, counter))
+    assert value('hugepages_pool_overcommit_pages', page_size_bytes=SMALL_BYTES) == \
+        nr(fake_kernel, SMALL, 'nr_overcommit_hugepages')
+    # the mount, its owner and mode as mountinfo has them, and its limits
+    mount = fake_kernel.path(METRICS_MOUNT)
+    assert value('hugepages_mount_info', path=mount, page_size_bytes=SMALL_BYTES, uid=0,
+                 gid=4321, mode='1770', managed='true') == 1
+    assert value('hugepages_mount_size_limit_bytes', path=mount) == 8 * SMALL_BYTES
+    assert value('hugepages_mount_inodes_limit', path=mount) == 64
+    assert ('hugepages_mount_min_size_bytes', (('path', mount),)) not in samples
+    # Explain's findings, counted by severity as explain --json lists them
+    findings = json.loads(subprocess.run([ctl, 'explain', '--json'], env=env, check=True,
+                                         capture_output=True, text=True,
+                                         timeout=30).stdout)['entries']
+    for severity in ('info', 'warning', 'error'):
+        assert value('hugepages_explain_findings', severity=severity) == \
+            sum(1 for f in findings if f['severity'] == severity), severity
+    assert value('hugepages_explain_findings', severity='warning') >= 1
     # the service's own ask (Base plus the claims: Target) against what the
     # pool holds, per size
     for kb in (SMALL, GIANT):
