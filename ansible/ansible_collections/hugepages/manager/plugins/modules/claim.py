@@ -83,8 +83,8 @@ commands:
   sample: ["claim postgresql 2097152 4096 --persist"]
 shortfall:
   description:
-    - Whether the pool holds fewer pages than the claims ask: after this task's change, or, when
-      the claim was already in place, the pool below hugepagesd's target (base plus claims).
+    - Whether the pool holds fewer pages than the claims ask, after this task's change or, when
+      the claim was already in place, as the pool below hugepagesd's target (base plus claims).
   returned: always
   type: bool
   sample: false

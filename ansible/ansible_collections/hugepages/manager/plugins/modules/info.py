@@ -49,7 +49,7 @@ service_version:
   sample: "1.0"
 pools:
   description:
-    - Every pool, as in C(hugepagesctl status --json): the kernel's counters, C(base) (the
+    - Every pool, as in C(hugepagesctl status --json), with the kernel's counters, C(base) (the
       administrator's base) and C(target) (the base plus every claim, which hugepagesd keeps;
       C(minimum) below it is a shortfall).
     - C(last_allocation) is the service's last change of the pool (null before the first since
