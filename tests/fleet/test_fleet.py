@@ -157,7 +157,7 @@ def unchanged_twice(play, task):
     assert not checked['failed'] and checked['changed'] is True, checked.get('msg', checked)
     assert 'diff' in checked, checked
     assert not applied['failed'] and applied['changed'] is True, applied
-    assert not again['failed'] and again['changed'] is False, again
+    assert not again["failed"] and again["changed"] is False, again.get("msg", again)
     return checked, applied, again
 
 
@@ -288,6 +288,7 @@ def test_mount_check_mode_and_present(service, polkit, fake_kernel, play):
 
 
 SYSTEM_MOUNT = 'var/lib/hugetlbfs/pagesize-2MB'
+PERSISTED = 'etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf'
 
 
 @pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount(SYSTEM_MOUNT, mode=0o770),
@@ -317,6 +318,7 @@ def test_mount_persist_counts_what_is_not_saved(service, polkit, fake_kernel, lo
     # persist (mount-create --persist saves it); once saved as asked, none.
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M', 'persist': True}}
+    other_mode = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], mode='0700')}
     limited = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], inodes=8)}
     unsaved = one(local_play([task], check=True))
     assert unsaved['changed'] is True and not unsaved['failed'], unsaved
@@ -325,10 +327,60 @@ def test_mount_persist_counts_what_is_not_saved(service, polkit, fake_kernel, lo
     os.makedirs(os.path.dirname(conf), exist_ok=True)
     with open(conf, 'w') as f:
         f.write('[mount system]\npage-size = 2MB\nmode = 0770\n')
-    saved, other = local_play([task, dict(limited, check_mode=True)])
+    saved, other, refused = local_play([task, dict(other_mode, check_mode=True),
+                                        dict(limited, check_mode=True)])
     assert saved['changed'] is False and not saved['failed'], saved
-    # another saved section (here: other limits) is a change
-    assert other['changed'] is True, other
+    # another saved section (here: another mode) is a change
+    assert other['changed'] is True and not other['failed'], other
+    # other limits than the mount's: hugepagesd refuses them, check mode
+    # says so with its message
+    assert refused['failed'] and 'already mounted with other options' in refused['msg'], refused
+
+
+@pytest.fixture
+def mounting_service(start_service, fake_kernel, polkit):
+    """hugepagesd that really mounts hugetlbfs below the fake tree: in this
+    private mount namespace (tests/run-all runs the fleet tier in one), with
+    the namespace's own mount table as its proc/self, as the Cockpit tier's
+    mount test does."""
+    if not hpdtest.in_private_mount_namespace():
+        pytest.skip('mounts for real: run in a private mount namespace (tests/run-all does)')
+    own_ns = os.readlink('/proc/self/ns/mnt')
+    fake_kernel.write_mount_namespaces(own_ns, own_ns)
+    shutil.rmtree(fake_kernel.path('proc/self'))
+    os.symlink('/proc/self', fake_kernel.path('proc/self'))
+    os.makedirs(fake_kernel.path('var/lib'))
+    yield start_service(fake_kernel.root, check=True)
+    # whatever a failed test left mounted goes with this namespace's tree
+    top = fake_kernel.path('var/lib/hugetlbfs')
+    with open('/proc/self/mountinfo') as f:
+        left = [line.split()[4] for line in f if line.split()[4].startswith(top)]
+    for path in sorted(left, reverse=True):
+        subprocess.run(['umount', '-l', path], check=False)
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_mount_applied_twice_and_removed(mounting_service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    path = fake_kernel.path('var/lib/hugetlbfs/global/pagesize-2MB')
+    args = {'scope': 'global', 'page_size': '2M', 'size': '4M', 'inodes': 16, 'persist': True}
+    present = {'hugepages.manager.mount': args}
+    absent = {'hugepages.manager.mount': dict(args, state='absent')}
+
+    checked, applied, again = unchanged_twice(play, present)
+    assert checked['paths'] == [path] and checked['diff']['after'] == path + '\n', checked
+    assert checked['commands'] == ['mount-create global --page-size 2097152 --size 4M '
+                                   '--inodes 16 --persist'], checked
+    mount, = applied['mounts']
+    assert (mount['path'], mount['max_size'], mount['max_inodes'], mount['mode']) == \
+        (path, 4 << 20, 16, 0o1777), mount
+    assert os.path.ismount(path)
+    assert '[mount global]' in fake_kernel.read(PERSISTED)
+
+    checked, applied, again = unchanged_twice(play, absent)
+    assert checked['commands'] == [f'unmount {path} --persist'], checked
+    assert applied['mounts'] == [] and not os.path.ismount(path)
+    assert '[mount global]' not in fake_kernel.read(PERSISTED)
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

@@ -98,7 +98,7 @@ import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.hugepages.manager.plugins.module_utils.hugepagesctl import (
-    COMMON_ARGS, Hugepagesctl, HugepagesError, fail, parse_size)
+    COMMON_ARGS, Hugepagesctl, HugepagesError, error_line, fail, parse_size)
 
 # The owner and mode hugepagesd gives a scope's mounts when the task names
 # no mode (mount-create --help); a mount in place with another owner or
@@ -202,19 +202,36 @@ def main():
         uid, gid, name = owner_of(p['scope'], p['owner'] or '')
         mode = int(p['mode'], 8) if p['mode'] is not None else SCOPE_MODES[p['scope']]
         size = None
-        scope_args = [p['scope']] + ([p['owner']] if p['scope'] in ('user', 'group') else [])
+        pools = dict((pool['page_size'], pool['name']) for pool in ctl.status()['pools'])
+        command = ['mount-create', p['scope']] + \
+            ([p['owner']] if p['scope'] in ('user', 'group') else [])
         if p['page_size'] is not None:
             size = parse_size(p['page_size'])
-            if size not in [pool['page_size'] for pool in ctl.status()['pools']]:
+            if size not in pools:
                 raise HugepagesError('this host has no pool of %s pages' % p['page_size'])
-            scope_args += ['--page-size', size]
-        # the mount points as hugepagesd makes them (a dry run needs no
-        # authorization and changes nothing)
-        rc, out, err = ctl.run(*(['mount-create'] + scope_args + ['--dry-run']))
-        if rc != 0:
-            raise HugepagesError('hugepagesctl mount-create --dry-run failed: %s'
-                                 % (err.strip() or out.strip()), rc=rc, stderr=err)
-        paths = sorted(line for line in out.splitlines() if line.startswith('/'))
+            command += ['--page-size', size]
+        for option, flag in (('size', '--size'), ('min_size', '--min-size'),
+                             ('inodes', '--inodes'), ('mode', '--mode')):
+            if p[option] is not None:
+                command += [flag, p[option]]
+        if p['state'] == 'present':
+            # the mount points as hugepagesd makes them; a dry run needs no
+            # authorization, changes nothing, and refuses what the change
+            # would be refused (a mount in place with other limits)
+            rc, out, err = ctl.run(*(command + ['--dry-run']))
+            if rc != 0:
+                raise HugepagesError('hugepagesctl %s --dry-run failed: %s'
+                                     % (' '.join(str(a) for a in command), error_line(err)),
+                                     rc=rc, stderr=err)
+            paths = sorted(line for line in out.splitlines() if line.startswith('/'))
+        else:
+            # the service's mounts of the scope, whatever their limits
+            prefix = {'system': '', 'global': 'global/', 'user': 'user/%s/' % name,
+                      'group': 'group/%s/' % name}[p['scope']]
+            ends = ['/hugetlbfs/%spagesize-%s' % (prefix, pools[s])
+                    for s in ([size] if size is not None else pools)]
+            paths = sorted(m['path'] for m in ctl.read('mounts')['mounts']
+                           if m['managed'] and any(m['path'].endswith(e) for e in ends))
         result['paths'] = paths
 
         def current():
@@ -230,11 +247,6 @@ def main():
                                         wanted_section(p, size, mode))
             if len(before) != len(paths) or unsaved or \
                     any(differs(m, p, uid, gid, mode) for m in before.values()):
-                command = ['mount-create'] + scope_args
-                for option, flag in (('size', '--size'), ('min_size', '--min-size'),
-                                     ('inodes', '--inodes'), ('mode', '--mode')):
-                    if p[option] is not None:
-                        command += [flag, p[option]]
                 commands.append(command + (['--persist'] if p['persist'] else []))
         else:
             for path in sorted(before):
