@@ -28,7 +28,7 @@ import hpdtest
 
 from fakekernel import Mount, NodePool, Pool
 from test_client_remote import SSHD, Sshd
-from conftest import COLLECTION
+from conftest import COLLECTION, REPO
 
 SMALL, GIANT = 2048, 1048576
 SMALL_BYTES = SMALL * 1024
@@ -469,6 +469,10 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
                 if time.monotonic() > deadline or exporter.poll() is not None:
                     raise
                 time.sleep(0.1)
+        # the exporter serves the file; the root service opens no socket of
+        # its own (the exporter's listener shows that the look would see one)
+        assert listening_sockets(exporter.pid), 'node_exporter listens, and was not seen'
+        assert listening_sockets(service.pid) == []
     finally:
         exporter.terminate()
         exporter.wait(timeout=10)
@@ -573,6 +577,82 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
         proc = subprocess.run([promtool, 'check', 'metrics'], input=_ours(text),
                               capture_output=True, text=True, timeout=30)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def listening_sockets(pid):
+    """The sockets process @pid holds that listen (TCP, UDP, or a Unix
+    socket that accepts connections), as (table, address) from its
+    network namespace's /proc tables."""
+    inodes = set()
+    for fd in os.listdir(f'/proc/{pid}/fd'):
+        try:
+            link = os.readlink(f'/proc/{pid}/fd/{fd}')
+        except OSError:
+            continue
+        if link.startswith('socket:['):
+            inodes.add(link[len('socket:['):-1])
+    found = []
+    for table in ('tcp', 'tcp6', 'udp', 'udp6', 'unix'):
+        with open(f'/proc/{pid}/net/{table}') as f:
+            next(f)
+            for line in f:
+                fields = line.split()
+                if table == 'unix':
+                    # Flags __SO_ACCEPTCON: listen() was called
+                    if fields[6] in inodes and int(fields[3], 16) & 0x10000:
+                        found.append((table, fields[7] if len(fields) > 7 else ''))
+                elif fields[9] in inodes and (table.startswith('udp') or fields[3] == '0A'):
+                    found.append((table, fields[1]))
+    return found
+
+
+def test_metrics_timer_and_cron_write_the_textfile(service, polkit, fake_kernel, bus, builddir):
+    # The installed unit's ExecStart and the cron line, run as written (the
+    # built client for the installed path, a scratch directory for Debian's
+    # textfile directory): both leave a .prom file node_exporter can read.
+    from prometheus_client.parser import text_string_to_metric_families
+
+    debian_dir = '/var/lib/prometheus/node-exporter'
+    ctl = os.path.join(builddir, 'client', 'hugepagesctl')
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    with open(os.path.join(builddir, 'data', 'hugepagesd-metrics.service')) as f:
+        unit = f.read()
+    with open(os.path.join(REPO, 'data', 'systemd', 'hugepagesd-metrics.timer')) as f:
+        timer = f.read()
+    assert 'OnUnitActiveSec=1min' in timer and 'WantedBy=timers.target' in timer
+    assert f'ConditionPathIsDirectory={debian_dir}' in unit
+    assert f'ReadWritePaths={debian_dir}' in unit and 'PrivateNetwork=yes' in unit
+    exec_start = [line.split('=', 1)[1] for line in unit.splitlines()
+                  if line.startswith('ExecStart=')]
+    with open(os.path.join(builddir, 'data', 'hugepagesd-metrics')) as f:
+        cron = [line for line in f.read().splitlines() if line and not line.startswith('#')]
+    assert len(exec_start) == 1 and len(cron) == 1, (exec_start, cron)
+    fields = cron[0].split(None, 6)
+    assert fields[:6] == ['*'] * 5 + ['root'], fields
+    installed = exec_start[0].split()[0]
+    assert installed.endswith('/hugepagesctl') and installed in fields[6]
+
+    for name, command in (('timer', exec_start[0]), ('cron', fields[6])):
+        directory = tempfile.mkdtemp(prefix='hpd-textfile-')
+        try:
+            proc = subprocess.run(['/bin/sh', '-c', command.replace(installed, ctl)
+                                   .replace(debian_dir, directory)],
+                                  env=env, capture_output=True, text=True, timeout=30)
+            assert proc.returncode == 0, (name, proc.stderr)
+            assert os.listdir(directory) == ['hugepages.prom'], name
+            with open(os.path.join(directory, 'hugepages.prom')) as f:
+                names = {s.name for family in text_string_to_metric_families(f.read())
+                         for s in family.samples}
+            assert {'hugepages_pool_pages', 'hugepages_pool_target_pages'} <= names, name
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    # without the directory (no node_exporter) the cron line writes nothing
+    # and fails nobody's mail
+    missing = os.path.join(tempfile.gettempdir(), 'hpd-no-such-textfile-dir')
+    proc = subprocess.run(['/bin/sh', '-c', fields[6].replace(installed, ctl)
+                           .replace(debian_dir, missing)],
+                          env=env, capture_output=True, text=True, timeout=30)
+    assert proc.stdout == proc.stderr == '' and not os.path.exists(missing)
 
 
 def _ours(text):
