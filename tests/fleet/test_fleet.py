@@ -124,12 +124,15 @@ def make_play(request, host, collections, bus, builddir):
                DBUS_SYSTEM_BUS_ADDRESS=bus.address,
                PATH=os.path.join(builddir, 'client') + ':' + os.environ['PATH'])
 
-    def run(tasks, check=False, diff=False):
+    def run(tasks, check=False, diff=False, trace=None):
+        """trace: a file for strace's record of every file the run opens"""
         path = os.path.join(top, 'play.yml')
         tasks = [dict(t, ignore_errors=True) for t in tasks]
         with open(path, 'w') as f:
             yaml.safe_dump([{'hosts': 'target', 'gather_facts': False, 'tasks': tasks}], f)
         argv = ['ansible-playbook', '-i', os.path.join(top, 'inventory'), path]
+        if trace is not None:
+            argv = ['strace', '-f', '-qq', '-e', 'trace=open,openat,openat2', '-o', trace] + argv
         argv += ['--check'] if check else []
         argv += ['--diff'] if diff else []
         if os.path.exists(results):
@@ -185,6 +188,37 @@ def test_pool(service, polkit, fake_kernel, play):
     checked, applied, again = unchanged_twice(play, nodes)
     assert applied['after']['nodes'] == {'0': 5, '1': 5}
     assert fake_kernel.read_int(fake_kernel.node_file(1, SMALL, 'nr_hugepages')) == 5
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_modules_never_open_the_kernel_files(service, polkit, fake_kernel, local_play):
+    # Every module asks hugepagesd (hugepagesctl --json); none reads or
+    # writes sysfs or procfs's huge page files itself. strace follows the
+    # play, the modules and the clients they run; the service is no child
+    # of it, and reads the fake tree.
+    if shutil.which('strace') is None:
+        pytest.skip('needs strace')
+    polkit.allow(*ALL_ACTIONS)
+    trace = os.path.join(tempfile.mkdtemp(prefix='hpd-trace-'), 'opens')
+    results = local_play([
+        {'hugepages.manager.pool': {'page_size': '2M', 'minimum': 8, 'nodes': {0: 5}}},
+        {'hugepages.manager.claim': {'consumer': 'db', 'page_size': '2M', 'pages': 2}},
+        {'hugepages.manager.tunables': {'shm_max': 'recommended', 'min_free_kbytes': '90112',
+                                        'zone_movable': False, 'thp': {'enabled': 'never'}}},
+        {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}, 'check_mode': True},
+        {'hugepages.manager.info': {}},
+    ], trace=trace)
+    assert not any(r['failed'] for r in results), results
+    assert nr(fake_kernel, SMALL) == 10
+    kernel_files = ('/sys/kernel/mm/', '/sys/devices/system/node/', '/proc/sys/vm/',
+                    '/proc/sys/kernel/shm', '/proc/meminfo', '/proc/self/mountinfo')
+    with open(trace) as f:
+        paths = [line.split('"')[1] for line in f if '"' in line]
+    shutil.rmtree(os.path.dirname(trace), ignore_errors=True)
+    # the record has the modules' own opens (the trace reached them)
+    for module in ('pool', 'claim', 'tunables', 'mount', 'info'):
+        assert any(p.endswith(f'AnsiballZ_{module}.py') for p in paths), module
+    assert [p for p in paths if p.startswith(kernel_files)] == []
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
