@@ -26,7 +26,7 @@ import yaml
 
 import hpdtest
 
-from fakekernel import Mount, NodePool, Pool
+from fakekernel import Mount, NodePool, Pool, Tunables
 from test_client_remote import SSHD, Sshd
 from conftest import COLLECTION, REPO
 
@@ -159,7 +159,7 @@ def unchanged_twice(play, task):
                                     dict(task, diff=True), task])
     assert not checked['failed'] and checked['changed'] is True, checked.get('msg', checked)
     assert 'diff' in checked, checked
-    assert not applied['failed'] and applied['changed'] is True, applied
+    assert not applied['failed'] and applied['changed'] is True, applied.get('msg', applied)
     assert not again["failed"] and again["changed"] is False, again.get("msg", again)
     return checked, applied, again
 
@@ -295,7 +295,7 @@ def test_claim_shortfall_fails_until_the_pool_holds_it(service, polkit, fake_ker
     assert nr(fake_kernel, SMALL) == 7
 
 
-@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.fake_kernel(pools=POOLS, tunables=Tunables(treat_as_movable=0))
 def test_tunables_and_thp(service, polkit, fake_kernel, play):
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.tunables': {'shm_max': '64G', 'min_free_kbytes': '90112',
@@ -306,6 +306,14 @@ def test_tunables_and_thp(service, polkit, fake_kernel, play):
     assert fake_kernel.read_int('proc/sys/kernel/shmmax') == 64 << 30
     assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == 90112
     assert '[never]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+    # the group allowed SHM_HUGETLB (by name) and ZONE_MOVABLE, saved too
+    other = {'hugepages.manager.tunables': {'shm_group': 'daemon', 'zone_movable': True,
+                                            'persist': True}}
+    checked, applied, _ = unchanged_twice(play, other)
+    assert checked['commands'] == ['shm-group daemon --persist', 'zone-movable on --persist']
+    assert checked['before'] == {'shm_group': 0, 'zone_movable': False}, checked
+    assert fake_kernel.read_int('proc/sys/vm/hugetlb_shm_group') == 1
+    assert fake_kernel.read_int('proc/sys/vm/hugepages_treat_as_movable') == 1
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
