@@ -222,6 +222,30 @@ def test_modules_never_open_the_kernel_files(service, polkit, fake_kernel, local
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+def test_persist_counts_a_value_in_force_but_not_saved(service, polkit, fake_kernel, local_play):
+    polkit.allow(*ALL_ACTIONS)
+    pool = {'page_size': '2M', 'minimum': 8}
+    claim = {'consumer': 'db', 'page_size': '2M', 'pages': 2}
+    thp = {'thp': {'enabled': 'never'}}
+    tasks = [{'hugepages.manager.pool': pool}, {'hugepages.manager.claim': claim},
+             {'hugepages.manager.tunables': thp}]
+    saved = [{m: dict(args, persist=True)} for task in tasks for m, args in task.items()]
+    in_force = local_play(tasks)
+    assert all(r['changed'] and not r['failed'] for r in in_force), in_force
+    to_save, done = local_play(saved), local_play(saved)
+    assert [r['commands'] for r in to_save] == [
+        ['set-min 2097152 8 --persist'],
+        ['claim db 2097152 2 --persist'], ['thp enabled=never --persist']], to_save
+    assert all(r['changed'] and not r['failed'] for r in to_save), to_save
+    assert not any(r['changed'] or r['failed'] for r in done), done
+    # a node count saved replaces the saved minimum (and set-min --persist
+    # drops node counts), so both in one task could never settle: refused
+    both = one(local_play([{'hugepages.manager.pool': dict(pool, nodes={1: 3}, persist=True)}]))
+    assert both['failed'] and 'give minimum or nodes, not both' in both['msg'], both
+    assert both['commands'] == [] and nr(fake_kernel, SMALL) == 10
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
 def test_pool_refuses_relative_amounts(service, polkit, fake_kernel, local_play):
     polkit.allow(*ALL_ACTIONS)
     results = local_play([{'hugepages.manager.pool': {'page_size': '2M', 'minimum': amount}}
@@ -738,6 +762,13 @@ def test_role(service, polkit, fake_kernel, local_play):
     assert nr(fake_kernel, SMALL) == 4 + 4 + 2
     assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 16 - 10
     assert '[madvise]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+    # the pool per node instead of a minimum, saved: settles too
+    per_node = dict(task, vars=dict(task['vars'], hugepages_nodes={0: 3, 1: 3}))
+    runs = [play([per_node]) for _ in range(2)]
+    for results, changed in zip(runs, (True, False)):
+        assert not any(r['failed'] for r in results), results
+        assert any(r.get('changed') for r in results) is changed, results
+    assert fake_kernel.read_int(fake_kernel.node_file(0, SMALL, 'nr_hugepages')) == 3
 
 
 def test_module_docs(collections):
