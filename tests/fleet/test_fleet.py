@@ -416,6 +416,26 @@ def test_mount_persist_counts_what_is_not_saved(service, polkit, fake_kernel, lo
     assert refused['failed'] and 'already mounted with other options' in refused['msg'], refused
 
 
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_mount_absent_persist_removes_a_section_whose_mount_is_gone(service, polkit, fake_kernel,
+                                                                     play):
+    # Saved, then unmounted by hand: the section alone goes (unmount
+    # --persist of the mount point the dry run names), and then nothing.
+    polkit.allow(*ALL_ACTIONS)
+    fake_kernel.write(PERSISTED, '[mount system]\npage-size = 2MB\nmode = 0770\n\n'
+                                 '[tunables]\nshmmax = 1GB\n')
+    path = fake_kernel.path(SYSTEM_MOUNT)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M', 'persist': True,
+                                        'state': 'absent'}}
+    checked, applied, again = unchanged_twice(play, task)
+    for result in (checked, applied):
+        assert result['commands'] == [f'unmount {path} --persist'], result
+        assert result['mounts'] == [], result
+    saved = fake_kernel.read(PERSISTED)
+    assert '[mount system]' not in saved and '[tunables]' in saved, saved
+    assert again['commands'] == [], again
+
+
 @pytest.fixture
 def mounting_service(start_service, fake_kernel, polkit):
     """hugepagesd that really mounts hugetlbfs below the fake tree: in this

@@ -55,6 +55,8 @@ options:
     description:
       - Save the mount in hugepagesd's configuration, so that it is made again at boot. A mount
         in place whose section in the configuration is missing or says otherwise counts as a change.
+      - With C(state=absent), the saved section is removed as well, also when the mount is already
+        gone.
     type: bool
     default: false
 extends_documentation_fragment:
@@ -210,11 +212,12 @@ def main():
             if size not in pools:
                 raise HugepagesError('this host has no pool of %s pages' % p['page_size'])
             command += ['--page-size', size]
+        where = list(command)
         for option, flag in (('size', '--size'), ('min_size', '--min-size'),
                              ('inodes', '--inodes'), ('mode', '--mode')):
             if p[option] is not None:
                 command += [flag, p[option]]
-        if p['state'] == 'present':
+        def mount_points(command):
             # the mount points as hugepagesd makes them; a dry run needs no
             # authorization, changes nothing, and refuses what the change
             # would be refused (a mount in place with other limits)
@@ -223,7 +226,10 @@ def main():
                 raise HugepagesError('hugepagesctl %s --dry-run failed: %s'
                                      % (' '.join(str(a) for a in command), error_line(err)),
                                      rc=rc, stderr=err)
-            paths = sorted(line for line in out.splitlines() if line.startswith('/'))
+            return sorted(line for line in out.splitlines() if line.startswith('/'))
+
+        if p['state'] == 'present':
+            paths = mount_points(command)
         else:
             # the service's mounts of the scope, whatever their limits
             prefix = {'system': '', 'global': 'global/', 'user': 'user/%s/' % name,
@@ -251,6 +257,11 @@ def main():
         else:
             for path in sorted(before):
                 commands.append(['unmount', path] + (['--persist'] if p['persist'] else []))
+            if p['persist'] and not before and key in settings:
+                # saved but not mounted (unmounted by hand): unmount
+                # --persist of one of the scope's mount points removes the
+                # section alone
+                commands.append(['unmount', mount_points(where)[0], '--persist'])
         result['commands'] = [' '.join(str(a) for a in c) for c in commands]
         result['changed'] = bool(commands)
         if commands and not module.check_mode:
