@@ -378,6 +378,8 @@ hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
   hpctl_json_add_uint (builder, "reserved", hp_dbus_manager_page_size_get_reserved (p));
   hpctl_json_add_uint (builder, "surplus", hp_dbus_manager_page_size_get_surplus (p));
   hpctl_json_add_uint (builder, "overcommit", hp_dbus_manager_page_size_get_overcommit (p));
+  hpctl_json_add_uint (builder, "base", hp_dbus_manager_page_size_get_base (p));
+  hpctl_json_add_uint (builder, "target", hp_dbus_manager_page_size_get_target (p));
   hpctl_json_add_bool (builder, "can_overcommit", hp_dbus_manager_page_size_get_can_overcommit (p));
   hpctl_json_add_uint (builder, "demote_size", hp_dbus_manager_page_size_get_demote_size (p));
   /* the service's last change of the pool; null before the first */

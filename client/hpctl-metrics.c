@@ -492,6 +492,8 @@ POOL_GETTER (surplus)
 POOL_GETTER (minimum)
 POOL_GETTER (maximum)
 POOL_GETTER (overcommit)
+POOL_GETTER (base)
+POOL_GETTER (target)
 
 static char *
 render (HpctlContext *ctx, GPtrArray *page_sizes, GVariant *findings)
@@ -512,6 +514,12 @@ render (HpctlContext *ctx, GPtrArray *page_sizes, GVariant *findings)
                "How far the pool may grow on demand (minimum plus overcommit)", get_maximum);
   pool_family (out, page_sizes, "hugepages_pool_overcommit_pages",
                "nr_overcommit_hugepages", get_overcommit);
+  pool_family (out, page_sizes, "hugepages_pool_base_pages",
+               "The administrator's base: what SetMinimum set since boot, else the configured minimum, claims left out",
+               get_base);
+  pool_family (out, page_sizes, "hugepages_pool_target_pages",
+               "The persistent pool the service keeps: the base plus every claim (minimum below it is a shortfall)",
+               get_target);
   node_family (out, page_sizes, "hugepages_node_pool_pages", "Pages of the pool on a NUMA node",
                "total");
   node_family (out, page_sizes, "hugepages_node_pool_free_pages", "Free pages on a NUMA node",

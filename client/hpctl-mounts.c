@@ -299,7 +299,8 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
   gboolean persist = FALSE, dry_run = FALSE;
   const GOptionEntry entries[] = {
     { "persist", 0, 0, G_OPTION_ARG_NONE, &persist,
-      "Also remove the configuration that makes this mount at boot", NULL },
+      "Also remove the configuration that makes this mount at boot (also when not mounted)",
+      NULL },
     { "dry-run", 0, 0, G_OPTION_ARG_NONE, &dry_run,
       "Only check that PATH can be unmounted; change nothing", NULL },
     { NULL }

@@ -20,6 +20,7 @@ typedef struct {
   gboolean secure;      /* option "secure-directories" */
   gboolean single;
   char *unmount_path;   /* for Unmount */
+  gboolean section_only; /* Unmount with persist of a saved mount not mounted */
   char *config_key;     /* with persist: the section to replace or remove */
   char *config_text;    /* with persist: the new section, NULL to remove */
 } MountCall;
@@ -300,9 +301,9 @@ unmount_work (gpointer data, GCancellable *cancellable, GError **error)
 {
   MountCall *call = data;
 
-  const char *unmounted[] = { call->unmount_path, NULL };
+  const char *unmounted[] = { call->section_only ? NULL : call->unmount_path, NULL };
 
-  if (!hpd_hugetlbfs_unmount (call->root, call->unmount_path, error) ||
+  if ((!call->section_only && !hpd_hugetlbfs_unmount (call->root, call->unmount_path, error)) ||
       !persist_mounts (call, error))
     return NULL;
   return g_variant_new ("(^as)", unmounted);
@@ -314,7 +315,10 @@ unmount_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GEr
   MountCall *call = data;
 
   hpd_daemon_refresh_mounts (call->daemon);
-  if (reply != NULL)
+  if (reply != NULL && call->section_only)
+    g_message ("uid %u (pid %u) removed the saved section of %s (not mounted)", caller->uid,
+               caller->pid, call->unmount_path);
+  else if (reply != NULL)
     g_message ("uid %u (pid %u) unmounted %s", caller->uid, caller->pid, call->unmount_path);
   else
     g_warning ("uid %u (pid %u): unmounting %s failed: %s", caller->uid, caller->pid,
@@ -367,9 +371,19 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
                             hpd_daemon_get_default_page_size (daemon));
   if (hpd_mounts_find (mounts, path) == NULL)
     {
-      g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_MOUNTED,
-                                             "%s is not a hugetlbfs mount", path);
-      return;
+      /* A mount point of the service that is not mounted (unmounted by
+       * hand, or not made since boot) but whose section is saved: with
+       * persist there is still that section to remove, and only it. */
+      g_autofree char *key = persist ? hpd_mount_path_config_key (call->root, path) : NULL;
+
+      if (key == NULL ||
+          g_tree_lookup (hpd_daemon_get_config (daemon, NULL)->mounts, key) == NULL)
+        {
+          g_dbus_method_invocation_return_error (invocation, HP_ERROR, HP_ERROR_NOT_MOUNTED,
+                                                 "%s is not a hugetlbfs mount", path);
+          return;
+        }
+      call->section_only = TRUE;
     }
 
   if (persist)
@@ -389,7 +403,7 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
 
   if (dry_run)
     {
-      const char *would[] = { path, NULL };
+      const char *would[] = { call->section_only ? NULL : path, NULL };
 
       g_dbus_method_invocation_return_value (invocation, g_variant_new ("(^as)", would));
       return;

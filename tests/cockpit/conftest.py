@@ -282,14 +282,7 @@ POLKIT_RULES = os.path.join(HERE, 'polkit_rules.py')
 RUN_DBUS = '/run/dbus'
 
 
-def in_private_mount_namespace():
-    """Whether this process has a mount namespace of its own, as
-    `unshare -m ... python3` gives it (PID 1's namespace may be unreadable
-    in a container, the parent's is not)."""
-    try:
-        return os.readlink('/proc/self/ns/mnt') != os.readlink(f'/proc/{os.getppid()}/ns/mnt')
-    except OSError:
-        return False
+in_private_mount_namespace = hpdtest.in_private_mount_namespace
 
 
 class PolkitRules:

@@ -11,6 +11,7 @@ applied again (no change). A pool the kernel cannot fill fails the task with
 the figures; a user polkit refuses gets a failed task with the service's
 message and nothing changed."""
 
+import importlib.util
 import json
 import os
 import shutil
@@ -25,8 +26,9 @@ import yaml
 
 import hpdtest
 
-from fakekernel import Mount, NodePool, Pool
+from fakekernel import Mount, NodePool, Pool, Tunables
 from test_client_remote import SSHD, Sshd
+from conftest import COLLECTION, REPO
 
 SMALL, GIANT = 2048, 1048576
 SMALL_BYTES = SMALL * 1024
@@ -43,6 +45,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 pytestmark = pytest.mark.skipif(shutil.which('ansible-playbook') is None,
                                 reason='needs ansible-core (scripts/install-deps installs it)')
+# scripts/install-deps takes promtool out of Debian's prometheus package into
+# here, leaving the package (and its server) uninstalled
+PROMTOOL_DIR = '/usr/local/lib/hugepagesd-tests'
+ALERT_RULES = os.path.join(REPO, 'data', 'prometheus', 'hugepages-alerts.yml')
+
+
+def promtool():
+    """promtool on PATH, else where scripts/install-deps puts it. Missing is
+    a failure, not a skip: the names and the alert rules are checked only
+    by it."""
+    found = shutil.which('promtool') or shutil.which('promtool', path=PROMTOOL_DIR)
+    assert found, f'needs promtool: scripts/install-deps puts it in {PROMTOOL_DIR}'
+    return found
 
 
 def free_port():
@@ -122,12 +137,15 @@ def make_play(request, host, collections, bus, builddir):
                DBUS_SYSTEM_BUS_ADDRESS=bus.address,
                PATH=os.path.join(builddir, 'client') + ':' + os.environ['PATH'])
 
-    def run(tasks, check=False, diff=False):
+    def run(tasks, check=False, diff=False, trace=None):
+        """trace: a file for strace's record of every file the run opens"""
         path = os.path.join(top, 'play.yml')
         tasks = [dict(t, ignore_errors=True) for t in tasks]
         with open(path, 'w') as f:
             yaml.safe_dump([{'hosts': 'target', 'gather_facts': False, 'tasks': tasks}], f)
         argv = ['ansible-playbook', '-i', os.path.join(top, 'inventory'), path]
+        if trace is not None:
+            argv = ['strace', '-f', '-qq', '-e', 'trace=open,openat,openat2', '-o', trace] + argv
         argv += ['--check'] if check else []
         argv += ['--diff'] if diff else []
         if os.path.exists(results):
@@ -154,8 +172,8 @@ def unchanged_twice(play, task):
                                     dict(task, diff=True), task])
     assert not checked['failed'] and checked['changed'] is True, checked.get('msg', checked)
     assert 'diff' in checked, checked
-    assert not applied['failed'] and applied['changed'] is True, applied
-    assert not again['failed'] and again['changed'] is False, again
+    assert not applied['failed'] and applied['changed'] is True, applied.get('msg', applied)
+    assert not again["failed"] and again["changed"] is False, again.get("msg", again)
     return checked, applied, again
 
 
@@ -183,6 +201,61 @@ def test_pool(service, polkit, fake_kernel, play):
     checked, applied, again = unchanged_twice(play, nodes)
     assert applied['after']['nodes'] == {'0': 5, '1': 5}
     assert fake_kernel.read_int(fake_kernel.node_file(1, SMALL, 'nr_hugepages')) == 5
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_modules_never_open_the_kernel_files(service, polkit, fake_kernel, local_play):
+    # Every module asks hugepagesd (hugepagesctl --json); none reads or
+    # writes sysfs or procfs's huge page files itself. strace follows the
+    # play, the modules and the clients they run; the service is no child
+    # of it, and reads the fake tree.
+    if shutil.which('strace') is None:
+        pytest.skip('needs strace')
+    polkit.allow(*ALL_ACTIONS)
+    trace = os.path.join(tempfile.mkdtemp(prefix='hpd-trace-'), 'opens')
+    results = local_play([
+        {'hugepages.manager.pool': {'page_size': '2M', 'minimum': 8, 'nodes': {0: 5}}},
+        {'hugepages.manager.claim': {'consumer': 'db', 'page_size': '2M', 'pages': 2}},
+        {'hugepages.manager.tunables': {'shm_max': 'recommended', 'min_free_kbytes': '90112',
+                                        'zone_movable': False, 'thp': {'enabled': 'never'}}},
+        {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}, 'check_mode': True},
+        {'hugepages.manager.info': {}},
+    ], trace=trace)
+    assert not any(r['failed'] for r in results), results
+    assert nr(fake_kernel, SMALL) == 10
+    kernel_files = ('/sys/kernel/mm/', '/sys/devices/system/node/', '/proc/sys/vm/',
+                    '/proc/sys/kernel/shm', '/proc/meminfo', '/proc/self/mountinfo')
+    with open(trace) as f:
+        paths = [line.split('"')[1] for line in f if '"' in line]
+    shutil.rmtree(os.path.dirname(trace), ignore_errors=True)
+    # the record has the modules' own opens (the trace reached them)
+    for module in ('pool', 'claim', 'tunables', 'mount', 'info'):
+        assert any(p.endswith(f'AnsiballZ_{module}.py') for p in paths), module
+    assert [p for p in paths if p.startswith(kernel_files)] == []
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_persist_counts_a_value_in_force_but_not_saved(service, polkit, fake_kernel, local_play):
+    polkit.allow(*ALL_ACTIONS)
+    pool = {'page_size': '2M', 'minimum': 8}
+    claim = {'consumer': 'db', 'page_size': '2M', 'pages': 2}
+    thp = {'thp': {'enabled': 'never'}}
+    tasks = [{'hugepages.manager.pool': pool}, {'hugepages.manager.claim': claim},
+             {'hugepages.manager.tunables': thp}]
+    saved = [{m: dict(args, persist=True)} for task in tasks for m, args in task.items()]
+    in_force = local_play(tasks)
+    assert all(r['changed'] and not r['failed'] for r in in_force), in_force
+    to_save, done = local_play(saved), local_play(saved)
+    assert [r['commands'] for r in to_save] == [
+        ['set-min 2097152 8 --persist'],
+        ['claim db 2097152 2 --persist'], ['thp enabled=never --persist']], to_save
+    assert all(r['changed'] and not r['failed'] for r in to_save), to_save
+    assert not any(r['changed'] or r['failed'] for r in done), done
+    # a node count saved replaces the saved minimum (and set-min --persist
+    # drops node counts), so both in one task could never settle: refused
+    both = one(local_play([{'hugepages.manager.pool': dict(pool, nodes={1: 3}, persist=True)}]))
+    assert both['failed'] and 'give minimum or nodes, not both' in both['msg'], both
+    assert both['commands'] == [] and nr(fake_kernel, SMALL) == 10
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
@@ -239,6 +312,27 @@ def test_claim(service, polkit, fake_kernel, play):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+def test_claim_shortfall_fails_until_the_pool_holds_it(service, polkit, fake_kernel, local_play):
+    # the kernel holds 7 pages: a claim of 4 on the base of 6 falls short.
+    # The claim is recorded, so a second run has nothing to change, but the
+    # pool still lacks pages: that fails again, with the figures, rather
+    # than passing as if the claim were held
+    polkit.allow(*ALL_ACTIONS)
+    fake_kernel.limit_pool(SMALL, 7)
+    task = {'hugepages.manager.claim': {'consumer': 'db', 'page_size': '2M', 'pages': 4}}
+    accepted = {'hugepages.manager.claim': dict(task['hugepages.manager.claim'],
+                                                accept_shortfall=True)}
+    first, again, tolerated = local_play([task, task, accepted])
+    assert first['failed'] and first['shortfall'] and first['changed'], first
+    assert 'holds only 1 of the 4 pages' in first['msg'], first
+    assert again['failed'] and again['shortfall'] and not again['changed'], again
+    assert 'holds 7 of the 10 pages' in again['msg'], again
+    assert not tolerated['failed'] and tolerated['shortfall'], tolerated
+    assert any('holds 7 of the 10 pages' in w for w in tolerated.get('warnings', [])), tolerated
+    assert nr(fake_kernel, SMALL) == 7
+
+
+@pytest.mark.fake_kernel(pools=POOLS, tunables=Tunables(treat_as_movable=0))
 def test_tunables_and_thp(service, polkit, fake_kernel, play):
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.tunables': {'shm_max': '64G', 'min_free_kbytes': '90112',
@@ -249,32 +343,143 @@ def test_tunables_and_thp(service, polkit, fake_kernel, play):
     assert fake_kernel.read_int('proc/sys/kernel/shmmax') == 64 << 30
     assert fake_kernel.read_int('proc/sys/vm/min_free_kbytes') == 90112
     assert '[never]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+    # the group allowed SHM_HUGETLB (by name) and ZONE_MOVABLE, saved too
+    other = {'hugepages.manager.tunables': {'shm_group': 'daemon', 'zone_movable': True,
+                                            'persist': True}}
+    checked, applied, _ = unchanged_twice(play, other)
+    assert checked['commands'] == ['shm-group daemon --persist', 'zone-movable on --persist']
+    assert checked['before'] == {'shm_group': 0, 'zone_movable': False}, checked
+    assert fake_kernel.read_int('proc/sys/vm/hugetlb_shm_group') == 1
+    assert fake_kernel.read_int('proc/sys/vm/hugepages_treat_as_movable') == 1
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
 def test_mount_check_mode_and_present(service, polkit, fake_kernel, play):
     # The fake tier cannot mount (the system tier's job): check mode plans
-    # the mounts, and mounts already in mountinfo count as done.
+    # the mounts at the paths the service gives (below its root), and
+    # mounts already in mountinfo count as done.
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
     checked = one(play([task], check=True, diff=True))
     assert checked['changed'] is True and not checked.get('failed'), checked
     assert checked['commands'] == ['mount-create system --page-size 2097152']
-    assert checked['paths'] == ['/var/lib/hugetlbfs/pagesize-2MB']
+    assert checked['paths'] == [fake_kernel.path('var/lib/hugetlbfs/pagesize-2MB')]
 
 
+SYSTEM_MOUNT = 'var/lib/hugetlbfs/pagesize-2MB'
+PERSISTED = 'etc/hugepagesd/hugepagesd.conf.d/90-persisted.conf'
 
-@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount('/var/lib/hugetlbfs/pagesize-2MB')])
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount(SYSTEM_MOUNT, mode=0o770),
+                                              Mount('var/lib/hugetlbfs/global/pagesize-2MB')])
 def test_mount_present_is_unchanged(service, polkit, fake_kernel, local_play):
     play = local_play
     polkit.allow(*ALL_ACTIONS)
     task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M'}}
     mode = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], mode='0700')}
-    planned, present, other = play([dict(task, check_mode=True), task, dict(mode, check_mode=True)])
+    # the global mount has the kernel's 0755, not the scope's 1777: the
+    # service would set it, so it is a change
+    other_mode = {'hugepages.manager.mount': {'scope': 'global', 'page_size': '2M'}}
+    planned, present, other, global_mode = play([dict(task, check_mode=True), task,
+                                                 dict(mode, check_mode=True),
+                                                 dict(other_mode, check_mode=True)])
     for result in (planned, present):
         assert result['changed'] is False and not result['failed'], result
         assert result['mounts'][0]['page_size'] == SMALL_BYTES
+        assert result['paths'] == [fake_kernel.path(SYSTEM_MOUNT)]
     assert other['changed'] is True, other
+    assert global_mode['changed'] is True and not global_mode['failed'], global_mode
+
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount(SYSTEM_MOUNT, mode=0o770)])
+def test_mount_persist_counts_what_is_not_saved(service, polkit, fake_kernel, local_play):
+    # A mount in place but not in the configuration is a change with
+    # persist (mount-create --persist saves it); once saved as asked, none.
+    polkit.allow(*ALL_ACTIONS)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M', 'persist': True}}
+    other_mode = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], mode='0700')}
+    limited = {'hugepages.manager.mount': dict(task['hugepages.manager.mount'], inodes=8)}
+    unsaved = one(local_play([task], check=True))
+    assert unsaved['changed'] is True and not unsaved['failed'], unsaved
+    assert unsaved['commands'] == ['mount-create system --page-size 2097152 --persist']
+    conf = fake_kernel.path('etc/hugepagesd/hugepagesd.conf')
+    os.makedirs(os.path.dirname(conf), exist_ok=True)
+    with open(conf, 'w') as f:
+        f.write('[mount system]\npage-size = 2MB\nmode = 0770\n')
+    saved, other, refused = local_play([task, dict(other_mode, check_mode=True),
+                                        dict(limited, check_mode=True)])
+    assert saved['changed'] is False and not saved['failed'], saved
+    # another saved section (here: another mode) is a change
+    assert other['changed'] is True and not other['failed'], other
+    # other limits than the mount's: hugepagesd refuses them, check mode
+    # says so with its message
+    assert refused['failed'] and 'already mounted with other options' in refused['msg'], refused
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_mount_absent_persist_removes_a_section_whose_mount_is_gone(service, polkit, fake_kernel,
+                                                                     play):
+    # Saved, then unmounted by hand: the section alone goes (unmount
+    # --persist of the mount point the dry run names), and then nothing.
+    polkit.allow(*ALL_ACTIONS)
+    fake_kernel.write(PERSISTED, '[mount system]\npage-size = 2MB\nmode = 0770\n\n'
+                                 '[tunables]\nshmmax = 1GB\n')
+    path = fake_kernel.path(SYSTEM_MOUNT)
+    task = {'hugepages.manager.mount': {'scope': 'system', 'page_size': '2M', 'persist': True,
+                                        'state': 'absent'}}
+    checked, applied, again = unchanged_twice(play, task)
+    for result in (checked, applied):
+        assert result['commands'] == [f'unmount {path} --persist'], result
+        assert result['mounts'] == [], result
+    saved = fake_kernel.read(PERSISTED)
+    assert '[mount system]' not in saved and '[tunables]' in saved, saved
+    assert again['commands'] == [], again
+
+
+@pytest.fixture
+def mounting_service(start_service, fake_kernel, polkit):
+    """hugepagesd that really mounts hugetlbfs below the fake tree: in this
+    private mount namespace (tests/run-all runs the fleet tier in one), with
+    the namespace's own mount table as its proc/self, as the Cockpit tier's
+    mount test does."""
+    if not hpdtest.in_private_mount_namespace():
+        pytest.skip('mounts for real: run in a private mount namespace (tests/run-all does)')
+    own_ns = os.readlink('/proc/self/ns/mnt')
+    fake_kernel.write_mount_namespaces(own_ns, own_ns)
+    shutil.rmtree(fake_kernel.path('proc/self'))
+    os.symlink('/proc/self', fake_kernel.path('proc/self'))
+    os.makedirs(fake_kernel.path('var/lib'))
+    yield start_service(fake_kernel.root, check=True)
+    # whatever a failed test left mounted goes with this namespace's tree
+    top = fake_kernel.path('var/lib/hugetlbfs')
+    with open('/proc/self/mountinfo') as f:
+        left = [line.split()[4] for line in f if line.split()[4].startswith(top)]
+    for path in sorted(left, reverse=True):
+        subprocess.run(['umount', '-l', path], check=False)
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_mount_applied_twice_and_removed(mounting_service, polkit, fake_kernel, play):
+    polkit.allow(*ALL_ACTIONS)
+    path = fake_kernel.path('var/lib/hugetlbfs/global/pagesize-2MB')
+    args = {'scope': 'global', 'page_size': '2M', 'size': '4M', 'inodes': 16, 'persist': True}
+    present = {'hugepages.manager.mount': args}
+    absent = {'hugepages.manager.mount': dict(args, state='absent')}
+
+    checked, applied, again = unchanged_twice(play, present)
+    assert checked['paths'] == [path] and checked['diff']['after'] == path + '\n', checked
+    assert checked['commands'] == ['mount-create global --page-size 2097152 --size 4M '
+                                   '--inodes 16 --persist'], checked
+    mount, = applied['mounts']
+    assert (mount['path'], mount['max_size'], mount['max_inodes'], mount['mode']) == \
+        (path, 4 << 20, 16, 0o1777), mount
+    assert os.path.ismount(path)
+    assert '[mount global]' in fake_kernel.read(PERSISTED)
+
+    checked, applied, again = unchanged_twice(play, absent)
+    assert checked['commands'] == [f'unmount {path} --persist'], checked
+    assert applied['mounts'] == [] and not os.path.ismount(path)
+    assert '[mount global]' not in fake_kernel.read(PERSISTED)
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
@@ -314,7 +519,11 @@ def test_info(service, polkit, fake_kernel, play):
 
 # --- metrics ---------------------------------------------------------------------
 
-@pytest.mark.fake_kernel(pools=POOLS)
+METRICS_MOUNT = 'var/lib/hugetlbfs/group/dba/pagesize-2MB'
+
+
+@pytest.mark.fake_kernel(pools=POOLS, mounts=[Mount(METRICS_MOUNT, gid=4321, mode=0o1770,
+                                                    size=8 * SMALL_BYTES, nr_inodes=64)])
 def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, conn, builddir):
     from prometheus_client.parser import text_string_to_metric_families
 
@@ -359,6 +568,10 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
                 if time.monotonic() > deadline or exporter.poll() is not None:
                     raise
                 time.sleep(0.1)
+        # the exporter serves the file; the root service opens no socket of
+        # its own (the exporter's listener shows that the look would see one)
+        assert listening_sockets(exporter.pid), 'node_exporter listens, and was not seen'
+        assert listening_sockets(service.pid) == []
     finally:
         exporter.terminate()
         exporter.wait(timeout=10)
@@ -421,16 +634,124 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
     assert 0 < last['duration-usec'] <= (ended - began) * 1e6
     assert began - 1 <= value('hugepages_last_allocation_timestamp_seconds',
                               page_size_bytes=SMALL_BYTES) <= ended + 1
+    for kb in (SMALL, GIANT):
+        for node in (0, 1):
+            for counter, name in (('surplus_hugepages', 'hugepages_node_pool_surplus_pages'),):
+                assert value(name, page_size_bytes=kb * 1024, node=node) == \
+                    fake_kernel.read_int(fake_kernel.node_file(node, kb, counter))
+    assert value('hugepages_pool_overcommit_pages', page_size_bytes=SMALL_BYTES) == \
+        nr(fake_kernel, SMALL, 'nr_overcommit_hugepages')
+    # the mount, its owner and mode as mountinfo has them, and its limits
+    mount = fake_kernel.path(METRICS_MOUNT)
+    assert value('hugepages_mount_info', path=mount, page_size_bytes=SMALL_BYTES, uid=0,
+                 gid=4321, mode='1770', managed='true') == 1
+    assert value('hugepages_mount_size_limit_bytes', path=mount) == 8 * SMALL_BYTES
+    assert value('hugepages_mount_inodes_limit', path=mount) == 64
+    assert ('hugepages_mount_min_size_bytes', (('path', mount),)) not in samples
+    # Explain's findings, counted by severity as explain --json lists them
+    findings = json.loads(subprocess.run([ctl, 'explain', '--json'], env=env, check=True,
+                                         capture_output=True, text=True,
+                                         timeout=30).stdout)['entries']
+    for severity in ('info', 'warning', 'error'):
+        assert value('hugepages_explain_findings', severity=severity) == \
+            sum(1 for f in findings if f['severity'] == severity), severity
+    assert value('hugepages_explain_findings', severity='warning') >= 1
+    # the service's own ask (Base plus the claims: Target) against what the
+    # pool holds, per size
+    for kb in (SMALL, GIANT):
+        path = hpdtest.page_size_path(kb)
+        for prop, name in (('Base', 'hugepages_pool_base_pages'),
+                           ('Target', 'hugepages_pool_target_pages')):
+            assert value(name, page_size_bytes=kb * 1024) == \
+                hpdtest.get(conn, path, hpdtest.PAGE_SIZE_IFACE, prop), name
+    assert value('hugepages_pool_base_pages', page_size_bytes=SMALL_BYTES) == 10
+    assert value('hugepages_pool_target_pages', page_size_bytes=SMALL_BYTES) == 12
     # a size the service did not change has none
     assert not any(name.startswith('hugepages_last_allocation_') and
                    ('page_size_bytes', str(GIANT * 1024)) in labels
                    for name, labels in samples)
 
-    promtool = shutil.which('promtool')
-    if promtool:
-        proc = subprocess.run([promtool, 'check', 'metrics'], input=_ours(text),
-                              capture_output=True, text=True, timeout=30)
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+    # Prometheus' naming and unit conventions (promtool's lint), on our
+    # families: a problem is a line on stderr and a non-zero exit
+    proc = subprocess.run([promtool(), 'check', 'metrics'], input=_ours(text),
+                          capture_output=True, text=True, timeout=30)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', '')
+
+
+def listening_sockets(pid):
+    """The sockets process @pid holds that listen (TCP, UDP, or a Unix
+    socket that accepts connections), as (table, address) from its
+    network namespace's /proc tables."""
+    inodes = set()
+    for fd in os.listdir(f'/proc/{pid}/fd'):
+        try:
+            link = os.readlink(f'/proc/{pid}/fd/{fd}')
+        except OSError:
+            continue
+        if link.startswith('socket:['):
+            inodes.add(link[len('socket:['):-1])
+    found = []
+    for table in ('tcp', 'tcp6', 'udp', 'udp6', 'unix'):
+        with open(f'/proc/{pid}/net/{table}') as f:
+            next(f)
+            for line in f:
+                fields = line.split()
+                if table == 'unix':
+                    # Flags __SO_ACCEPTCON: listen() was called
+                    if fields[6] in inodes and int(fields[3], 16) & 0x10000:
+                        found.append((table, fields[7] if len(fields) > 7 else ''))
+                elif fields[9] in inodes and (table.startswith('udp') or fields[3] == '0A'):
+                    found.append((table, fields[1]))
+    return found
+
+
+def test_metrics_timer_and_cron_write_the_textfile(service, polkit, fake_kernel, bus, builddir):
+    # The installed unit's ExecStart and the cron line, run as written (the
+    # built client for the installed path, a scratch directory for Debian's
+    # textfile directory): both leave a .prom file node_exporter can read.
+    from prometheus_client.parser import text_string_to_metric_families
+
+    debian_dir = '/var/lib/prometheus/node-exporter'
+    ctl = os.path.join(builddir, 'client', 'hugepagesctl')
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    with open(os.path.join(builddir, 'data', 'hugepagesd-metrics.service')) as f:
+        unit = f.read()
+    with open(os.path.join(REPO, 'data', 'systemd', 'hugepagesd-metrics.timer')) as f:
+        timer = f.read()
+    assert 'OnUnitActiveSec=1min' in timer and 'WantedBy=timers.target' in timer
+    assert f'ConditionPathIsDirectory={debian_dir}' in unit
+    assert f'ReadWritePaths={debian_dir}' in unit and 'PrivateNetwork=yes' in unit
+    exec_start = [line.split('=', 1)[1] for line in unit.splitlines()
+                  if line.startswith('ExecStart=')]
+    with open(os.path.join(builddir, 'data', 'hugepagesd-metrics')) as f:
+        cron = [line for line in f.read().splitlines() if line and not line.startswith('#')]
+    assert len(exec_start) == 1 and len(cron) == 1, (exec_start, cron)
+    fields = cron[0].split(None, 6)
+    assert fields[:6] == ['*'] * 5 + ['root'], fields
+    installed = exec_start[0].split()[0]
+    assert installed.endswith('/hugepagesctl') and installed in fields[6]
+
+    for name, command in (('timer', exec_start[0]), ('cron', fields[6])):
+        directory = tempfile.mkdtemp(prefix='hpd-textfile-')
+        try:
+            proc = subprocess.run(['/bin/sh', '-c', command.replace(installed, ctl)
+                                   .replace(debian_dir, directory)],
+                                  env=env, capture_output=True, text=True, timeout=30)
+            assert proc.returncode == 0, (name, proc.stderr)
+            assert os.listdir(directory) == ['hugepages.prom'], name
+            with open(os.path.join(directory, 'hugepages.prom')) as f:
+                names = {s.name for family in text_string_to_metric_families(f.read())
+                         for s in family.samples}
+            assert {'hugepages_pool_pages', 'hugepages_pool_target_pages'} <= names, name
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    # without the directory (no node_exporter) the cron line writes nothing
+    # and fails nobody's mail
+    missing = os.path.join(tempfile.gettempdir(), 'hpd-no-such-textfile-dir')
+    proc = subprocess.run(['/bin/sh', '-c', fields[6].replace(installed, ctl)
+                           .replace(debian_dir, missing)],
+                          env=env, capture_output=True, text=True, timeout=30)
+    assert proc.stdout == proc.stderr == '' and not os.path.exists(missing)
 
 
 def _ours(text):
@@ -447,14 +768,19 @@ def _ours(text):
 
 
 def test_alert_rules_are_valid():
-    promtool = shutil.which('promtool')
-    if promtool is None:
-        pytest.skip('needs promtool (Debian package prometheus)')
-    rules = os.path.join(os.path.dirname(__file__), '..', '..', 'data', 'prometheus',
-                         'hugepages-alerts.yml')
-    proc = subprocess.run([promtool, 'check', 'rules', rules], capture_output=True, text=True,
-                          timeout=30)
+    proc = subprocess.run([promtool(), 'check', 'rules', ALERT_RULES], capture_output=True,
+                          text=True, timeout=30)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert 'SUCCESS: 8 rules found' in proc.stdout, proc.stdout
+
+
+def test_alert_rules_fire_on_their_series():
+    # promtool's rule unit tests: each alert on the series it watches, after
+    # its window and not before, not on a pool that holds what is asked
+    proc = subprocess.run([promtool(), 'test', 'rules', 'hugepages-alerts.test.yml'], cwd=HERE,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert 'SUCCESS' in proc.stdout, proc.stdout
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
@@ -474,6 +800,13 @@ def test_role(service, polkit, fake_kernel, local_play):
     assert nr(fake_kernel, SMALL) == 4 + 4 + 2
     assert nr(fake_kernel, SMALL, 'nr_overcommit_hugepages') == 16 - 10
     assert '[madvise]' in fake_kernel.read('sys/kernel/mm/transparent_hugepage/enabled')
+    # the pool per node instead of a minimum, saved: settles too
+    per_node = dict(task, vars=dict(task['vars'], hugepages_nodes={0: 3, 1: 3}))
+    runs = [play([per_node]) for _ in range(2)]
+    for results, changed in zip(runs, (True, False)):
+        assert not any(r['failed'] for r in results), results
+        assert any(r.get('changed') for r in results) is changed, results
+    assert fake_kernel.read_int(fake_kernel.node_file(0, SMALL, 'nr_hugepages')) == 3
 
 
 def test_module_docs(collections):
@@ -493,3 +826,42 @@ def test_module_docs(collections):
         doc = json.loads(proc.stdout)[module]
         assert doc['doc']['options'] is not None and doc['examples'] and doc['return'] is not None
         assert doc['doc']['attributes']['check_mode']['support'] == 'full'
+
+
+def test_modules_leave_the_shared_doc_to_the_fragment(collections):
+    # author, platform and the check and diff support every module shares
+    # are written once, in plugins/doc_fragments/common.py; a module states
+    # only where it differs (info has no diff, pool's check mode has details)
+    def load(path):
+        spec = importlib.util.spec_from_file_location('hpd_doc', path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    fragment = yaml.safe_load(load(os.path.join(COLLECTION, 'plugins', 'doc_fragments',
+                                                'common.py')).ModuleDocFragment.DOCUMENTATION)
+    shared = fragment['attributes']
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections)
+    modules = os.path.join(COLLECTION, 'plugins', 'modules')
+    for name in sorted(os.listdir(modules)):
+        with open(os.path.join(modules, name)) as f:
+            source = f.read()
+        own = yaml.safe_load(source.split("DOCUMENTATION = r'''", 1)[1].split("'''", 1)[0])
+        assert 'author' not in own, name
+        for key, value in own.get('attributes', {}).items():
+            repeated = {k: v for k, v in value.items() if shared.get(key, {}).get(k) == v}
+            assert not repeated, (name, key, repeated)
+        # what ansible-doc shows is still whole
+        fqcn = 'hugepages.manager.' + name[:-3]
+        doc = json.loads(subprocess.run(['ansible-doc', '--json', fqcn], env=env, check=True,
+                                        capture_output=True, text=True,
+                                        timeout=60).stdout)[fqcn]['doc']
+        assert doc['author'] == ['hugepagesd developers'], name
+        assert doc['attributes']['platform']['platforms'] == 'posix', name
+        for key in ('check_mode', 'diff_mode', 'platform'):
+            assert doc['attributes'][key]['support'] and doc['attributes'][key]['description'], \
+                (name, key)
+    assert json.loads(subprocess.run(
+        ['ansible-doc', '--json', 'hugepages.manager.info'], env=env, check=True,
+        capture_output=True, text=True, timeout=60).stdout)['hugepages.manager.info']['doc'][
+            'attributes']['diff_mode']['support'] == 'none'

@@ -120,6 +120,16 @@ def daemon_refuses(hugepagesd, kernel_root, option, value):
     return proc.returncode != 0 and option in proc.stderr
 
 
+def in_private_mount_namespace():
+    """Whether this process has a mount namespace of its own, as
+    `unshare -m ... python3` gives it (PID 1's namespace may be unreadable
+    in a container, the parent's is not)."""
+    try:
+        return os.readlink('/proc/self/ns/mnt') != os.readlink(f'/proc/{os.getppid()}/ns/mnt')
+    except OSError:
+        return False
+
+
 def page_size_path(size_kb):
     return f'{PAGE_SIZE_PREFIX}{size_kb}kB'
 

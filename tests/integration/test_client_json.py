@@ -124,7 +124,8 @@ def test_status_json(service, ctl):
     assert small == {
         'name': '2MB', 'page_size': SMALL * 1024, 'default': True, 'gigantic': False,
         'minimum': 6, 'total': 6, 'maximum': 8, 'free': 5, 'reserved': 1, 'surplus': 0,
-        'overcommit': 2, 'can_overcommit': True, 'demote_size': 0, 'last_allocation': None,
+        'overcommit': 2, 'base': 0, 'target': 0, 'can_overcommit': True, 'demote_size': 0,
+        'last_allocation': None,
         'nodes': [{'node': 0, 'total': 4, 'free': 3, 'surplus': 0, 'minimum': 4},
                   {'node': 1, 'total': 2, 'free': 2, 'surplus': 0, 'minimum': 2}],
         'mounts': []}

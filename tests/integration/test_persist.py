@@ -282,6 +282,32 @@ def test_unmount_persist_of_a_foreign_path_is_refused(service, conn, fake_kernel
     assert polkit.checks() == []
 
 
+def test_unmount_persist_removes_a_saved_mount_not_mounted(service, conn, fake_kernel, polkit):
+    # A saved mount unmounted by hand (or not made since boot): with persist
+    # its section is removed and nothing is unmounted; without persist, or
+    # once no section is saved, it is not a mount.
+    fake_kernel.write(OWN, '# saved\n#\n#\n\n[mount system]\npage-size = 2MB\n\n'
+                           '[tunables]\nshmmax = 1GB\n')
+    polkit.allow(hpdtest.ACTION_MOUNTS)
+    path = fake_kernel.path('var/lib/hugetlbfs/pagesize-2MB')
+    assert 'mount system' in state(conn)
+    with pytest.raises(BusError) as e:
+        manager_call(conn, 'Unmount', 'sa{sv}', (path, {}))
+    assert e.value.name == hpdtest.ERR_NOT_MOUNTED
+    dry = dict(PERSIST, **{'dry-run': GLib.Variant('b', True)})
+    assert manager_call(conn, 'Unmount', 'sa{sv}', (path, dry), '(as)') == ([],)
+    assert 'mount system' in state(conn) and polkit.checks() == []
+    assert manager_call(conn, 'Unmount', 'sa{sv}', (path, PERSIST), '(as)') == ([],)
+    assert own_body(fake_kernel) == '[tunables]\nshmmax = 1GB\n'
+    assert 'mount system' not in state(conn)
+    [check] = polkit.checks()
+    assert check.action == hpdtest.ACTION_MOUNTS and check.details['persist'] == 'true'
+    with pytest.raises(BusError) as e:
+        manager_call(conn, 'Unmount', 'sa{sv}', (path, PERSIST))
+    assert e.value.name == hpdtest.ERR_NOT_MOUNTED
+    assert len(polkit.checks()) == 1
+
+
 # ---- the configuration on the bus ----
 
 @pytest.mark.valgrind

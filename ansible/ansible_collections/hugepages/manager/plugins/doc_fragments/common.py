@@ -11,7 +11,20 @@ __metaclass__ = type
 
 class ModuleDocFragment(object):
 
+    # What every module of the collection shares, written once: a module
+    # states only where it differs (extends_documentation_fragment lists
+    # ansible.builtin.action_common_attributes first, for the attributes'
+    # descriptions).
     DOCUMENTATION = r'''
+author:
+  - hugepagesd developers
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
 options:
   hugepagesctl:
     description:

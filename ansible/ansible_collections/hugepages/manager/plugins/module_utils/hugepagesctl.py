@@ -100,7 +100,7 @@ class Hugepagesctl(object):
         """A reading command's --json document."""
         rc, out, err = self.run(*(args + ('--json',)))
         if rc != 0:
-            raise HugepagesError('hugepagesctl %s failed: %s' % (' '.join(args), _error_line(err)),
+            raise HugepagesError('hugepagesctl %s failed: %s' % (' '.join(args), error_line(err)),
                                  rc=rc, stderr=err)
         try:
             doc = json.loads(out)
@@ -119,7 +119,7 @@ class Hugepagesctl(object):
         if rc == EXIT_SHORTFALL:
             return True, out, err
         if rc != 0:
-            raise HugepagesError('hugepagesctl %s failed: %s' % (' '.join(args), _error_line(err)),
+            raise HugepagesError('hugepagesctl %s failed: %s' % (' '.join(args), error_line(err)),
                                  rc=rc, stderr=err)
         return False, out, err
 
@@ -142,7 +142,7 @@ class Hugepagesctl(object):
         return dict((s['key'], s['value']) for s in self.read('config')['settings'])
 
 
-def _error_line(text):
+def error_line(text):
     """The client's own error line ("hugepagesctl: ..."): a refusal goes on
     with advice (ways forward, a polkit rule), which stays in stderr."""
     lines = [line for line in (text or '').splitlines() if line.strip()]

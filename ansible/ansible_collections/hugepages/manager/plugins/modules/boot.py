@@ -26,16 +26,8 @@ description:
     to add.
 options: {}
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
   - hugepages.manager.common
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
-author:
-  - hugepagesd developers
 '''
 
 EXAMPLES = r'''

@@ -50,16 +50,8 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
   - hugepages.manager.common
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
-author:
-  - hugepagesd developers
 '''
 
 EXAMPLES = r'''
@@ -90,7 +82,9 @@ commands:
   elements: str
   sample: ["claim postgresql 2097152 4096 --persist"]
 shortfall:
-  description: Whether the pool holds fewer pages than the claims ask.
+  description:
+    - Whether the pool holds fewer pages than the claims ask, after this task's change or, when
+      the claim was already in place, as the pool below hugepagesd's target (base plus claims).
   returned: always
   type: bool
   sample: false
@@ -158,6 +152,19 @@ def main():
                 module.warn(msg)
         elif not command:
             after = before
+            # nothing to change, but a claim recorded earlier may still not
+            # be held: the pool below hugepagesd's target (base plus claims)
+            # is the same shortfall, reported the same way
+            pool = ctl.pool(size)
+            if p['state'] == 'present' and pool['minimum'] < pool['target']:
+                result['shortfall'] = True
+                result['claim'] = after
+                msg = ('the %d-byte pool cannot hold the claims: it holds %d of the %d pages its '
+                       'base and claims ask (%s claimed %d); see hugepagesctl explain'
+                       % (size, pool['minimum'], pool['target'], p['consumer'], wanted['pages']))
+                if not p['accept_shortfall']:
+                    module.fail_json(msg=msg, **result)
+                module.warn(msg)
         result['claim'] = after
         if module._diff and result['changed']:
             result['diff'] = dict(before=before or {}, after=after or {})

@@ -19,16 +19,11 @@ description:
     report with C(--json). Changes nothing.
 options: {}
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
   - hugepages.manager.common
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: none
-  platform:
-    platforms: posix
-author:
-  - hugepagesd developers
 '''
 
 EXAMPLES = r'''
@@ -54,7 +49,9 @@ service_version:
   sample: "1.0"
 pools:
   description:
-    - Every pool, as in C(hugepagesctl status --json).
+    - Every pool, as in C(hugepagesctl status --json), with the kernel's counters, C(base) (the
+      administrator's base) and C(target) (the base plus every claim, which hugepagesd keeps;
+      C(minimum) below it is a shortfall).
     - C(last_allocation) is the service's last change of the pool (null before the first since
       boot) with C(requested), C(achieved) and C(shortfall) pages, C(duration_usec),
       C(ended_usec) (Unix time in microseconds), C(mode), C(writes) and C(node) for one node.

@@ -40,6 +40,8 @@ options:
   nodes:
     description:
       - Persistent pages per NUMA node, as a mapping of node number to pages or memory.
+      - With I(persist), not together with I(minimum) - hugepagesd saves a pool as its minimum
+        or as node counts, and a node count saved replaces the minimum.
     type: dict
   persist:
     description:
@@ -58,17 +60,11 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
   - hugepages.manager.common
 attributes:
   check_mode:
-    support: full
     details: Reports the commands it would run; the kernel's achievable count is not known.
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
-author:
-  - hugepagesd developers
 '''
 
 EXAMPLES = r'''
@@ -186,6 +182,13 @@ def main():
                 raise HugepagesError("nodes: '%s' is not a node number" % node)
             requested['nodes'][str(int(node))] = parse_pages(amount, size, 'nodes[%s]' % node)
         result['requested'] = requested
+        if p['persist'] and requested['minimum'] is not None and requested['nodes']:
+            # set-node --persist replaces the saved minimum with node counts
+            # and set-min --persist drops them: saved together, each run
+            # would undo the other and never report no change
+            raise HugepagesError('persist saves a pool either as its minimum or as node counts '
+                                 '(a saved node count replaces the minimum): give minimum or '
+                                 'nodes, not both')
 
         before = state_of(pool, claimed(ctl, size))
         result['before'] = before

@@ -47,16 +47,8 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
   - hugepages.manager.common
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
-author:
-  - hugepagesd developers
 '''
 
 EXAMPLES = r'''
