@@ -327,12 +327,17 @@ static void
 caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
-  GDBusMethodInvocation *invocation = g_task_get_task_data (task);
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) creds = NULL;
+  g_autoptr(GError) error = NULL;
   g_autoptr(HpdCaller) caller = g_new0 (HpdCaller, 1);
 
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
   if (reply != NULL)
     creds = g_variant_get_child_value (reply, 0);
   if (creds == NULL || !g_variant_lookup (creds, "UnixUserID", "u", &caller->uid))
@@ -342,19 +347,18 @@ caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_dat
     }
   if (!g_variant_lookup (creds, "ProcessID", "u", &caller->pid))
     caller->pid = 0;
-  caller->sender = g_strdup (g_dbus_method_invocation_get_sender (invocation));
+  caller->sender = g_strdup (g_task_get_task_data (task));
   g_debug ("The bus says %s is uid %u, pid %u", caller->sender, caller->uid, caller->pid);
   caller_cache_add (G_DBUS_CONNECTION (source), caller);
   g_task_return_pointer (task, g_steal_pointer (&caller), (GDestroyNotify) hpd_caller_free);
 }
 
 void
-hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callback,
-                   gpointer user_data)
+hpd_caller_lookup_name (GDBusConnection *connection, const char *sender,
+                        GCancellable *cancellable, GAsyncReadyCallback callback,
+                        gpointer user_data)
 {
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
   const HpdCaller *known = sender != NULL ? g_hash_table_lookup (caller_cache (connection), sender)
                                           : NULL;
 
@@ -364,13 +368,22 @@ hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callba
       g_object_unref (task);
       return;
     }
-  g_task_set_task_data (task, g_object_ref (invocation), g_object_unref);
+  g_task_set_task_data (task, g_strdup (sender), g_free);
   g_dbus_connection_call (connection,
                           "org.freedesktop.DBus", "/org/freedesktop/DBus",
                           "org.freedesktop.DBus", "GetConnectionCredentials",
                           g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
                           G_DBUS_CALL_FLAGS_NONE, 5000,
-                          NULL, caller_got_credentials, task);
+                          cancellable, caller_got_credentials, task);
+}
+
+void
+hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callback,
+                   gpointer user_data)
+{
+  hpd_caller_lookup_name (g_dbus_method_invocation_get_connection (invocation),
+                          g_dbus_method_invocation_get_sender (invocation), NULL,
+                          callback, user_data);
 }
 
 HpdCaller *
