@@ -311,6 +311,30 @@ def test_remove_orphan_is_no_oracle(tree, service, polkit, run_python_as):
     assert os.path.exists(secret) and os.path.exists(tree.orphan)
 
 
+def test_a_path_the_caller_sent_is_escaped_in_the_log(tree, service, conn, polkit):
+    """Issue 17, point 6, for text a caller sends: the path of RemoveOrphan
+    reaches the log once the file is removed, or with the reason it was
+    not. U+2028 and U+202E (which a path may hold) and a line break and an
+    escape sequence (which it may not) show escaped; no log line starts
+    with what the caller wrote."""
+    from test_sec_logs import FORGED, check_log
+    polkit.allow(ACTION_MOUNTS)
+    removed = os.path.join(tree.mount_2m, 'o\u2028FORGED\u202e')
+    refused = os.path.join(tree.mount_2m, f'o\n{FORGED}\u2028FORGED\u202e\x1b[2J')
+    for path in (removed, refused):
+        write_file(path, 2 * MiB)
+    hpdtest.call(conn, hpdtest.MANAGER_PATH, hpdtest.MANAGER_IFACE, 'RemoveOrphan',
+                 GLib.Variant('(sa{sv})', (removed, {})))
+    assert not os.path.exists(removed)
+    with pytest.raises(BusError) as e:
+        remove_orphan(conn, refused)
+    assert e.value.name == ERR_INVALID_ARGS
+    assert os.path.exists(refused)
+    text = check_log(open(service.log_path, 'rb').read())
+    assert 'o\\u2028FORGED\\u202e' in text
+    assert f'o\\u000a{FORGED}\\u2028FORGED\\u202e\\u001b[2J failed' in text
+
+
 def test_remove_orphan_replies_the_bytes_it_held(tree, service, conn, polkit):
     polkit.allow(ACTION_MOUNTS, ACTION_INSPECT)
     held = by(get_usage(conn)['files'], 'path')[tree.orphan]['size']
