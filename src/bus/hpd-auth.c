@@ -349,11 +349,12 @@ caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_dat
   g_autofree char *sender = user_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) creds = NULL;
+  g_autofree char *key = NULL;
   g_autoptr(GPtrArray) waiting = NULL;
   g_autoptr(HpdCaller) caller = g_new0 (HpdCaller, 1);
 
-  g_hash_table_steal_extended (caller_asking (G_DBUS_CONNECTION (source)), sender, NULL,
-                               (gpointer *) &waiting);
+  g_hash_table_steal_extended (caller_asking (G_DBUS_CONNECTION (source)), sender,
+                               (gpointer *) &key, (gpointer *) &waiting);
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
   if (reply != NULL)
     creds = g_variant_get_child_value (reply, 0);
