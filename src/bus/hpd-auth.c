@@ -281,8 +281,12 @@ busy (GTask *task, GError *error)
  * is asked once per caller, not once per call (a round trip through the
  * bus before every change). Kept on our connection, so that a connection
  * to a restarted bus, which hands out the same names again, starts empty;
- * bounded, as every caller is a new name. */
+ * bounded, as every caller is a new name. While the bus is being asked
+ * about a name, further lookups of it (the watchers', hpd-watchers.h, and
+ * every call of a caller that sends many at once) wait for that answer:
+ * at most one question per name is in flight. */
 #define CALLER_CACHE_KEY "hpd-caller-credentials"
+#define CALLER_ASKING_KEY "hpd-caller-asking"
 #define CALLER_CACHE_MAX 64
 
 static HpdCaller *
@@ -323,40 +327,70 @@ caller_cache_add (GDBusConnection *connection, const HpdCaller *caller)
   g_hash_table_replace (cache, copy->sender, copy);
 }
 
+/* name -> GPtrArray of the GTasks waiting for the bus's answer about it */
+static GHashTable *
+caller_asking (GDBusConnection *connection)
+{
+  GHashTable *asking = g_object_get_data (G_OBJECT (connection), CALLER_ASKING_KEY);
+
+  if (asking == NULL)
+    {
+      asking = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) g_ptr_array_unref);
+      g_object_set_data_full (G_OBJECT (connection), CALLER_ASKING_KEY, asking,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  return asking;
+}
+
 static void
 caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  GDBusMethodInvocation *invocation = g_task_get_task_data (task);
+  g_autofree char *sender = user_data;
   g_autoptr(GVariant) reply = NULL;
   g_autoptr(GVariant) creds = NULL;
+  g_autofree char *key = NULL;
+  g_autoptr(GPtrArray) waiting = NULL;
   g_autoptr(HpdCaller) caller = g_new0 (HpdCaller, 1);
 
+  g_hash_table_steal_extended (caller_asking (G_DBUS_CONNECTION (source)), sender,
+                               (gpointer *) &key, (gpointer *) &waiting);
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
   if (reply != NULL)
     creds = g_variant_get_child_value (reply, 0);
   if (creds == NULL || !g_variant_lookup (creds, "UnixUserID", "u", &caller->uid))
+    g_clear_pointer (&caller, hpd_caller_free);
+  else
     {
-      g_task_return_new_error (task, HP_ERROR, HP_ERROR_FAILED, "Could not identify the caller");
-      return;
+      if (!g_variant_lookup (creds, "ProcessID", "u", &caller->pid))
+        caller->pid = 0;
+      caller->sender = g_strdup (sender);
+      g_debug ("The bus says %s is uid %u, pid %u", caller->sender, caller->uid, caller->pid);
+      caller_cache_add (G_DBUS_CONNECTION (source), caller);
     }
-  if (!g_variant_lookup (creds, "ProcessID", "u", &caller->pid))
-    caller->pid = 0;
-  caller->sender = g_strdup (g_dbus_method_invocation_get_sender (invocation));
-  g_debug ("The bus says %s is uid %u, pid %u", caller->sender, caller->uid, caller->pid);
-  caller_cache_add (G_DBUS_CONNECTION (source), caller);
-  g_task_return_pointer (task, g_steal_pointer (&caller), (GDestroyNotify) hpd_caller_free);
+  for (guint i = 0; waiting != NULL && i < waiting->len; i++)
+    {
+      GTask *task = g_ptr_array_index (waiting, i);
+
+      if (g_task_return_error_if_cancelled (task))
+        continue;
+      if (caller == NULL)
+        g_task_return_new_error (task, HP_ERROR, HP_ERROR_FAILED, "Could not identify the caller");
+      else
+        g_task_return_pointer (task, caller_copy (caller), (GDestroyNotify) hpd_caller_free);
+    }
 }
 
 void
-hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callback,
-                   gpointer user_data)
+hpd_caller_lookup_name (GDBusConnection *connection, const char *sender,
+                        GCancellable *cancellable, GAsyncReadyCallback callback,
+                        gpointer user_data)
 {
-  GTask *task = g_task_new (NULL, NULL, callback, user_data);
-  GDBusConnection *connection = g_dbus_method_invocation_get_connection (invocation);
-  const char *sender = g_dbus_method_invocation_get_sender (invocation);
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+  GHashTable *asking = caller_asking (connection);
   const HpdCaller *known = sender != NULL ? g_hash_table_lookup (caller_cache (connection), sender)
                                           : NULL;
+  GPtrArray *waiting;
 
   if (known != NULL)
     {
@@ -364,13 +398,31 @@ hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callba
       g_object_unref (task);
       return;
     }
-  g_task_set_task_data (task, g_object_ref (invocation), g_object_unref);
+  waiting = g_hash_table_lookup (asking, sender);
+  if (waiting != NULL)
+    {
+      g_ptr_array_add (waiting, task);
+      return;
+    }
+  waiting = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (waiting, task);
+  g_hash_table_insert (asking, g_strdup (sender), waiting);
+  /* not cancelled with @cancellable: others may wait for the answer */
   g_dbus_connection_call (connection,
                           "org.freedesktop.DBus", "/org/freedesktop/DBus",
                           "org.freedesktop.DBus", "GetConnectionCredentials",
                           g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
                           G_DBUS_CALL_FLAGS_NONE, 5000,
-                          NULL, caller_got_credentials, task);
+                          NULL, caller_got_credentials, g_strdup (sender));
+}
+
+void
+hpd_caller_lookup (GDBusMethodInvocation *invocation, GAsyncReadyCallback callback,
+                   gpointer user_data)
+{
+  hpd_caller_lookup_name (g_dbus_method_invocation_get_connection (invocation),
+                          g_dbus_method_invocation_get_sender (invocation), NULL,
+                          callback, user_data);
 }
 
 HpdCaller *

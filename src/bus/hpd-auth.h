@@ -27,6 +27,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdCaller, hpd_caller_free)
  * /proc). Fails when the caller has left the bus. */
 void hpd_caller_lookup (GDBusMethodInvocation *invocation,
                         GAsyncReadyCallback callback, gpointer user_data);
+/* The same for the unique name @sender on @connection (a caller seen in
+ * the connection's traffic, hpd-traffic.h). Cancelled, it fails with
+ * G_IO_ERROR_CANCELLED. */
+void hpd_caller_lookup_name (GDBusConnection *connection, const char *sender,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data);
 HpdCaller *hpd_caller_lookup_finish (GAsyncResult *result, GError **error);
 
 #define HPD_TYPE_AUTH (hpd_auth_get_type ())

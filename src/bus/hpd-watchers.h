@@ -15,11 +15,16 @@
  * NameOwnerChanged match rule with arg0 = its name, and one GetNameOwner
  * for a caller that left before the rule was in place).
  *
- * At most HPD_WATCHERS_MAX callers are tracked at a time (each costs a
- * match rule on the bus, which limits them per connection): a caller
- * beyond it is not tracked, and is at its next call if there is room by
- * then. Its reads are fresh all the same; only the periodic refresh does
- * not run on its account. */
+ * Each watcher costs a match rule on the bus, which limits them per
+ * connection, so at most HPD_WATCHERS_MAX callers are tracked at a time,
+ * HPD_WATCHERS_PER_UID of them per uid and the last
+ * HPD_WATCHERS_ROOT_RESERVE for root only (hpd-slots.h): one user, however
+ * many connections it opens, cannot take every place and then, by leaving,
+ * stop the refresh that other users' clients wait on. The uid comes from
+ * the bus (hpd-auth.h, asked once per caller and cached). A caller
+ * beyond its share is not tracked, and is at its next call if there is
+ * room by then. Its reads are fresh all the same; only the periodic
+ * refresh does not run on its account. */
 #pragma once
 
 #include <gio/gio.h>
@@ -29,6 +34,8 @@
 G_BEGIN_DECLS
 
 #define HPD_WATCHERS_MAX 128
+#define HPD_WATCHERS_PER_UID 16
+#define HPD_WATCHERS_ROOT_RESERVE 8
 
 typedef struct _HpdWatchers HpdWatchers;
 

@@ -4,7 +4,10 @@
 """Many changes at once: each gets an answer (success or Busy), changes are
 applied one after the other, and the pool ends at the last applied value."""
 
+import json
+import os
 import re
+import subprocess
 import time
 
 import pytest
@@ -145,6 +148,109 @@ def test_a_full_queue_answers_busy(service, callers, fake_kernel, polkit):
     applied = applied_minimums(service.log())
     assert sorted(applied) == sorted((r[0], r[2]) for r in replies)
     assert hpdtest.page_size_props(callers[0], SMALL)['Minimum'] == applied[-1][1]
+
+
+# Run as another user: argv[1] is a JSON list of steps, each either
+# [pages, hard, timeout_ms] (a SetMinimum sent at once) or a number of
+# seconds to wait; prints {"ok" or the error: count} of the answers so
+# far, after the steps and again once all are answered.
+USER_CHANGES = r'''
+import json, os, sys, time
+from gi.repository import Gio, GLib
+address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
+flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+conn = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+answers = {}
+sent = 0
+def done(c, res, _):
+    try:
+        c.call_finish(res)
+        key = "ok"
+    except GLib.Error as e:
+        key = e.message   # GDBus.Error:NAME: message
+    answers[key] = answers.get(key, 0) + 1
+ctx = GLib.MainContext.default()
+def pump(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        ctx.iteration(False) or time.sleep(0.002)
+for step in json.loads(sys.argv[1]):
+    if not isinstance(step, list):
+        pump(step)
+        continue
+    pages, hard, timeout_ms = step
+    options = {"hard": GLib.Variant("b", hard)}
+    if timeout_ms:
+        options["timeout-ms"] = GLib.Variant("u", timeout_ms)
+    conn.call("org.hugepages.Manager", "/org/hugepages/Manager/PageSize/2048kB",
+              "org.hugepages.Manager.PageSize", "SetMinimum",
+              GLib.Variant("(ta{sv})", (pages, options)), None, Gio.DBusCallFlags.NONE, 60000,
+              None, done, None)
+    sent += 1
+print(json.dumps(answers), flush=True)
+while sum(answers.values()) < sent:
+    ctx.iteration(True)
+print(json.dumps(answers), flush=True)
+'''
+
+
+@pytest.mark.fake_kernel(pools=SHORT)
+def test_one_user_cannot_fill_the_queue(service, bus, fake_kernel, polkit):
+    """An allowed user (not root) queues changes behind a slow one of its
+    own: 16 wait at most (its share of 64), the next are Busy at once,
+    and another user's change and root's are still queued and applied."""
+    if not fake_kernel.simulating:
+        pytest.skip('the fake kernel simulator could not start')
+    fk = fake_kernel
+    stalled = []
+    # only a hard change opens these (the service never reads them), in the
+    # worker: the first one waits 2 s
+    compact = ['proc/sys/vm/compact_memory'] + [f'sys/devices/system/node/node{n}/compact'
+                                                for n in (0, 1)]
+
+    def stall_once(_text):
+        if not stalled:
+            stalled.append(True)
+            time.sleep(2)
+        return None
+    for rel in compact:
+        fk.on_open(rel, stall_once)
+    root_conn = bus.connect()
+    polkit.allow(ACTION_POOLS)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+
+    def as_user(uid, steps):
+        return subprocess.Popen(['setpriv', f'--reuid={uid}', f'--regid={uid}', '--clear-groups',
+                                 '/usr/bin/python3', '-c', USER_CHANGES, json.dumps(steps)],
+                                stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+
+    # one change that takes 2 s (hard: the fake kernel never converts the
+    # surplus, so it compacts), then 15 behind it: its 16 places; then 4 more
+    greedy = as_user(1, [[10, True, 4000], 0.3] + [[5, False, 0]] * 15 + [0.5]
+                     + [[6, False, 0]] * 4 + [0.5])
+    busy = f'GDBus.Error:{BUSY}: Too many changes waiting for this user (16); try again later'
+    other = None
+    try:
+        early = json.loads(greedy.stdout.readline())
+        # while the 16 wait behind the slow one
+        assert early == {busy: 4}, early
+        other = as_user(2, [[7, False, 0]])
+        root = send_all([root_conn], [(0, 8)], {})
+        greedy_answers = json.loads(greedy.stdout.readline())
+        other_answers = json.loads(other.communicate(timeout=30)[0].splitlines()[-1])
+        iterate_until(lambda: root, 30)
+    finally:
+        for p in (greedy, other):
+            if p is not None:
+                p.kill()
+                p.wait()
+        for rel in compact:
+            fk.on_open(rel, None)
+        root_conn.close_sync(None)
+    print(f'the greedy user: {greedy_answers}; the other: {other_answers}; root: {root}')
+    assert greedy_answers == {'ok': 16, busy: 4}, greedy_answers
+    assert other_answers == {'ok': 1}, other_answers
+    assert root[0][1] == 'ok', root
 
 
 def test_checks_waiting_for_polkit_are_bounded(service, callers, fake_kernel, polkit):

@@ -7,6 +7,7 @@ service is on the bus, the service reads the kernel again every
 PropertiesChanged, changes made behind its back included. When the last such
 client has left it stops, and with nobody watching it does not wake up."""
 
+import json
 import os
 import queue
 import subprocess
@@ -27,6 +28,8 @@ DEFAULT_INTERVAL_S = 1.0      # HPD_DEFAULT_REFRESH_INTERVAL_MS in src/bus/hpd-d
 # a read of the fake tree and the signal's way over the bus; far more than needed
 SLACK_S = 0.5 * TIMEOUT_FACTOR
 WATCHERS_MAX = 128            # HPD_WATCHERS_MAX in src/bus/hpd-watchers.h
+WATCHERS_PER_UID = 16         # HPD_WATCHERS_PER_UID
+WATCHERS_ROOT_RESERVE = 8     # HPD_WATCHERS_ROOT_RESERVE
 WATCHING = 'Watching '
 NOBODY_WATCHES = 'Nobody watches any more'
 PAGE_2MB = page_size_path(2048)
@@ -216,8 +219,8 @@ def test_callers_beyond_the_bound_are_not_tracked(live_service, fake_kernel, lis
     many = [listeners() for _ in range(WATCHERS_MAX)]
     wait_for_log(live_service, f'{WATCHERS_MAX} watcher(s)', 1, 10)
     extra = listeners()
-    wait_for_log(live_service, f'Not watching {extra.unique_name}: already watching '
-                 f'{WATCHERS_MAX} callers', 1, 5)
+    wait_for_log(live_service, f'Not watching {extra.unique_name}: Too many watchers '
+                 f'({WATCHERS_MAX})', 1, 5)
     for listener in many:
         listener.close()
     # the one beyond the bound was never tracked: nobody watches
@@ -229,6 +232,130 @@ def test_callers_beyond_the_bound_are_not_tracked(live_service, fake_kernel, lis
     wait_for_log(live_service, WATCHING + extra.unique_name, 1, 5)
     arrives_in_time(extra, PAGE_2MB, 'Total', 8,
                     lambda: fk.write(fk.pool_file(2048, 'nr_hugepages'), 8), 0.2)
+
+
+# Run as another user: opens argv[1] connections, each calls the service once
+# (a property read: a watcher), prints their unique names, then prints the
+# pool's Total from every PropertiesChanged the first one receives.
+HOLDER = r'''
+import json, os, sys, time
+from gi.repository import Gio, GLib
+address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
+flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+conns = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+         for _ in range(int(sys.argv[1]))]
+def changed(conn, sender, path, iface, signal, params):
+    _iface, values, _invalidated = params.unpack()
+    if path == "%(path)s" and "Total" in values:
+        print(json.dumps({"total": values["Total"]}), flush=True)
+conns[0].signal_subscribe("org.hugepages.Manager", "org.freedesktop.DBus.Properties",
+                          "PropertiesChanged", None, None, Gio.DBusSignalFlags.NONE, changed)
+for c in conns:
+    c.call_sync("org.hugepages.Manager", "/org/hugepages/Manager",
+                "org.freedesktop.DBus.Properties", "Get",
+                GLib.Variant("(ss)", ("org.hugepages.Manager", "Version")), None,
+                Gio.DBusCallFlags.NONE, 30000, None)
+print(json.dumps({"names": [c.get_unique_name() for c in conns]}), flush=True)
+ctx = GLib.MainContext.default()
+while True:
+    ctx.iteration(True)
+''' % {'path': PAGE_2MB}
+
+
+class Holder:
+    """HOLDER as @uid with @conns connections, all of them callers."""
+
+    def __init__(self, bus, uid, conns):
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+        self.proc = subprocess.Popen(['setpriv', f'--reuid={uid}', f'--regid={uid}',
+                                      '--clear-groups', '--pdeathsig', 'KILL', '/usr/bin/python3',
+                                      '-c', HOLDER, str(conns)],
+                                     stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+        line = self.proc.stdout.readline()
+        assert line, f'the holder as uid {uid} failed'
+        self.names = json.loads(line)['names']
+        self.lines = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(json.loads(x)) for x in self.proc.stdout],
+                         daemon=True).start()
+
+    def total_announced(self, value, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if self.lines.get(timeout=max(0.01, deadline - time.monotonic()))['total'] == value:
+                    return True
+            except queue.Empty:
+                return False
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+@pytest.fixture
+def holders(bus):
+    made = []
+
+    def make(uid, conns):
+        made.append(Holder(bus, uid, conns))
+        return made[-1]
+
+    yield make
+    for holder in made:
+        holder.close()
+
+
+def watched_of(service, names):
+    return [n for n in names if WATCHING + n + ' ' in service.log()]
+
+
+def wait_until_decided(service, names, timeout=10):
+    """Until the service has either watched or turned away each of @names."""
+    deadline = time.monotonic() + timeout
+    while True:
+        log = service.log()
+        left = [n for n in names if WATCHING + n + ' ' not in log and f'Not watching {n}:' not in log]
+        if not left:
+            return
+        assert time.monotonic() < deadline, f'{len(left)} callers neither watched nor turned away'
+        time.sleep(0.05)
+
+
+@pytest.mark.service_args('--refresh-interval=200')
+def test_one_user_cannot_take_every_watcher_place(live_service, fake_kernel, holders, NOBODY):
+    """One user opens as many connections as there are watcher places and
+    reads on each: it gets its share, so another user's client is still
+    tracked, and when the first user leaves the refresh goes on for the
+    other (before, the other was never tracked and, once the first had
+    left, heard of no change)."""
+    fk = fake_kernel
+    hostile = holders(NOBODY, WATCHERS_MAX)
+    wait_until_decided(live_service, hostile.names)
+    other = holders(1, 1)
+    wait_for_log(live_service, WATCHING + other.names[0] + ' ', 1, 5)
+    assert len(watched_of(live_service, hostile.names)) == WATCHERS_PER_UID
+    hostile.close()
+    wait_for_log(live_service, ' left the bus; 1 watcher(s) left', 1, 10)
+    fk.write(fk.pool_file(2048, 'nr_hugepages'), 7)
+    assert other.total_announced(7, 0.2 + SLACK_S), 'the other user heard of no change'
+    assert NOBODY_WATCHES not in live_service.log()
+
+
+@pytest.mark.service_args('--refresh-interval=200')
+def test_root_keeps_a_reserve_of_watcher_places(live_service, holders, listeners):
+    """Users take every place they can (8 users, 16 connections each): one
+    more user's client is not tracked, root's is."""
+    names = []
+    for uid in range(1, 9):
+        names += holders(uid, WATCHERS_PER_UID).names
+        wait_until_decided(live_service, names)
+    late = holders(9, 1)
+    wait_until_decided(live_service, late.names)
+    root = listeners()
+    wait_for_log(live_service, WATCHING + root.unique_name + ' ', 1, 5)
+    assert len(watched_of(live_service, names)) == WATCHERS_MAX - WATCHERS_ROOT_RESERVE
+    assert watched_of(live_service, late.names) == []
 
 
 @pytest.mark.service_args('--refresh-interval=0')

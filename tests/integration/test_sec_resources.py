@@ -8,6 +8,7 @@ where they started."""
 
 import json
 import os
+import signal
 import subprocess
 import time
 
@@ -269,6 +270,91 @@ def test_256_connections_of_pending_calls(service, conn, fake_kernel, polkit, ru
     wait_for(lambda: fd_count(service.pid) <= baseline_fds, 10, 'the fds to come back')
     polkit.allow(ACTION_POOLS)
     assert hpdtest.pool_call(conn, SMALL, 'SetMinimum', 5) == 5
+
+
+# Run as the flooding user: argv[1] connections keep argv[2] changes each in
+# flight, sending another as soon as one is answered, until killed; prints
+# the answers so far when asked (SIGUSR1).
+SUSTAINED_FLOOD = r'''
+import json, os, signal, sys
+from gi.repository import Gio, GLib
+conns, per = int(sys.argv[1]), int(sys.argv[2])
+address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
+flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+opened = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None) for _ in range(conns)]
+outcomes = {}
+def send(c):
+    c.call("org.hugepages.Manager", "/org/hugepages/Manager/PageSize/2048kB",
+           "org.hugepages.Manager.PageSize", "SetMinimum", GLib.Variant("(ta{sv})", (10, {})),
+           None, Gio.DBusCallFlags.NONE, 120000, None, done, None)
+def done(c, res, _):
+    try:
+        c.call_finish(res)
+        key = "ok"
+    except GLib.Error as e:
+        key = Gio.DBusError.get_remote_error(e) or e.message
+    outcomes[key] = outcomes.get(key, 0) + 1
+    send(c)
+for c in opened:
+    for _ in range(per):
+        send(c)
+def report():
+    print(json.dumps(outcomes), flush=True)
+    return True
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
+print(json.dumps({"connections": len(opened)}), flush=True)
+GLib.MainLoop().run()
+'''
+ACTION_TUNABLES = 'org.hugepages.manager.configure-tunables'
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_admins_complete_their_changes_under_a_sustained_flood(service, conn, fake_kernel, polkit,
+                                                                run_python_as, NOBODY, hugepagesd):
+    """One user keeps 4 changes in flight on each of 250 connections, sending
+    the next as soon as one is answered (thousands a second: 16 wait on
+    polkit, the rest are Busy), while an allowed admin (another uid) and
+    root each make 5 changes: all 10 complete, none is Busy or refused
+    because the service could not learn who the caller is. polkit's mock
+    allows by action, so the flood's action hangs and the admins use
+    another one."""
+    polkit.hang_actions([ACTION_POOLS])
+    polkit.allow(ACTION_TUNABLES)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
+    flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}', '--clear-groups',
+                              '/usr/bin/python3', '-c', SUSTAINED_FLOOD, '250', '4'],
+                             stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+    times = []
+    try:
+        assert json.loads(flood.stdout.readline())['connections'] == 250
+        wait_for(lambda: len(polkit.checks()) >= 16, 30, "the flood's checks")
+        for i in range(5):
+            t = time.monotonic()
+            [result] = run_python_as(OTHER_USER, [[
+                'call', MANAGER_PATH, MANAGER_IFACE, 'SetShmMax', '(ta{sv})',
+                f'({(64 + i) * MiB}, @a{{sv}} {{}})', None, False]], timeout=60)
+            times.append(time.monotonic() - t)
+            assert result == {'ok': [(64 + i) * MiB]}, (i, result)
+            t = time.monotonic()
+            manager(conn, 'SetShmMax', '(ta{sv})', ((80 + i) * MiB, {}))
+            times.append(time.monotonic() - t)
+        flood.send_signal(signal.SIGUSR1)
+        answered = json.loads(flood.stdout.readline())
+        # (once the flood is killed, its calls still waiting for the bus's
+        # answer are refused so: their callers have left)
+        log_while_flooded = service.log()
+    finally:
+        flood.kill()
+        flood.wait()
+        polkit.hang_actions([])
+        polkit.release()
+    print(f'the flood: {answered}; the admin\'s and root\'s changes meanwhile: '
+          f'{", ".join(f"{x:.2f}" for x in times)} s')
+    assert answered.get(BUSY, 0) > 1000, answered
+    assert set(answered) == {BUSY}, answered
+    assert len(polkit.checks()) >= 16
+    assert 'could not be identified' not in log_while_flooded
+    assert max(times) < 5 or not hpdtest.plain_build(hugepagesd)
 
 
 # --- case 33: unix fds sent along ------------------------------------------------------
