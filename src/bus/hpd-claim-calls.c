@@ -124,7 +124,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
         {
           HpdPoolTarget target = hpd_pool_target_for_minimum (&now, pool->can_overcommit, wanted);
 
-          if (!hpd_pool_model_apply (op->daemon, pool, &target, grows ? pool_target : 0,
+          if (!hpd_pool_model_apply (op->daemon, pool, &now, &target, grows ? pool_target : 0,
                                      &op->alloc, cancellable, &after, error))
             return NULL;
           held = hpd_pool_counters_kept (&now, &after);

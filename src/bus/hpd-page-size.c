@@ -452,7 +452,7 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
       target = change->kind == CHANGE_MINIMUM
         ? hpd_pool_target_for_minimum (&now, pool->can_overcommit, wanted)
         : hpd_pool_target_for_maximum (&now, change->pages);
-      if (!hpd_pool_model_apply (self->daemon, pool, &target, wanted, &change->alloc,
+      if (!hpd_pool_model_apply (self->daemon, pool, &now, &target, wanted, &change->alloc,
                                  cancellable, &after, error))
         return NULL;
       /* here, not once the reply is on its way: a Claim queued behind

@@ -121,9 +121,12 @@ typedef struct {
 
 /* Writes @target (overcommit first when it grows, then the persistent pool,
  * retrying with compaction if @options->hard, then the overcommit that keeps
- * the requested Maximum) and returns the pool as re-read afterwards. */
+ * the requested Maximum) and returns the pool as re-read afterwards.
+ * @before is the pool as the caller just read it, in the thread that
+ * makes every change (read once: a second read a moment later would see
+ * the same, as nobody else in the service writes in between). */
 gboolean hpd_pool_apply (HpdKernel *kernel, const HpdPool *pool,
-                         const HpdPoolTarget *target,
+                         const HpdPoolCounters *before, const HpdPoolTarget *target,
                          const HpdAllocOptions *options,
                          GCancellable *cancellable,
                          HpdPoolCounters *after, GError **error);
