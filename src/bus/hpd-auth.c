@@ -456,14 +456,28 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
 }
 
 static void
+ask_polkit (GTask *task, PolkitAuthority *authority)
+{
+  Check *check = g_task_get_task_data (task);
+  g_autoptr(PolkitSubject) subject = NULL;
+  PolkitCheckAuthorizationFlags flags = POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE;
+
+  if (check->interactive)
+    flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
+
+  subject = polkit_system_bus_name_new (g_dbus_method_invocation_get_sender (check->invocation));
+  polkit_authority_check_authorization (authority, subject, check->action,
+                                        check->details, flags, check->cancellable,
+                                        checked_authorization, task);
+}
+
+static void
 got_authority (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   Check *check = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(PolkitAuthority) authority = NULL;
-  g_autoptr(PolkitSubject) subject = NULL;
-  PolkitCheckAuthorizationFlags flags = POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE;
 
   authority = polkit_authority_get_finish (result, &error);
   if (authority == NULL)
@@ -480,13 +494,7 @@ got_authority (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (check->counted->authority == NULL)
     check->counted->authority = g_object_ref (authority);
-  if (check->interactive)
-    flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
-
-  subject = polkit_system_bus_name_new (g_dbus_method_invocation_get_sender (check->invocation));
-  polkit_authority_check_authorization (authority, subject, check->action,
-                                        check->details, flags, check->cancellable,
-                                        checked_authorization, task);
+  ask_polkit (task, authority);
 }
 
 /* The uid first: the slots are counted per uid. */
@@ -526,7 +534,12 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
   check->timeout_id = g_timeout_add_seconds (check->interactive ? INTERACTIVE_CHECK_TIMEOUT_S
                                                                 : CHECK_TIMEOUT_S,
                                              check_timed_out, check);
-  polkit_authority_get_async (check->cancellable, got_authority, task);
+  /* the authority is a singleton: once held, asking libpolkit for it again
+   * only costs a main loop iteration before every check */
+  if (self->authority != NULL)
+    ask_polkit (task, self->authority);
+  else
+    polkit_authority_get_async (check->cancellable, got_authority, task);
 }
 
 void
