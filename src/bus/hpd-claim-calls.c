@@ -308,6 +308,7 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
     .timeout_ms = opts->timeout_ms,
     .drop_caches = opts->drop_caches,
     .report = &op->report,
+    .last_alloc = hpd_daemon_get_last_alloc (daemon),
   };
   op->model = model;
   model = (HpdPoolModel) { 0, };

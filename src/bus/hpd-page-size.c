@@ -590,6 +590,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->pages = pages;
   change->alloc = *alloc;
   change->alloc.report = &change->report;
+  change->alloc.last_alloc = hpd_daemon_get_last_alloc (self->daemon);
   change->persist = persist;
   change->context = g_main_context_ref_thread_default ();
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
@@ -841,7 +842,7 @@ hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool)
   hp_dbus_manager_page_size_set_can_overcommit (iface, pool->can_overcommit);
   hp_dbus_manager_page_size_set_demote_size (iface, pool->demote_size);
   /* what the service did before an idle exit, or an empty a{sv} */
-  hpd_last_alloc_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)), pool->name, &last);
+  hpd_last_alloc_lookup (hpd_daemon_get_last_alloc (daemon), pool->name, &last);
   hp_dbus_manager_page_size_set_last_allocation (iface, hpd_alloc_report_to_variant (&last));
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
   return self;

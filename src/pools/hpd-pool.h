@@ -109,6 +109,9 @@ typedef struct {
   guint writes;           /* writes of nr_hugepages it took */
 } HpdAllocReport;
 
+/* Where reports are kept: hpd-last-alloc.h. */
+typedef struct _HpdLastAlloc HpdLastAlloc;
+
 /* How hard an allocation tries; the engine is in hpd-alloc.c. */
 typedef struct {
   gboolean hard;          /* compact and retry while tries make progress */
@@ -117,6 +120,7 @@ typedef struct {
   HpdAllocProgress progress;   /* may be NULL */
   gpointer progress_data;
   HpdAllocReport *report;      /* may be NULL */
+  HpdLastAlloc *last_alloc;    /* where @report is recorded, may be NULL */
 } HpdAllocOptions;
 
 /* Writes @target (overcommit first when it grows, then the persistent pool,
