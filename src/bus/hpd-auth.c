@@ -232,7 +232,10 @@ stop_watching_departures (HpdAuth *self)
 {
   g_clear_handle_id (&self->linger_id, g_source_remove);
   if (self->name_lost_id != 0)
-    g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
+    {
+      g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
+      g_debug ("No longer watching callers' departures");
+    }
   self->name_lost_id = 0;
   g_clear_object (&self->connection);
 }
@@ -257,6 +260,7 @@ watch_departures (HpdAuth *self, GDBusConnection *connection)
                                                            "/org/freedesktop/DBus", NULL,
                                                            G_DBUS_SIGNAL_FLAGS_NONE,
                                                            name_lost, self, NULL);
+  g_debug ("Watching callers' departures while their changes wait for polkit");
 }
 
 /* Every refusal is logged with who asked for what, so that an admin sees
