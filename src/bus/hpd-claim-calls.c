@@ -124,7 +124,7 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
         {
           HpdPoolTarget target = hpd_pool_target_for_minimum (&now, pool->can_overcommit, wanted);
 
-          if (!hpd_pool_model_apply (op->daemon, pool, &target, grows ? pool_target : 0,
+          if (!hpd_pool_model_apply (op->daemon, pool, &now, &target, grows ? pool_target : 0,
                                      &op->alloc, cancellable, &after, error))
             return NULL;
           held = hpd_pool_counters_kept (&now, &after);
@@ -308,6 +308,7 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
     .timeout_ms = opts->timeout_ms,
     .drop_caches = opts->drop_caches,
     .report = &op->report,
+    .last_alloc = hpd_daemon_get_last_alloc (daemon),
   };
   op->model = model;
   model = (HpdPoolModel) { 0, };

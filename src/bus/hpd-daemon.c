@@ -14,6 +14,7 @@
 #include "hpd-daemon.h"
 #include "hpd-fresh.h"
 #include "hpd-idle.h"
+#include "hpd-last-alloc.h"
 #include "hpd-manager.h"
 #include "hpd-memory.h"
 #include "hpd-methods.h"
@@ -52,6 +53,7 @@ struct _HpdDaemon
   HpdConfigCache *config;
   HpdClaimsCache *claims;
   HpdRequested *requested;
+  HpdLastAlloc *last_alloc;
   HpdAuth *auth;
   HpdQueue *queue;
   HpdSlots *scans;
@@ -139,6 +141,7 @@ hpd_daemon_dispose (GObject *object)
   g_clear_pointer (&self->config, hpd_config_cache_free);
   g_clear_pointer (&self->claims, hpd_claims_cache_free);
   g_clear_pointer (&self->requested, hpd_requested_free);
+  g_clear_pointer (&self->last_alloc, hpd_last_alloc_free);
   g_clear_object (&self->idle);
 
   G_OBJECT_CLASS (hpd_daemon_parent_class)->dispose (object);
@@ -182,6 +185,7 @@ hpd_daemon_new (const char *kernel_root, GError **error)
   self->claims = hpd_claims_cache_new (hpd_kernel_get_root (self->kernel),
                                        HPD_CONFIG_SETTLE_US);
   self->requested = hpd_requested_new (hpd_kernel_get_root (self->kernel));
+  self->last_alloc = hpd_last_alloc_new (hpd_kernel_get_root (self->kernel));
   self->auth = hpd_auth_new ();
   self->queue = hpd_queue_new (MAX_PENDING_CHANGES, MAX_PENDING_CHANGES_PER_UID,
                                ROOT_RESERVED_CHANGES);
@@ -665,6 +669,12 @@ HpdQueue *
 hpd_daemon_get_queue (HpdDaemon *self)
 {
   return self->queue;
+}
+
+HpdLastAlloc *
+hpd_daemon_get_last_alloc (HpdDaemon *self)
+{
+  return self->last_alloc;
 }
 
 HpdSlots *

@@ -80,6 +80,10 @@ const char *hpd_daemon_get_mount_refusal (HpdDaemon *self);
 const HpdConfig *hpd_daemon_get_config (HpdDaemon *self, guint64 *generation);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
 HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
+/* Each pool's last allocation, for the engine to record its reports in
+ * (HpdAllocOptions.last_alloc) and for the LastAllocation property to
+ * start from. */
+HpdLastAlloc *hpd_daemon_get_last_alloc (HpdDaemon *self);
 /* Scans of every process's maps running, per uid. */
 HpdSlots *hpd_daemon_get_scans (HpdDaemon *self);
 HpdIdle *hpd_daemon_get_idle (HpdDaemon *self);

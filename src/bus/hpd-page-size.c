@@ -124,21 +124,35 @@ hpd_page_size_refresh_mounts (HpdPageSize *self)
                                         (const char *const *) paths);
 }
 
+/* The pool's properties, from @c when the caller has just read the pool
+ * (its nodes are taken), else from a read now. */
+static gboolean
+refresh_pool (HpdPageSize *self, HpdPoolCounters *c)
+{
+  g_auto(HpdPoolCounters) read = { 0, };
+  g_autoptr(GError) error = NULL;
+
+  if (c == NULL || c->nodes == NULL)
+    {
+      if (!read_counters (self, &read, &error))
+        {
+          g_warning ("Could not read the %s pool: %s", self->pool->name, error->message);
+          return FALSE;
+        }
+      c = &read;
+    }
+  publish_counters (self, c);
+  publish_target (self);
+  return TRUE;
+}
+
 static void
 hpd_page_size_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   HpdPageSize *self = HPD_PAGE_SIZE (skeleton);
-  g_auto(HpdPoolCounters) c = { 0, };
-  g_autoptr(GError) error = NULL;
 
-  if (!read_counters (self, &c, &error))
-    {
-      g_warning ("Could not read the %s pool: %s", self->pool->name, error->message);
-      return;
-    }
-  publish_counters (self, &c);
-  publish_target (self);
-  hpd_page_size_refresh_mounts (self);
+  if (refresh_pool (self, NULL))
+    hpd_page_size_refresh_mounts (self);
 }
 
 void
@@ -175,6 +189,7 @@ typedef struct {
   guint grace_id;              /* main thread */
   gboolean progress_started;   /* a signal was sent; read after the work ended */
   HpdAllocReport report;       /* set in the worker, read after it ended */
+  HpdPoolCounters after;       /* the pool the worker read back, if it did */
 } Change;
 
 static void progress_free (struct _Progress *p);
@@ -186,6 +201,7 @@ change_free (Change *change)
   g_clear_pointer (&change->held_first, progress_free);
   g_clear_pointer (&change->held_latest, progress_free);
   g_mutex_clear (&change->lock);
+  hpd_pool_counters_clear (&change->after);
   g_clear_object (&change->self);
   g_clear_pointer (&change->context, g_main_context_unref);
   g_free (change->saved);
@@ -429,7 +445,7 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
   const HpdPool *pool = self->pool;
   g_auto(HpdPoolCounters) now = { 0, };
-  g_auto(HpdPoolCounters) after = { 0, };
+  HpdPoolCounters *after = &change->after;
   HpdPoolTarget target;
   guint64 result = 0, claimed = 0, wanted = change->pages;
 
@@ -452,8 +468,8 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
       target = change->kind == CHANGE_MINIMUM
         ? hpd_pool_target_for_minimum (&now, pool->can_overcommit, wanted)
         : hpd_pool_target_for_maximum (&now, change->pages);
-      if (!hpd_pool_model_apply (self->daemon, pool, &target, wanted, &change->alloc,
-                                 cancellable, &after, error))
+      if (!hpd_pool_model_apply (self->daemon, pool, &now, &target, wanted, &change->alloc,
+                                 cancellable, after, error))
         return NULL;
       /* here, not once the reply is on its way: a Claim queued behind
        * this change reads it as the administrator's base */
@@ -463,8 +479,8 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
        * report them, a shrink to 0 that left 2 pages is not 0. With
        * claims, the answer is the base: what the pool holds beyond them. */
       result = change->kind == CHANGE_MINIMUM
-        ? hpd_pool_counters_kept (&now, &after)
-        : MAX (hpd_pool_counters_maximum (&after), after.total);
+        ? hpd_pool_counters_kept (&now, after)
+        : MAX (hpd_pool_counters_maximum (after), after->total);
       if (change->kind == CHANGE_MINIMUM)
         result = hp_sub_saturating (result, claimed);
       break;
@@ -533,9 +549,12 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
   /* ended within the grace time: no progress was shown, none is due */
   g_clear_handle_id (&change->grace_id, g_source_remove);
   /* Whatever happened, show the kernel's state as it is now, and what the
-   * engine did (a failed reply may follow a change the kernel made). */
+   * engine did (a failed reply may follow a change the kernel made): the
+   * pool as the worker read it back at the end of a change that
+   * succeeded, else as read now. A pool change leaves the mounts as they
+   * were; a read of Mounts still refreshes them (hpd-fresh.c). */
   hpd_page_size_set_last_allocation (self, &change->report);
-  hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
+  refresh_pool (self, reply != NULL ? &change->after : NULL);
   g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
   emit_final_progress (change, reply);
 
@@ -571,6 +590,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->pages = pages;
   change->alloc = *alloc;
   change->alloc.report = &change->report;
+  change->alloc.last_alloc = hpd_daemon_get_last_alloc (self->daemon);
   change->persist = persist;
   change->context = g_main_context_ref_thread_default ();
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
@@ -822,7 +842,7 @@ hpd_page_size_new (HpdDaemon *daemon, const HpdPool *pool)
   hp_dbus_manager_page_size_set_can_overcommit (iface, pool->can_overcommit);
   hp_dbus_manager_page_size_set_demote_size (iface, pool->demote_size);
   /* what the service did before an idle exit, or an empty a{sv} */
-  hpd_last_alloc_load (hpd_kernel_get_root (hpd_daemon_get_kernel (daemon)), pool->name, &last);
+  hpd_last_alloc_lookup (hpd_daemon_get_last_alloc (daemon), pool->name, &last);
   hp_dbus_manager_page_size_set_last_allocation (iface, hpd_alloc_report_to_variant (&last));
   hpd_page_size_refresh (G_DBUS_INTERFACE_SKELETON (self));
   return self;

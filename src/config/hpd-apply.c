@@ -162,7 +162,7 @@ apply_pool_target (Apply *a, const HpdPool *pool, const HpdConfigPool *cp)
       return;
     }
 
-  if (!hpd_pool_model_apply (a->daemon, pool, &target, MAX (minimum, maximum), &alloc, NULL,
+  if (!hpd_pool_model_apply (a->daemon, pool, &now, &target, MAX (minimum, maximum), &alloc, NULL,
                              &after, &error))
     {
       say (a, FALSE, "pool %s: %s", pool->name, error->message);
@@ -278,7 +278,7 @@ apply_claim_target (Apply *a, const HpdPool *pool, guint32 node, guint64 target)
     {
       HpdPoolTarget t = hpd_pool_target_for_minimum (&now, pool->can_overcommit, target);
 
-      if (!hpd_pool_model_apply (a->daemon, pool, &t, target, &alloc, NULL, &after, &error))
+      if (!hpd_pool_model_apply (a->daemon, pool, &now, &t, target, &alloc, NULL, &after, &error))
         {
           say (a, FALSE, "%s: %s", place, error->message);
           return;

@@ -452,7 +452,8 @@ engine_report_end (const Engine *e)
     .writes = e->writes,
   };
   /* here, in the worker: the file outlives an idle exit */
-  hpd_last_alloc_save (hpd_kernel_get_root (e->kernel), e->pool->name, r);
+  if (e->options->last_alloc != NULL)
+    hpd_last_alloc_note (e->options->last_alloc, e->pool->name, r);
 }
 
 GVariant *

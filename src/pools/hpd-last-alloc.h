@@ -4,7 +4,10 @@
 /* Each pool's last allocation (the LastAllocation property), kept in a
  * small key file under /run as the requested pools are (hpd-requested.h):
  * the service exits when idle, and the metrics timer that reads it comes
- * by later; a reboot forgets it. */
+ * by later; a reboot forgets it. As with the requested pools, the records
+ * are held in memory by the daemon object: the file is read once when the
+ * daemon starts and written on every allocation, so that an allocation
+ * does not read it back before replacing it. */
 #pragma once
 
 #include <glib.h>
@@ -15,10 +18,21 @@ G_BEGIN_DECLS
 
 #define HPD_LAST_ALLOC_FILE "run/hugepagesd/last-allocation"
 
-/* Failures are logged, not returned: the allocation itself is done. */
-void hpd_last_alloc_save (const char *root, const char *pool_name, const HpdAllocReport *report);
+/* The records below @root (none when the file is missing or unreadable;
+ * a damaged record is left out). */
+HpdLastAlloc *hpd_last_alloc_new (const char *root);
+void hpd_last_alloc_free (HpdLastAlloc *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdLastAlloc, hpd_last_alloc_free)
 
-/* FALSE (and @report cleared) when nothing was recorded since boot. */
-gboolean hpd_last_alloc_load (const char *root, const char *pool_name, HpdAllocReport *report);
+/* Records @report for @pool_name, replacing its record whole, and saves
+ * the file; failures to save are logged, not returned: the allocation
+ * itself is done. Any thread. */
+void hpd_last_alloc_note (HpdLastAlloc *self, const char *pool_name,
+                          const HpdAllocReport *report);
+
+/* FALSE (and @report cleared) when nothing was recorded since boot. Any
+ * thread, no file read. */
+gboolean hpd_last_alloc_lookup (HpdLastAlloc *self, const char *pool_name,
+                                HpdAllocReport *report);
 
 G_END_DECLS

@@ -235,14 +235,14 @@ hpd_pool_model_check_node_memory (HpdDaemon *daemon, const HpdPool *pool,
 }
 
 gboolean
-hpd_pool_model_apply (HpdDaemon *daemon, const HpdPool *pool, const HpdPoolTarget *target,
-                      guint64 checked, const HpdAllocOptions *options,
+hpd_pool_model_apply (HpdDaemon *daemon, const HpdPool *pool, const HpdPoolCounters *now,
+                      const HpdPoolTarget *target, guint64 checked, const HpdAllocOptions *options,
                       GCancellable *cancellable, HpdPoolCounters *after, GError **error)
 {
   if (checked > 0 && !hpd_pool_model_check_memory (daemon, pool, checked, error))
     return FALSE;
-  return hpd_pool_apply (hpd_daemon_get_kernel (daemon), pool, target, options, cancellable,
-                         after, error);
+  return hpd_pool_apply (hpd_daemon_get_kernel (daemon), pool, now, target, options,
+                         cancellable, after, error);
 }
 
 gboolean

@@ -128,9 +128,10 @@ gboolean hpd_pool_model_check_node_memory (HpdDaemon *daemon, const HpdPool *poo
 
 /* The apply step of every pool change: checks the memory limit for
  * @checked pages (0: the change only shrinks, nothing to check), then
- * writes @target (hpd_pool_apply ()) and re-reads the pool into @after. */
+ * writes @target (hpd_pool_apply ()) over the pool the caller read as @now
+ * and re-reads the pool into @after. */
 gboolean hpd_pool_model_apply (HpdDaemon *daemon, const HpdPool *pool,
-                               const HpdPoolTarget *target, guint64 checked,
+                               const HpdPoolCounters *now, const HpdPoolTarget *target, guint64 checked,
                                const HpdAllocOptions *options, GCancellable *cancellable,
                                HpdPoolCounters *after, GError **error);
 /* The same for one node: with @check, the node's limit against @now

@@ -308,27 +308,23 @@ hpd_pool_target_for_maximum (const HpdPoolCounters *now, guint64 pages)
 }
 
 gboolean
-hpd_pool_apply (HpdKernel *kernel, const HpdPool *pool, const HpdPoolTarget *target,
-                const HpdAllocOptions *options, GCancellable *cancellable,
-                HpdPoolCounters *after, GError **error)
+hpd_pool_apply (HpdKernel *kernel, const HpdPool *pool, const HpdPoolCounters *before,
+                const HpdPoolTarget *target, const HpdAllocOptions *options,
+                GCancellable *cancellable, HpdPoolCounters *after, GError **error)
 {
-  g_auto(HpdPoolCounters) before = { 0, };
   g_autofree char *oc_file = hpd_pool_file (pool, "nr_overcommit_hugepages");
   guint64 gap = target->maximum - target->minimum;
   guint64 achieved;
 
   g_return_val_if_fail (target->maximum >= target->minimum, FALSE);
 
-  if (!hpd_pool_read (kernel, pool, &before, error))
-    return FALSE;
-
   /* Raise the overcommit limit before touching the pool, as hugeadm does, so
    * a shrink turns in-use pages into surplus that is still allowed. */
-  if (pool->can_overcommit && gap > before.overcommit &&
+  if (pool->can_overcommit && gap > before->overcommit &&
       !hpd_kernel_write_counter (kernel, oc_file, gap, error))
     return FALSE;
 
-  if (target->minimum != hpd_pool_counters_minimum (&before) &&
+  if (target->minimum != hpd_pool_counters_minimum (before) &&
       !hpd_alloc_pool (kernel, pool, target->minimum, options, cancellable, error))
     return FALSE;
 

@@ -109,6 +109,9 @@ typedef struct {
   guint writes;           /* writes of nr_hugepages it took */
 } HpdAllocReport;
 
+/* Where reports are kept: hpd-last-alloc.h. */
+typedef struct _HpdLastAlloc HpdLastAlloc;
+
 /* How hard an allocation tries; the engine is in hpd-alloc.c. */
 typedef struct {
   gboolean hard;          /* compact and retry while tries make progress */
@@ -117,13 +120,17 @@ typedef struct {
   HpdAllocProgress progress;   /* may be NULL */
   gpointer progress_data;
   HpdAllocReport *report;      /* may be NULL */
+  HpdLastAlloc *last_alloc;    /* where @report is recorded, may be NULL */
 } HpdAllocOptions;
 
 /* Writes @target (overcommit first when it grows, then the persistent pool,
  * retrying with compaction if @options->hard, then the overcommit that keeps
- * the requested Maximum) and returns the pool as re-read afterwards. */
+ * the requested Maximum) and returns the pool as re-read afterwards.
+ * @before is the pool as the caller just read it, in the thread that
+ * makes every change (read once: a second read a moment later would see
+ * the same, as nobody else in the service writes in between). */
 gboolean hpd_pool_apply (HpdKernel *kernel, const HpdPool *pool,
-                         const HpdPoolTarget *target,
+                         const HpdPoolCounters *before, const HpdPoolTarget *target,
                          const HpdAllocOptions *options,
                          GCancellable *cancellable,
                          HpdPoolCounters *after, GError **error);

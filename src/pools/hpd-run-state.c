@@ -57,19 +57,28 @@ hpd_run_state_save_data (const char *root, const char *relative, const char *tex
                          gsize length, const char *what)
 {
   g_autofree char *path = g_build_filename (root, relative, NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *temporary = g_strconcat (path, ".XXXXXX", NULL);
   int fd, e;
 
-  if (g_mkdir_with_parents (dir, 0755) < 0)
-    {
-      e = errno;
-      g_warning ("Cannot create %s: %s", dir, g_strerror (e));
-      return;
-    }
   /* g_file_set_contents () would fsync the new file before the rename
    * whenever the old one is not empty, even without DURABLE */
   fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);
+  /* the directory goes with /run at reboot: made by the first save after
+   * it, not looked for before every save */
+  if (fd < 0 && errno == ENOENT)
+    {
+      g_autofree char *dir = g_path_get_dirname (path);
+
+      if (g_mkdir_with_parents (dir, 0755) < 0)
+        {
+          e = errno;
+          g_warning ("Cannot create %s: %s", dir, g_strerror (e));
+          return;
+        }
+      g_free (temporary);
+      temporary = g_strconcat (path, ".XXXXXX", NULL);
+      fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);
+    }
   if (fd < 0)
     {
       e = errno;

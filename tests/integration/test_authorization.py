@@ -10,6 +10,7 @@ import time
 import pytest
 
 import hpdtest
+from conftest import wait_for
 from hpdtest import (ACTION_POOLS, ALL_ACTIONS, ERR_NOT_AUTHORIZED, PAGE_SIZE_IFACE, BusError,
                      page_size_path, pool_call)
 from fakekernel import NodePool, Pool
@@ -118,6 +119,25 @@ def test_the_bus_is_asked_about_a_caller_once(service, bus, conn, fake_kernel, p
         assert len(polkit.checks()) == 5
     finally:
         other.close_sync(None)
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_changes_in_a_row_watch_departures_once(service, conn, fake_kernel, polkit):
+    # callers' departures are watched while checks wait for polkit; for
+    # changes in a row the match rule is added once, not added before and
+    # removed after each (two messages more through the bus per change),
+    # and it goes a few seconds after the last one
+    polkit.allow(ACTION_POOLS)
+    watching = "Watching callers' departures"
+    for pages in (5, 6, 7, 8):
+        assert pool_call(conn, SMALL, 'SetMinimum', pages) == pages
+    assert service.log().count(watching) == 1
+    assert "No longer watching callers' departures" not in service.log()
+    assert len(polkit.checks()) == 4
+    wait_for(lambda: "No longer watching callers' departures" in service.log(), 10,
+             'the departures to be watched no more')
+    assert pool_call(conn, SMALL, 'SetMinimum', 9) == 9
+    assert service.log().count(watching) == 2
 
 
 def call_async(conn, size_kb, method, args):

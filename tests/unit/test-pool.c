@@ -186,12 +186,15 @@ test_apply (Tree *tree, gconstpointer data)
   const HpdPool *small = g_ptr_array_index (tree->pools, 0);
   HpdAllocOptions options = { .hard = FALSE, .timeout_ms = 1000 };
   HpdPoolTarget target = { 4, 10 };
+  g_auto(HpdPoolCounters) before = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
   g_autoptr(GError) error = NULL;
   g_autofree char *nr = NULL;
   g_autofree char *oc = NULL;
 
-  g_assert_true (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, &error));
+  g_assert_true (hpd_pool_read (tree->kernel, small, &before, NULL));
+  g_assert_true (hpd_pool_apply (tree->kernel, small, &before, &target, &options, NULL, &after,
+                                 &error));
   g_assert_no_error (error);
   nr = hpd_test_get (tree->root, H2 "nr_hugepages");
   oc = hpd_test_get (tree->root, H2 "nr_overcommit_hugepages");
@@ -209,13 +212,16 @@ test_apply_error (Tree *tree, gconstpointer data)
   const HpdPool *small = g_ptr_array_index (tree->pools, 0);
   HpdAllocOptions options = { .hard = FALSE, .timeout_ms = 1000 };
   HpdPoolTarget target = { 8, 8 };
+  g_auto(HpdPoolCounters) before = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
   g_autoptr(GError) error = NULL;
   g_autofree char *path = g_build_filename (tree->root, H2 "nr_hugepages", NULL);
 
+  g_assert_true (hpd_pool_read (tree->kernel, small, &before, NULL));
   g_assert_cmpint (g_unlink (path), ==, 0);
   g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
-  g_assert_false (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, &error));
+  g_assert_false (hpd_pool_apply (tree->kernel, small, &before, &target, &options, NULL, &after,
+                                  &error));
   g_assert_nonnull (error);
 }
 
@@ -227,11 +233,14 @@ test_apply_keeps_maximum (Tree *tree, gconstpointer data)
   const HpdPool *small = g_ptr_array_index (tree->pools, 0);
   HpdAllocOptions options = { .hard = FALSE, .timeout_ms = 1000 };
   HpdPoolTarget target = { 3, 8 };
+  g_auto(HpdPoolCounters) before = { 0, };
   g_auto(HpdPoolCounters) after = { 0, };
   g_autofree char *oc = NULL;
 
   hpd_test_put (tree->root, H2 "nr_hugepages", "3\n");
-  g_assert_true (hpd_pool_apply (tree->kernel, small, &target, &options, NULL, &after, NULL));
+  g_assert_true (hpd_pool_read (tree->kernel, small, &before, NULL));
+  g_assert_true (hpd_pool_apply (tree->kernel, small, &before, &target, &options, NULL, &after,
+                                 NULL));
   oc = hpd_test_get (tree->root, H2 "nr_overcommit_hugepages");
   g_assert_cmpstr (oc, ==, "5\n");
   g_assert_cmpuint (hpd_pool_counters_minimum (&after), ==, 3);

@@ -3,10 +3,12 @@
 
 /* State under /run: key files replaced whole (a new inode, no temporary
  * left), readable by all, and the last allocation read back as saved; a
- * damaged record is ignored, not half taken. The requested pools are held
- * in memory: the file is read once, written on every change. */
+ * damaged record is ignored, not half taken. The requested pools and the
+ * last allocations are held in memory: the file is read once, written on
+ * every change. */
 #include "config.h"
 
+#include <string.h>
 #include <sys/stat.h>
 
 #include <glib/gstdio.h>
@@ -76,24 +78,61 @@ test_last_allocation_round_trip (Fixture *f, gconstpointer data)
   HpdAllocReport plain = {
     .done = TRUE, .ended_usec = 2, .duration_usec = 1, .requested = 8, .achieved = 8, .writes = 1,
   };
+  g_autoptr(HpdLastAlloc) last = hpd_last_alloc_new (f->root);
+  g_autoptr(HpdLastAlloc) restarted = NULL;
   HpdAllocReport got;
 
-  g_assert_false (hpd_last_alloc_load (f->root, "2MB", &got));
+  g_assert_false (hpd_last_alloc_lookup (last, "2MB", &got));
   g_assert_false (got.done);
 
-  hpd_last_alloc_save (f->root, "2MB", &saved);
-  hpd_last_alloc_save (f->root, "1GB", &plain);
-  g_assert_true (hpd_last_alloc_load (f->root, "2MB", &got));
+  hpd_last_alloc_note (last, "2MB", &saved);
+  hpd_last_alloc_note (last, "1GB", &plain);
+  g_assert_true (hpd_last_alloc_lookup (last, "2MB", &got));
   assert_same (&got, &saved);
-  g_assert_true (hpd_last_alloc_load (f->root, "1GB", &got));
+
+  /* a restart reads back what was saved, every pool's */
+  restarted = hpd_last_alloc_new (f->root);
+  g_assert_true (hpd_last_alloc_lookup (restarted, "2MB", &got));
+  assert_same (&got, &saved);
+  g_assert_true (hpd_last_alloc_lookup (restarted, "1GB", &got));
   assert_same (&got, &plain);
 
   /* a pool-wide change after a node change leaves no node behind */
   plain.requested = 9;
-  hpd_last_alloc_save (f->root, "2MB", &plain);
-  g_assert_true (hpd_last_alloc_load (f->root, "2MB", &got));
+  hpd_last_alloc_note (restarted, "2MB", &plain);
+  g_clear_pointer (&restarted, hpd_last_alloc_free);
+  restarted = hpd_last_alloc_new (f->root);
+  g_assert_true (hpd_last_alloc_lookup (restarted, "2MB", &got));
   g_assert_false (got.on_node);
   g_assert_cmpuint (got.requested, ==, 9);
+}
+
+/* The records are held in memory: a save writes what memory holds, every
+ * pool's, and does not read the file back first. */
+static void
+test_last_allocation_in_memory (Fixture *f, gconstpointer data)
+{
+  HpdAllocReport one = {
+    .done = TRUE, .ended_usec = 5, .duration_usec = 4, .requested = 3, .achieved = 2, .writes = 1,
+  };
+  g_autoptr(HpdLastAlloc) last = NULL;
+  g_autofree char *text = NULL;
+  HpdAllocReport got;
+
+  hpd_test_put (f->root, HPD_LAST_ALLOC_FILE,
+                "[1GB]\nended-usec=1\nduration-usec=1\nrequested=8\nachieved=8\nmode=plain\n"
+                "writes=1\n");
+  last = hpd_last_alloc_new (f->root);
+  /* changed behind its back: neither read nor kept */
+  hpd_test_put (f->root, HPD_LAST_ALLOC_FILE, "[64kB]\nmode=plain\n");
+  g_assert_true (hpd_last_alloc_lookup (last, "1GB", &got));
+  g_assert_cmpuint (got.requested, ==, 8);
+
+  hpd_last_alloc_note (last, "2MB", &one);
+  text = hpd_test_get (f->root, HPD_LAST_ALLOC_FILE);
+  g_assert_nonnull (strstr (text, "[1GB]\n"));
+  g_assert_nonnull (strstr (text, "[2MB]\n"));
+  g_assert_null (strstr (text, "64kB"));
 }
 
 static void
@@ -110,10 +149,12 @@ test_damaged_record_is_ignored (Fixture *f, gconstpointer data)
 
   for (gsize i = 0; i < G_N_ELEMENTS (damaged); i++)
     {
+      g_autoptr(HpdLastAlloc) last = NULL;
       HpdAllocReport got;
 
       hpd_test_put (f->root, HPD_LAST_ALLOC_FILE, damaged[i]);
-      g_assert_false (hpd_last_alloc_load (f->root, "2MB", &got));
+      last = hpd_last_alloc_new (f->root);
+      g_assert_false (hpd_last_alloc_lookup (last, "2MB", &got));
       g_assert_false (got.done);
       g_assert_cmpuint (got.requested, ==, 0);
     }
@@ -161,6 +202,8 @@ main (int argc, char **argv)
               test_save_replaces_whole, hpd_test_root_teardown);
   g_test_add ("/run-state/last-allocation-round-trip", Fixture, NULL, hpd_test_root_setup,
               test_last_allocation_round_trip, hpd_test_root_teardown);
+  g_test_add ("/run-state/last-allocation-in-memory", Fixture, NULL, hpd_test_root_setup,
+              test_last_allocation_in_memory, hpd_test_root_teardown);
   g_test_add ("/run-state/damaged-record-is-ignored", Fixture, NULL, hpd_test_root_setup,
               test_damaged_record_is_ignored, hpd_test_root_teardown);
   g_test_add ("/run-state/requested-in-memory", Fixture, NULL, hpd_test_root_setup,
