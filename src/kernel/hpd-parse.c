@@ -278,6 +278,35 @@ hpd_parse_pagetypeinfo_block_pages (const char *text)
   return hp_parse_u64 (line, &pages, NULL) ? pages : 0;
 }
 
+char *
+hpd_parse_buddyinfo_zones (const char *text)
+{
+  GString *zones = g_string_new (NULL);
+  const char *line = text ? text : "";
+
+  while (*line != '\0')
+    {
+      const char *end = strchr (line, '\n');
+      const char *next = end ? end + 1 : line + strlen (line);
+      const char *zone = g_str_has_prefix (line, "Node ") ? strstr (line, "zone") : NULL;
+
+      if (zone != NULL && (end == NULL || zone < end))
+        {
+          const char *name_end = zone + strlen ("zone");
+
+          /* the node, the word "zone", the blanks and the name */
+          while (*name_end == ' ' || *name_end == '\t')
+            name_end++;
+          while (*name_end != '\0' && *name_end != ' ' && *name_end != '\t' && *name_end != '\n')
+            name_end++;
+          g_string_append_len (zones, line, name_end - line);
+          g_string_append_c (zones, '\n');
+        }
+      line = next;
+    }
+  return g_string_free (zones, FALSE);
+}
+
 guint64
 hpd_parse_buddyinfo_blocks (const char *text, guint order)
 {
