@@ -295,7 +295,8 @@ static gboolean
 worth_keeping_open (const char *relative)
 {
   return g_str_has_prefix (relative, "sys/") || g_str_has_prefix (relative, "proc/sys/") ||
-         g_str_equal (relative, "proc/meminfo") || g_str_equal (relative, "proc/self/mountinfo");
+         g_str_equal (relative, "proc/meminfo") || g_str_equal (relative, "proc/self/mountinfo") ||
+         g_str_equal (relative, "proc/buddyinfo");
 }
 
 /* A file of sysfs or procfs is the same file as long as it exists, so it
