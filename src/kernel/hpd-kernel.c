@@ -48,6 +48,7 @@ struct _HpdKernel
   char *root;
   GMutex fixed_lock;
   GHashTable *fixed;     /* relative path -> contents, of the kernel's own files */
+  GHashTable *fixed_dirs; /* relative path -> GPtrArray of names, of the kernel's own */
 
   GMutex open_lock;
   GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
@@ -85,6 +86,7 @@ hpd_kernel_finalize (GObject *object)
   g_mutex_clear (&self->open_lock);
   g_free (self->root);
   g_hash_table_unref (self->fixed);
+  g_hash_table_unref (self->fixed_dirs);
   g_mutex_clear (&self->fixed_lock);
   G_OBJECT_CLASS (hpd_kernel_parent_class)->finalize (object);
 }
@@ -110,6 +112,8 @@ hpd_kernel_init (HpdKernel *self)
 {
   g_mutex_init (&self->fixed_lock);
   self->fixed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->fixed_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) g_ptr_array_unref);
   g_mutex_init (&self->open_lock);
   self->open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, memo_free);
@@ -565,5 +569,35 @@ hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
   while ((name = g_dir_read_name (dir)) != NULL)
     g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, compare_names);
+  return g_steal_pointer (&names);
+}
+
+static gpointer
+copy_name (gconstpointer name, gpointer user_data)
+{
+  return g_strdup (name);
+}
+
+GPtrArray *
+hpd_kernel_list_dir_fixed_at_boot (HpdKernel *self, const char *relative, GError **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+
+  {
+    G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+    GPtrArray *kept = g_hash_table_lookup (self->fixed_dirs, relative);
+
+    if (kept != NULL)
+      return g_ptr_array_copy (kept, copy_name, NULL);
+  }
+  names = hpd_kernel_list_dir (self, relative, error);
+  path = hpd_kernel_path (self, relative);
+  /* a fake tree's directory stands for another boot whenever a test
+   * changes it: listed at every call */
+  if (names == NULL || !is_kernel_file_system (path))
+    return g_steal_pointer (&names);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+  g_hash_table_replace (self->fixed_dirs, g_strdup (relative), g_ptr_array_copy (names, copy_name, NULL));
   return g_steal_pointer (&names);
 }

@@ -97,7 +97,8 @@ hpd_tunables_read (HpdKernel *kernel, HpdTunables *t)
   read_thp_choice (kernel, t->thp, "enabled");
   read_thp_choice (kernel, t->thp, "defrag");
   read_thp_choice (kernel, t->thp, "shmem_enabled");
-  entries = hpd_kernel_list_dir (kernel, HPD_THP_DIR, NULL);
+  /* the mTHP sizes are made at boot */
+  entries = hpd_kernel_list_dir_fixed_at_boot (kernel, HPD_THP_DIR, NULL);
   for (guint i = 0; entries != NULL && i < entries->len; i++)
     {
       const char *dir = g_ptr_array_index (entries, i);
