@@ -316,10 +316,11 @@ on_kernel_file_system (int fd)
 }
 
 static gboolean
-read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean counter,
-               char **contents, GError **error)
+read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **contents,
+               GError **error)
 {
   gboolean keep = self->keeps_open && worth_keeping_open (relative);
+  g_autofree char *path = NULL;
   int fd, result;
 
   if (keep)
@@ -338,6 +339,8 @@ read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean
         }
     }
 
+  /* the path only for an open: most reads are of a file kept open */
+  path = hpd_kernel_path (self, relative);
   fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return set_file_error (error, errno, "open", path);
@@ -369,12 +372,16 @@ static gboolean
 read_file (HpdKernel *self, const char *relative, gboolean counter, char **contents,
            GError **error)
 {
-  g_autofree char *path = hpd_kernel_path (self, relative);
   const char *memo;
   gint writes;
 
-  if (!path_is_below_root (path, relative, error))
-    return FALSE;
+  /* refused as hpd_kernel_path() refuses it (its critical, then the
+   * error), without making the path of every read */
+  if (relative == NULL || relative[0] == '/')
+    {
+      g_free (hpd_kernel_path (self, relative));
+      return path_is_below_root (NULL, relative, error);
+    }
   memo = hpd_kernel_turn_lookup (self, relative);
   if (memo != NULL)
     {
@@ -382,7 +389,7 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
       return TRUE;
     }
   writes = hpd_kernel_get_writes (self);
-  if (!read_uncached (self, relative, path, counter, contents, error))
+  if (!read_uncached (self, relative, counter, contents, error))
     return FALSE;
   /* a counter's read that filled its buffer may not be the whole file */
   if (!counter || strlen (*contents) < COUNTER_READ_MAX)

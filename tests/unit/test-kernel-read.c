@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "hpd-kernel.h"
@@ -319,6 +320,28 @@ test_list_dir_fixed_at_boot (Fixture *f, gconstpointer data)
     }
 }
 
+/* A path that is not below the root is a bug of the caller: a critical
+ * and an error, nothing read, from the memo of the turn neither. */
+static void
+test_not_below_root (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint64 value = 0;
+
+  hpd_test_put (f->root, "proc/meminfo", "MemTotal: 1 kB\n");
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*relative*failed*");
+  g_assert_false (hpd_kernel_read_text (f->kernel, "/proc/meminfo", &text, &error));
+  g_test_assert_expected_messages ();
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_null (text);
+  g_clear_error (&error);
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*relative*failed*");
+  g_assert_false (hpd_kernel_read_counter (f->kernel, NULL, &value, &error));
+  g_test_assert_expected_messages ();
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -334,6 +357,7 @@ main (int argc, char **argv)
   ADD ("listing-and-existence", test_listing_and_existence);
   ADD ("fixed-at-boot", test_fixed_at_boot);
   ADD ("list-dir-fixed-at-boot", test_list_dir_fixed_at_boot);
+  ADD ("not-below-root", test_not_below_root);
   ADD ("one-read-per-turn", test_one_read_per_turn);
 #undef ADD
   g_test_add_func ("/kernel-read/procfs", test_procfs_reads);
