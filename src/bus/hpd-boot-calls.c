@@ -26,8 +26,10 @@ hpd_boot_state_read (HpdDaemon *daemon, const HpdConfig *config, HpdBootState *s
                                                state->problems);
   state->boot_parameters = hpd_boot_params_to_string (state->wanted);
 
-  /* a fake tree without proc/cmdline is a kernel booted without parameters */
-  if (!hpd_kernel_read_text (kernel, "proc/cmdline", &cmdline, &error))
+  /* the command line the kernel was booted with: read once (a fake tree's
+   * at every use); a fake tree without it is a kernel booted without
+   * parameters */
+  if (!hpd_kernel_read_fixed_at_boot (kernel, "proc/cmdline", &cmdline, &error))
     {
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         g_debug ("Could not read proc/cmdline: %s", error->message);

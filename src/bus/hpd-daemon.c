@@ -59,6 +59,7 @@ struct _HpdDaemon
   HpdSlots *scans;
   GPtrArray *pools;           /* HpdPool, ascending size */
   GArray *nodes;              /* guint */
+  HpdZoneCount zones;
 
   char *bus_address;
   GDBusConnection *connection;
@@ -102,6 +103,7 @@ hpd_daemon_finalize (GObject *object)
   g_free (self->mount_ns_detail);
   g_free (self->bus_address);
   hpd_slots_free (self->scans);
+  hpd_zone_count_clear (&self->zones);
   G_OBJECT_CLASS (hpd_daemon_parent_class)->finalize (object);
 }
 
@@ -171,6 +173,7 @@ static void
 hpd_daemon_init (HpdDaemon *self)
 {
   self->idle = hpd_idle_new ();
+  hpd_zone_count_init (&self->zones);
   self->refresh_interval_ms = HPD_DEFAULT_REFRESH_INTERVAL_MS;
 }
 
@@ -651,6 +654,12 @@ const HpdConfig *
 hpd_daemon_get_config (HpdDaemon *self, guint64 *generation)
 {
   return hpd_config_cache_get (self->config, generation);
+}
+
+HpdZoneCount *
+hpd_daemon_get_zone_count (HpdDaemon *self)
+{
+  return &self->zones;
 }
 
 GPtrArray *

@@ -18,6 +18,7 @@
 #include "hpd-queue.h"
 #include "hpd-service.h"
 #include "hpd-slots.h"
+#include "hpd-tunables.h"
 
 G_BEGIN_DECLS
 
@@ -78,6 +79,8 @@ const char *hpd_daemon_get_mount_refusal (HpdDaemon *self);
  * @generation (may be NULL) changes when the files were read anew. Main
  * thread only. */
 const HpdConfig *hpd_daemon_get_config (HpdDaemon *self, guint64 *generation);
+/* The populated zones kept between reads of proc/zoneinfo (hpd-tunables.h). */
+HpdZoneCount *hpd_daemon_get_zone_count (HpdDaemon *self);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);
 HpdQueue *hpd_daemon_get_queue (HpdDaemon *self);
 /* Each pool's last allocation, for the engine to record its reports in

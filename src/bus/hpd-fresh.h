@@ -22,7 +22,11 @@
  *   PropertiesChanged; mount changes also come at once from the mount
  *   monitor (hpd_daemon_refresh_mounts).
  * - Facts the kernel fixes at boot (the page sizes it offers, the pageblock
- *   order in proc/pagetypeinfo): read once (hpd_kernel_read_fixed_at_boot).
+ *   order in proc/pagetypeinfo, proc/cmdline, the mTHP sizes): read once
+ *   (hpd_kernel_read_fixed_at_boot, hpd_kernel_list_dir_fixed_at_boot).
+ * - The populated zones of proc/zoneinfo: counted again when MemTotal or
+ *   the zones proc/buddyinfo lists changed, as every change of them does
+ *   (hpd_tunables_populated_zones).
  * - The configuration files and the claims: kept parsed while stat() of
  *   every file and directory they come from is unchanged and settled
  *   (hpd-config-cache.h, hpd-claims.h): an edit is seen at the next use.

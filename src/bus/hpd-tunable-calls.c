@@ -373,15 +373,15 @@ guint64
 hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon)
 {
   HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
-  g_autofree char *zoneinfo = NULL;
   g_autofree char *meminfo = NULL;
   guint64 mem_total_kb = 0;
   guint zones = 0;
 
-  if (hpd_kernel_read_text (kernel, "proc/zoneinfo", &zoneinfo, NULL))
-    zones = hpd_parse_zoneinfo_populated (zoneinfo);
   if (hpd_kernel_read_text (kernel, "proc/meminfo", &meminfo, NULL))
     hpd_parse_meminfo (meminfo, "MemTotal", &mem_total_kb);
+  if (!hpd_tunables_populated_zones (hpd_daemon_get_zone_count (daemon), kernel, mem_total_kb,
+                                     &zones))
+    zones = 0;
   return hpd_recommend_min_free_kbytes (zones, hpd_tunables_pageblock_kb (kernel), mem_total_kb);
 }
 

@@ -48,6 +48,7 @@ struct _HpdKernel
   char *root;
   GMutex fixed_lock;
   GHashTable *fixed;     /* relative path -> contents, of the kernel's own files */
+  GHashTable *fixed_dirs; /* relative path -> GPtrArray of names, of the kernel's own */
 
   GMutex open_lock;
   GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
@@ -85,6 +86,7 @@ hpd_kernel_finalize (GObject *object)
   g_mutex_clear (&self->open_lock);
   g_free (self->root);
   g_hash_table_unref (self->fixed);
+  g_hash_table_unref (self->fixed_dirs);
   g_mutex_clear (&self->fixed_lock);
   G_OBJECT_CLASS (hpd_kernel_parent_class)->finalize (object);
 }
@@ -110,6 +112,8 @@ hpd_kernel_init (HpdKernel *self)
 {
   g_mutex_init (&self->fixed_lock);
   self->fixed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->fixed_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) g_ptr_array_unref);
   g_mutex_init (&self->open_lock);
   self->open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, memo_free);
@@ -295,7 +299,8 @@ static gboolean
 worth_keeping_open (const char *relative)
 {
   return g_str_has_prefix (relative, "sys/") || g_str_has_prefix (relative, "proc/sys/") ||
-         g_str_equal (relative, "proc/meminfo") || g_str_equal (relative, "proc/self/mountinfo");
+         g_str_equal (relative, "proc/meminfo") || g_str_equal (relative, "proc/self/mountinfo") ||
+         g_str_equal (relative, "proc/buddyinfo");
 }
 
 /* A file of sysfs or procfs is the same file as long as it exists, so it
@@ -311,10 +316,11 @@ on_kernel_file_system (int fd)
 }
 
 static gboolean
-read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean counter,
-               char **contents, GError **error)
+read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **contents,
+               GError **error)
 {
   gboolean keep = self->keeps_open && worth_keeping_open (relative);
+  g_autofree char *path = NULL;
   int fd, result;
 
   if (keep)
@@ -333,6 +339,8 @@ read_uncached (HpdKernel *self, const char *relative, const char *path, gboolean
         }
     }
 
+  /* the path only for an open: most reads are of a file kept open */
+  path = hpd_kernel_path (self, relative);
   fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return set_file_error (error, errno, "open", path);
@@ -364,12 +372,16 @@ static gboolean
 read_file (HpdKernel *self, const char *relative, gboolean counter, char **contents,
            GError **error)
 {
-  g_autofree char *path = hpd_kernel_path (self, relative);
   const char *memo;
   gint writes;
 
-  if (!path_is_below_root (path, relative, error))
-    return FALSE;
+  /* refused as hpd_kernel_path() refuses it (its critical, then the
+   * error), without making the path of every read */
+  if (relative == NULL || relative[0] == '/')
+    {
+      g_free (hpd_kernel_path (self, relative));
+      return path_is_below_root (NULL, relative, error);
+    }
   memo = hpd_kernel_turn_lookup (self, relative);
   if (memo != NULL)
     {
@@ -377,7 +389,7 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
       return TRUE;
     }
   writes = hpd_kernel_get_writes (self);
-  if (!read_uncached (self, relative, path, counter, contents, error))
+  if (!read_uncached (self, relative, counter, contents, error))
     return FALSE;
   /* a counter's read that filled its buffer may not be the whole file */
   if (!counter || strlen (*contents) < COUNTER_READ_MAX)
@@ -564,5 +576,35 @@ hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
   while ((name = g_dir_read_name (dir)) != NULL)
     g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, compare_names);
+  return g_steal_pointer (&names);
+}
+
+static gpointer
+copy_name (gconstpointer name, gpointer user_data)
+{
+  return g_strdup (name);
+}
+
+GPtrArray *
+hpd_kernel_list_dir_fixed_at_boot (HpdKernel *self, const char *relative, GError **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+
+  {
+    G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+    GPtrArray *kept = g_hash_table_lookup (self->fixed_dirs, relative);
+
+    if (kept != NULL)
+      return g_ptr_array_copy (kept, copy_name, NULL);
+  }
+  names = hpd_kernel_list_dir (self, relative, error);
+  path = hpd_kernel_path (self, relative);
+  /* a fake tree's directory stands for another boot whenever a test
+   * changes it: listed at every call */
+  if (names == NULL || !is_kernel_file_system (path))
+    return g_steal_pointer (&names);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+  g_hash_table_replace (self->fixed_dirs, g_strdup (relative), g_ptr_array_copy (names, copy_name, NULL));
   return g_steal_pointer (&names);
 }

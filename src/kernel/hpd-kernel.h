@@ -50,6 +50,12 @@ gboolean hpd_kernel_write_text (HpdKernel *self, const char *relative,
 GPtrArray *hpd_kernel_list_dir (HpdKernel *self, const char *relative,
                                 GError **error);
 
+/* As hpd_kernel_list_dir(), for a directory whose entries the kernel fixes
+ * at boot (the mTHP sizes below transparent_hugepage): a sysfs or procfs
+ * directory is listed once, any other (a fake tree) at every call. */
+GPtrArray *hpd_kernel_list_dir_fixed_at_boot (HpdKernel *self, const char *relative,
+                                              GError **error);
+
 /* Values made from kernel files, shared for the rest of one main loop turn
  * by the reads of the thread that runs the main loop (hpd-fresh.h: every
  * call dispatched in a turn arrived before its first read began). Every

@@ -187,41 +187,53 @@ hpd_parse_buddyinfo_max_order (const char *text)
   return -1;
 }
 
+/* Every Manager refresh parses ~20 of these: one pass, and no copies
+ * beyond the words it returns. */
 gboolean
 hpd_parse_thp_choice (const char *text, char **current, GStrv *choices)
 {
-  g_autofree char *trimmed = g_strstrip (g_strdup (text ? text : ""));
-  g_auto(GStrv) words = g_strsplit (trimmed, " ", -1);
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_autofree char *selected = NULL;
-  guint n = 0;
+  g_autoptr(GPtrArray) words = g_ptr_array_new_with_free_func (g_free);
+  const char *start = text ? text : "";
+  const char *end = start + strlen (start);
+  gint selected = -1;
 
-  for (guint i = 0; words[i] != NULL; i++)
+  /* blanks at either end do not count (g_strstrip's), inside only spaces
+   * part the words */
+  while (start < end && g_ascii_isspace (*start))
+    start++;
+  while (end > start && g_ascii_isspace (end[-1]))
+    end--;
+  for (const char *p = start; p < end;)
     {
-      char *word = words[i];
-      gsize len = strlen (word);
+      const char *word = p;
+      const char *word_end;
 
-      if (len == 0)
+      while (p < end && *p != ' ')
+        p++;
+      word_end = p;
+      if (p < end)
+        p++;
+      if (word == word_end)
         continue;
-      if (word[0] == '[' && len > 2 && word[len - 1] == ']')
+      if (word[0] == '[' && word_end - word > 2 && word_end[-1] == ']')
         {
-          if (selected != NULL)
+          if (selected >= 0)
             return FALSE;
-          word[len - 1] = '\0';
           word++;
-          selected = g_strdup (word);
+          word_end--;
+          selected = (gint) words->len;
         }
-      for (const char *p = word; *p; p++)
-        if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && *p != '+')
+      for (const char *c = word; c < word_end; c++)
+        if (!g_ascii_isalnum (*c) && *c != '_' && *c != '-' && *c != '+')
           return FALSE;
-      g_strv_builder_add (builder, word);
-      n++;
+      g_ptr_array_add (words, g_strndup (word, word_end - word));
     }
 
-  if (selected == NULL || n < 2)
+  if (selected < 0 || words->len < 2)
     return FALSE;
-  *current = g_steal_pointer (&selected);
-  *choices = g_strv_builder_end (builder);
+  *current = g_strdup (g_ptr_array_index (words, selected));
+  g_ptr_array_add (words, NULL);
+  *choices = (GStrv) g_ptr_array_free (g_steal_pointer (&words), FALSE);
   return TRUE;
 }
 
@@ -276,6 +288,35 @@ hpd_parse_pagetypeinfo_block_pages (const char *text)
   line = g_strndup (p, strcspn (p, "\n"));
   g_strstrip (line);
   return hp_parse_u64 (line, &pages, NULL) ? pages : 0;
+}
+
+char *
+hpd_parse_buddyinfo_zones (const char *text)
+{
+  GString *zones = g_string_new (NULL);
+  const char *line = text ? text : "";
+
+  while (*line != '\0')
+    {
+      const char *end = strchr (line, '\n');
+      const char *next = end ? end + 1 : line + strlen (line);
+      const char *zone = g_str_has_prefix (line, "Node ") ? strstr (line, "zone") : NULL;
+
+      if (zone != NULL && (end == NULL || zone < end))
+        {
+          const char *name_end = zone + strlen ("zone");
+
+          /* the node, the word "zone", the blanks and the name */
+          while (*name_end == ' ' || *name_end == '\t')
+            name_end++;
+          while (*name_end != '\0' && *name_end != ' ' && *name_end != '\t' && *name_end != '\n')
+            name_end++;
+          g_string_append_len (zones, line, name_end - line);
+          g_string_append_c (zones, '\n');
+        }
+      line = next;
+    }
+  return g_string_free (zones, FALSE);
 }
 
 guint64

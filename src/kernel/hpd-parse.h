@@ -46,6 +46,11 @@ guint64 hpd_parse_pagetypeinfo_block_pages (const char *text);
  * give right now: every free block of that order or larger, split. */
 guint64 hpd_parse_buddyinfo_blocks (const char *text, guint order);
 
+/* The zones /proc/buddyinfo lists (the populated ones, present pages > 0),
+ * one "Node N, zone NAME" a line with the free counts left out: what
+ * changes only when memory is onlined or offlined. */
+char *hpd_parse_buddyinfo_zones (const char *text);
+
 /* @text as a bus string (UTF-8 only) or a log line may carry it: bytes
  * that are not UTF-8 text, and control characters, become \xNN. For
  * text the kernel or the file system hands over as bytes: values of the

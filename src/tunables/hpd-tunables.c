@@ -97,7 +97,8 @@ hpd_tunables_read (HpdKernel *kernel, HpdTunables *t)
   read_thp_choice (kernel, t->thp, "enabled");
   read_thp_choice (kernel, t->thp, "defrag");
   read_thp_choice (kernel, t->thp, "shmem_enabled");
-  entries = hpd_kernel_list_dir (kernel, HPD_THP_DIR, NULL);
+  /* the mTHP sizes are made at boot */
+  entries = hpd_kernel_list_dir_fixed_at_boot (kernel, HPD_THP_DIR, NULL);
   for (guint i = 0; entries != NULL && i < entries->len; i++)
     {
       const char *dir = g_ptr_array_index (entries, i);
@@ -117,6 +118,62 @@ hpd_tunables_read (HpdKernel *kernel, HpdTunables *t)
   hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[0], &t->khugepaged_pages_to_scan);
   hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[1], &t->khugepaged_scan_sleep_ms);
   hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[2], &t->khugepaged_alloc_sleep_ms);
+}
+
+void
+hpd_zone_count_init (HpdZoneCount *self)
+{
+  g_mutex_init (&self->lock);
+  self->key = NULL;
+  self->zones = 0;
+}
+
+void
+hpd_zone_count_clear (HpdZoneCount *self)
+{
+  g_clear_pointer (&self->key, g_free);
+  g_mutex_clear (&self->lock);
+}
+
+/* Whether a zone counts depends on its managed pages, and the kernel
+ * changes those only in adjust_managed_page_count() (memory onlined or
+ * offlined, a balloon driver, reserved memory given back), which moves
+ * totalram, that is MemTotal, by the same amount. Offlining memory of one
+ * zone and onlining as much into another between two reads would leave
+ * MemTotal as it was; it changes the zones' present pages, though, and
+ * buddyinfo lists the zones with present pages (one short line each, far
+ * cheaper for the kernel than zoneinfo). So while both are as they were,
+ * so is the count, and the value is as fresh as a read of zoneinfo. */
+gboolean
+hpd_tunables_populated_zones (HpdZoneCount *cache, HpdKernel *kernel, guint64 mem_total_kb,
+                              guint *zones)
+{
+  g_autofree char *buddyinfo = NULL;
+  g_autofree char *listed = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *zoneinfo = NULL;
+  g_autoptr(GMutexLocker) locker = NULL;
+
+  if (hpd_kernel_read_text (kernel, "proc/buddyinfo", &buddyinfo, NULL))
+    listed = hpd_parse_buddyinfo_zones (buddyinfo);
+  key = g_strdup_printf ("%" G_GUINT64_FORMAT "\n%s", mem_total_kb, listed ? listed : "");
+  locker = g_mutex_locker_new (&cache->lock);
+  if (g_strcmp0 (cache->key, key) == 0)
+    {
+      *zones = cache->zones;
+      return TRUE;
+    }
+  /* read under the lock: another thread would only read it as well */
+  if (!hpd_kernel_read_text (kernel, "proc/zoneinfo", &zoneinfo, NULL))
+    {
+      g_clear_pointer (&cache->key, g_free);
+      return FALSE;
+    }
+  cache->zones = hpd_parse_zoneinfo_populated (zoneinfo);
+  g_free (cache->key);
+  cache->key = g_steal_pointer (&key);
+  *zones = cache->zones;
+  return TRUE;
 }
 
 guint64

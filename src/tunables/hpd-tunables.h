@@ -56,6 +56,26 @@ gboolean hpd_tunables_thp_number (HpdKernel *kernel, const char *name, guint32 *
  * reports, else 2 MiB (x86-64). */
 guint64 hpd_tunables_pageblock_kb (HpdKernel *kernel);
 
+/* The populated zones the min_free_kbytes advice counts
+ * (hpd_parse_zoneinfo_populated), kept between reads: proc/zoneinfo makes
+ * the kernel walk every zone and print its per-CPU statistics, the most
+ * costly file a property read needs, and the count changes only when
+ * memory is onlined or offlined. */
+typedef struct {
+  GMutex lock;
+  char *key;       /* MemTotal and buddyinfo's zones when counted; NULL: none */
+  guint zones;
+} HpdZoneCount;
+
+void hpd_zone_count_init (HpdZoneCount *self);
+void hpd_zone_count_clear (HpdZoneCount *self);
+
+/* The populated zones now, from @cache while MemTotal (@mem_total_kb) and
+ * the zones proc/buddyinfo lists are as when proc/zoneinfo was last read,
+ * else from proc/zoneinfo. FALSE when zoneinfo cannot be read. Any thread. */
+gboolean hpd_tunables_populated_zones (HpdZoneCount *cache, HpdKernel *kernel,
+                                       guint64 mem_total_kb, guint *zones);
+
 /* 11 pageblocks per populated zone, at most 5% of MemTotal (kB). */
 guint64 hpd_recommend_min_free_kbytes (guint populated_zones, guint64 pageblock_kb,
                                        guint64 mem_total_kb);

@@ -20,6 +20,7 @@ import pytest
 import hpdtest
 from hpdtest import MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, PROPS_IFACE, page_size_path
 from fakekernel import NodePool, Pool
+from hpdtunables import expected_tunables, set_meminfo
 
 from gi.repository import GLib
 
@@ -296,3 +297,61 @@ def test_constant_properties_are_read_without_a_refresh(start_service, conn, fak
     assert 'proc/meminfo' in opens
     hpdtest.get(conn, path, PAGE_SIZE_IFACE, 'Total')
     assert fk.pool_file(2048, 'nr_hugepages') in opens
+
+
+# --- the populated zones -------------------------------------------------------
+
+def test_zoneinfo_is_read_again_only_when_memory_changes(start_service, conn, fake_kernel, polkit):
+    # proc/zoneinfo makes the kernel walk every zone with its per-CPU
+    # statistics: the populated zones behind RecommendedMinFreeKbytes are
+    # counted again only when MemTotal or the zones buddyinfo lists change,
+    # as every change of them does (src/tunables/hpd-tunables.c). No
+    # periodic refresh for this watching client (--refresh-interval=0).
+    fk = fake_kernel
+    if getattr(fk, 'simulator_error', None):
+        pytest.skip(f'no simulator: {fk.simulator_error}')
+    start_service(fk.root, args=('--refresh-interval=0',))
+    opens = []
+    counting = [True]     # the test's own reads of the tree do not count
+    fk.on_open('proc/zoneinfo', lambda _text: opens.append(1) if counting[0] else None)
+
+    def recommended():
+        value = hpdtest.manager_props(conn)['RecommendedMinFreeKbytes']
+        counting[0] = False
+        assert value == expected_tunables(fk)['RecommendedMinFreeKbytes']
+        counting[0] = True
+        return value
+
+    first = recommended()
+    assert first > 0
+    counted = len(opens)
+    assert counted <= 1
+    for _ in range(5):
+        assert recommended() == first
+        assert hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'RecommendedMinFreeKbytes') == first
+        hpdtest.managed_objects(conn)
+    assert len(opens) == counted
+
+    # memory offlined: the Normal zone is empty now, and MemTotal smaller
+    normal = re.compile(r'(zone +Normal\n(?:.*\n)*? +managed +)\d+')
+    counting[0] = False
+    zoneinfo = fk.read('proc/zoneinfo')
+    assert normal.search(zoneinfo)
+    fk.write('proc/zoneinfo', normal.sub(r'\g<1>0', zoneinfo, count=1))
+    mem_total = int(re.search(r'MemTotal:\s+(\d+) kB', fk.read('proc/meminfo')).group(1))
+    set_meminfo(fk, 'MemTotal', mem_total - 1024)
+    counting[0] = True
+    fewer = recommended()
+    assert fewer < first
+    assert len(opens) == counted + 1
+    assert recommended() == fewer
+    assert len(opens) == counted + 1
+
+    # as much onlined again into the Normal zone as offlined elsewhere:
+    # MemTotal as it was, the zones buddyinfo lists not
+    counting[0] = False
+    fk.write('proc/zoneinfo', zoneinfo)
+    fk.write('proc/buddyinfo', fk.read('proc/buddyinfo') + 'Node 0, zone  Movable      1      0\n')
+    counting[0] = True
+    assert recommended() == first
+    assert len(opens) == counted + 2

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "hpd-kernel.h"
@@ -281,6 +282,66 @@ test_fixed_at_boot (Fixture *f, gconstpointer data)
   g_assert_cmpstr (first, ==, second);
 }
 
+/* A directory the kernel fixes at boot is listed once on the real kernel;
+ * a fake tree's is listed at every call, its changes seen. */
+static void
+test_list_dir_fixed_at_boot (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdKernel) real = hpd_kernel_new ("/");
+  g_autoptr(GPtrArray) fake = NULL;
+  g_autoptr(GPtrArray) first = NULL;
+  g_autoptr(GPtrArray) second = NULL;
+  g_autoptr(GPtrArray) direct = NULL;
+
+  hpd_test_put (f->root, "sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled", "never\n");
+  fake = hpd_kernel_list_dir_fixed_at_boot (f->kernel, "sys/kernel/mm/transparent_hugepage", NULL);
+  g_assert_nonnull (fake);
+  g_assert_cmpuint (fake->len, ==, 1);
+  g_clear_pointer (&fake, g_ptr_array_unref);
+  hpd_test_put (f->root, "sys/kernel/mm/transparent_hugepage/hugepages-16kB/enabled", "never\n");
+  fake = hpd_kernel_list_dir_fixed_at_boot (f->kernel, "sys/kernel/mm/transparent_hugepage", NULL);
+  g_assert_cmpuint (fake->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (fake, 0), ==, "hugepages-16kB");
+  g_assert_null (hpd_kernel_list_dir_fixed_at_boot (f->kernel, "sys/none", NULL));
+
+  /* sys/kernel/mm is there on every kernel this runs on */
+  first = hpd_kernel_list_dir_fixed_at_boot (real, "sys/kernel/mm", NULL);
+  second = hpd_kernel_list_dir_fixed_at_boot (real, "sys/kernel/mm", NULL);
+  direct = hpd_kernel_list_dir (real, "sys/kernel/mm", NULL);
+  g_assert_nonnull (first);
+  g_assert_nonnull (second);
+  g_assert_true (first != second);
+  g_assert_cmpuint (first->len, ==, direct->len);
+  g_assert_cmpuint (second->len, ==, direct->len);
+  for (guint i = 0; i < direct->len; i++)
+    {
+      g_assert_cmpstr (g_ptr_array_index (first, i), ==, g_ptr_array_index (direct, i));
+      g_assert_cmpstr (g_ptr_array_index (second, i), ==, g_ptr_array_index (direct, i));
+    }
+}
+
+/* A path that is not below the root is a bug of the caller: a critical
+ * and an error, nothing read, from the memo of the turn neither. */
+static void
+test_not_below_root (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  guint64 value = 0;
+
+  hpd_test_put (f->root, "proc/meminfo", "MemTotal: 1 kB\n");
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*relative*failed*");
+  g_assert_false (hpd_kernel_read_text (f->kernel, "/proc/meminfo", &text, &error));
+  g_test_assert_expected_messages ();
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_null (text);
+  g_clear_error (&error);
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*relative*failed*");
+  g_assert_false (hpd_kernel_read_counter (f->kernel, NULL, &value, &error));
+  g_test_assert_expected_messages ();
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -295,6 +356,8 @@ main (int argc, char **argv)
   ADD ("removed", test_removed);
   ADD ("listing-and-existence", test_listing_and_existence);
   ADD ("fixed-at-boot", test_fixed_at_boot);
+  ADD ("list-dir-fixed-at-boot", test_list_dir_fixed_at_boot);
+  ADD ("not-below-root", test_not_below_root);
   ADD ("one-read-per-turn", test_one_read_per_turn);
 #undef ADD
   g_test_add_func ("/kernel-read/procfs", test_procfs_reads);

@@ -204,6 +204,31 @@ test_buddyinfo_blocks (void)
   g_assert_cmpuint (hpd_parse_buddyinfo_blocks ("Node 0, zone\tNormal\t\t3   1\n", 1), ==, 1);
 }
 
+/* --- hpd_parse_buddyinfo_zones ------------------------------------------- */
+
+static void
+test_buddyinfo_zones (void)
+{
+  g_autofree char *two = hpd_test_fixture ("buddyinfo-2node");
+  g_autofree char *zones = hpd_parse_buddyinfo_zones (two);
+  g_autofree char *none = hpd_parse_buddyinfo_zones (NULL);
+  g_autofree char *garbage = hpd_parse_buddyinfo_zones ("garbage 1 2\nNode 0 without\n");
+  g_autofree char *tabs = hpd_parse_buddyinfo_zones ("Node 0, zone\tNormal\t\t3   1");
+  g_autofree char *free_a = hpd_parse_buddyinfo_zones ("Node 0, zone   Normal   1 2 3\n");
+  g_autofree char *free_b = hpd_parse_buddyinfo_zones ("Node 0, zone   Normal   7 0 9\n");
+
+  /* the zones, not the free counts, which change all the time */
+  g_assert_cmpstr (zones, ==,
+                   "Node 0, zone      DMA\n"
+                   "Node 0, zone    DMA32\n"
+                   "Node 0, zone   Normal\n"
+                   "Node 1, zone   Normal\n");
+  g_assert_cmpstr (none, ==, "");
+  g_assert_cmpstr (garbage, ==, "");
+  g_assert_cmpstr (tabs, ==, "Node 0, zone\tNormal\n");
+  g_assert_cmpstr (free_a, ==, free_b);
+}
+
 static void
 test_buddyinfo_overflow (void)
 {
@@ -351,6 +376,49 @@ tree_teardown (Tree *tree, gconstpointer data)
   hpd_test_remove (tree->root);
   g_object_unref (tree->kernel);
   g_free (tree->root);
+}
+
+/* The populated zones are counted again exactly when MemTotal or
+ * buddyinfo's zones change; zoneinfo alone changing is what no kernel
+ * does, and shows that it was not read again. */
+static void
+test_populated_zones_kept (Tree *tree, gconstpointer data)
+{
+  g_autofree char *two = hpd_test_fixture ("zoneinfo-2node");
+  g_autofree char *buddy = hpd_test_fixture ("buddyinfo-6.18");
+  g_autofree char *buddy_two = hpd_test_fixture ("buddyinfo-2node");
+  HpdZoneCount cache;
+  guint zones = 0;
+
+  hpd_zone_count_init (&cache);
+  hpd_test_put (tree->root, "proc/buddyinfo", buddy);
+  g_assert_true (hpd_tunables_populated_zones (&cache, tree->kernel, 1000, &zones));
+  g_assert_cmpuint (zones, ==, 3);
+  /* kept: zoneinfo is not read again while the key is the same, even
+   * when the free counts in buddyinfo move */
+  hpd_test_put (tree->root, "proc/zoneinfo", two);
+  hpd_test_put (tree->root, "proc/buddyinfo", "Node 0, zone      DMA 9\nNode 0, zone    DMA32 9\n"
+                "Node 0, zone   Normal 9\n");
+  g_assert_true (hpd_tunables_populated_zones (&cache, tree->kernel, 1000, &zones));
+  g_assert_cmpuint (zones, ==, 3);
+  /* MemTotal moved: counted again */
+  g_assert_true (hpd_tunables_populated_zones (&cache, tree->kernel, 2000, &zones));
+  g_assert_cmpuint (zones, ==, 4);
+  /* as much memory offlined in one zone as onlined in another: MemTotal
+   * as it was, buddyinfo's zones not */
+  hpd_test_put (tree->root, "proc/zoneinfo", "Node 0, zone   Normal\n  managed 5\n");
+  g_assert_true (hpd_tunables_populated_zones (&cache, tree->kernel, 2000, &zones));
+  g_assert_cmpuint (zones, ==, 4);
+  hpd_test_put (tree->root, "proc/buddyinfo", buddy_two);
+  g_assert_true (hpd_tunables_populated_zones (&cache, tree->kernel, 2000, &zones));
+  g_assert_cmpuint (zones, ==, 1);
+  /* zoneinfo gone: nothing to count, and nothing kept */
+  drop (tree, "proc/zoneinfo");
+  g_assert_false (hpd_tunables_populated_zones (&cache, tree->kernel, 3000, &zones));
+  hpd_test_put (tree->root, "proc/zoneinfo", two);
+  g_assert_true (hpd_tunables_populated_zones (&cache, tree->kernel, 3000, &zones));
+  g_assert_cmpuint (zones, ==, 4);
+  hpd_zone_count_clear (&cache);
 }
 
 static void
@@ -662,10 +730,13 @@ main (int argc, char **argv)
   g_test_add_func ("/tunables/pagetypeinfo", test_pagetypeinfo);
   g_test_add_func ("/tunables/buddyinfo-blocks", test_buddyinfo_blocks);
   g_test_add_func ("/tunables/buddyinfo-overflow", test_buddyinfo_overflow);
+  g_test_add_func ("/tunables/buddyinfo-zones", test_buddyinfo_zones);
   g_test_add_func ("/tunables/recommend-min-free-kbytes", test_recommend_min_free_kbytes);
   g_test_add_func ("/tunables/recommend-shmall", test_recommend_shmall);
   g_test_add_func ("/tunables/auth-actions", test_auth_actions);
   g_test_add ("/tunables/read/full", Tree, NULL, tree_setup, test_read_full, tree_teardown);
+  g_test_add ("/tunables/populated-zones-kept", Tree, NULL, tree_setup, test_populated_zones_kept,
+              tree_teardown);
   g_test_add ("/tunables/read/without-each-file", Tree, NULL, NULL, test_read_without_each_file, NULL);
   g_test_add ("/tunables/read/empty-tree", Tree, NULL, NULL, test_read_empty_tree, NULL);
   g_test_add ("/tunables/read/zone-movable", Tree, NULL, tree_setup, test_read_zone_movable, tree_teardown);

@@ -34,6 +34,21 @@ check_buddyinfo (const char *text, guint order)
   FUZZ_CHECK (max_order >= -1 && max_order <= 62, "max order %d", max_order);
   FUZZ_CHECK (max_order == -1 || count_prefixed_lines (text, "Node ") > 0, "order without a zone");
 
+  /* the zones, the key of the populated-zone count: one line for each
+   * line of the text that names one, each a prefix of it */
+  {
+    g_autofree char *zones = hpd_parse_buddyinfo_zones (text);
+    guint listed = count_prefixed_lines (zones, "Node ");
+    guint lines = 0;
+
+    FUZZ_CHECK (listed <= count_prefixed_lines (text, "Node "), "%u zones listed", listed);
+    FUZZ_CHECK (*zones == '\0' || g_str_has_suffix (zones, "\n"), "'%s'", zones);
+    for (const char *p = zones; *p != '\0'; p++)
+      lines += *p == '\n';
+    FUZZ_CHECK (lines == listed, "'%s'", zones);
+    FUZZ_CHECK (strlen (zones) <= strlen (text) + listed, "'%s'", zones);
+  }
+
   /* a block of order k is two of order k - 1: each order can give at most
    * half the pages of the order below, and the sums saturate, not wrap */
   FUZZ_CHECK (blocks <= all, "order %u: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
