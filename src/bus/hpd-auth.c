@@ -328,19 +328,28 @@ caller_copy (const HpdCaller *caller)
   return copy;
 }
 
+/* A table kept on the connection, made at its first use: what is known
+ * of a unique name lives exactly as long as the connection it came on. */
+static GHashTable *
+connection_table (GDBusConnection *connection, const char *key, GDestroyNotify key_free,
+                  GDestroyNotify value_free)
+{
+  GHashTable *table = g_object_get_data (G_OBJECT (connection), key);
+
+  if (table == NULL)
+    {
+      table = g_hash_table_new_full (g_str_hash, g_str_equal, key_free, value_free);
+      g_object_set_data_full (G_OBJECT (connection), key, table,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+  return table;
+}
+
+/* name -> HpdCaller, the key being the value's own sender */
 static GHashTable *
 caller_cache (GDBusConnection *connection)
 {
-  GHashTable *cache = g_object_get_data (G_OBJECT (connection), CALLER_CACHE_KEY);
-
-  if (cache == NULL)
-    {
-      cache = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                     (GDestroyNotify) hpd_caller_free);
-      g_object_set_data_full (G_OBJECT (connection), CALLER_CACHE_KEY, cache,
-                              (GDestroyNotify) g_hash_table_unref);
-    }
-  return cache;
+  return connection_table (connection, CALLER_CACHE_KEY, NULL, (GDestroyNotify) hpd_caller_free);
 }
 
 static void
@@ -359,16 +368,8 @@ caller_cache_add (GDBusConnection *connection, const HpdCaller *caller)
 static GHashTable *
 caller_asking (GDBusConnection *connection)
 {
-  GHashTable *asking = g_object_get_data (G_OBJECT (connection), CALLER_ASKING_KEY);
-
-  if (asking == NULL)
-    {
-      asking = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                      (GDestroyNotify) g_ptr_array_unref);
-      g_object_set_data_full (G_OBJECT (connection), CALLER_ASKING_KEY, asking,
-                              (GDestroyNotify) g_hash_table_unref);
-    }
-  return asking;
+  return connection_table (connection, CALLER_ASKING_KEY, g_free,
+                           (GDestroyNotify) g_ptr_array_unref);
 }
 
 static void
