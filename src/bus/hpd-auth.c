@@ -6,6 +6,7 @@
 #include "hp-error.h"
 #include "hp-names.h"
 #include "hpd-auth.h"
+#include "hpd-log-limit.h"
 #include "hpd-slots.h"
 
 /* Non-interactive checks should be quick; a person typing a password may
@@ -37,6 +38,19 @@
  * longer than this. */
 #define DEPARTURES_LINGER_S 5
 
+/* Refusal lines (hpd-log-limit.h): a user may cause 10 at once and 2 a
+ * second after that, all users together 100 and 20. With one summary line
+ * per uid every 10 s, refusals take at most about 1,500 of the 10,000
+ * lines journald lets the unit log in 30 s, whoever floods, and the rest
+ * stays for the service's other lines. Users past 256 are counted
+ * together. */
+#define REFUSAL_LINES_PER_SECOND 2.0
+#define REFUSAL_LINES_BURST 10
+#define REFUSAL_LINES_TOTAL_PER_SECOND 20.0
+#define REFUSAL_LINES_TOTAL_BURST 100
+#define REFUSAL_LINES_UIDS 256
+#define REFUSAL_SUMMARY_INTERVAL_S 10
+
 void
 hpd_caller_free (HpdCaller *caller)
 {
@@ -60,11 +74,14 @@ struct _HpdAuth
    * call in flight, can deliver polkitd's Changed signal (sent when an
    * agent goes away) to it: a crash. */
   PolkitAuthority *authority;
+  HpdLogLimit *refusal_lines;      /* refusal lines per uid */
+  guint refusal_summary_id;        /* the summary of lines held back is due */
 };
 
 G_DEFINE_TYPE (HpdAuth, hpd_auth, G_TYPE_OBJECT)
 
 static void stop_watching_departures (HpdAuth *self);
+static gboolean log_refusals_held_back (gpointer user_data);
 
 static gboolean
 linger_over (gpointer user_data)
@@ -82,6 +99,13 @@ hpd_auth_finalize (GObject *object)
   HpdAuth *self = HPD_AUTH (object);
 
   stop_watching_departures (self);
+  /* refusals held back are counted in the log before the service ends */
+  if (self->refusal_summary_id != 0)
+    {
+      g_clear_handle_id (&self->refusal_summary_id, g_source_remove);
+      log_refusals_held_back (self);
+    }
+  hpd_log_limit_free (self->refusal_lines);
   g_clear_object (&self->authority);
   g_hash_table_unref (self->checks_by_caller);
   g_hash_table_unref (self->pending_by_caller);
@@ -103,6 +127,9 @@ hpd_auth_init (HpdAuth *self)
   self->pending_by_caller = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->checks_by_caller = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                   (GDestroyNotify) g_ptr_array_unref);
+  self->refusal_lines = hpd_log_limit_new (REFUSAL_LINES_PER_SECOND, REFUSAL_LINES_BURST,
+                                           REFUSAL_LINES_TOTAL_PER_SECOND,
+                                           REFUSAL_LINES_TOTAL_BURST, REFUSAL_LINES_UIDS);
 }
 
 static guint
@@ -263,13 +290,47 @@ watch_departures (HpdAuth *self, GDBusConnection *connection)
   g_debug ("Watching callers' departures while their changes wait for polkit");
 }
 
+/* One line per uid for the refusals held back since the last summary, so
+ * that every refusal is still counted in the log. */
+static gboolean
+log_refusals_held_back (gpointer user_data)
+{
+  HpdAuth *self = user_data;
+  g_autoptr(GArray) held = hpd_log_limit_flush (self->refusal_lines, g_get_monotonic_time ());
+
+  self->refusal_summary_id = 0;
+  for (guint i = 0; i < held->len; i++)
+    {
+      const HpdLogHeld *entry = &g_array_index (held, HpdLogHeld, i);
+
+      if (entry->uid == HPD_LOG_LIMIT_OTHERS)
+        g_message ("Callers that could not be identified, or past %u users: %" G_GUINT64_FORMAT
+                   " more refusals not logged in the last %u s",
+                   REFUSAL_LINES_UIDS, entry->held, REFUSAL_SUMMARY_INTERVAL_S);
+      else
+        g_message ("uid %u: %" G_GUINT64_FORMAT " more refusals not logged in the last %u s",
+                   entry->uid, entry->held, REFUSAL_SUMMARY_INTERVAL_S);
+    }
+  return G_SOURCE_REMOVE;
+}
+
 /* Every refusal is logged with who asked for what, so that an admin sees
- * attempts that polkit turned away, not only the changes made. */
+ * attempts that polkit turned away, not only the changes made: as a line
+ * of its own while the caller's uid is within its bound, else counted in
+ * the uid's summary line. */
 static void
-log_denial (Check *check, const HpdCaller *caller, const char *message)
+log_denial (HpdAuth *self, Check *check, const HpdCaller *caller, const char *message)
 {
   const char *method = g_dbus_method_invocation_get_method_name (check->invocation);
+  guint32 uid = caller != NULL ? caller->uid : HPD_LOG_LIMIT_OTHERS;
 
+  if (!hpd_log_limit_allow (self->refusal_lines, uid, g_get_monotonic_time ()))
+    {
+      if (self->refusal_summary_id == 0)
+        self->refusal_summary_id = g_timeout_add_seconds (REFUSAL_SUMMARY_INTERVAL_S,
+                                                          log_refusals_held_back, self);
+      return;
+    }
   if (caller != NULL)
     g_message ("uid %u (pid %u) was refused %s (%s): %s", caller->uid, caller->pid, method,
                check->action, message);
@@ -293,7 +354,7 @@ deny (GTask *task, const char *message)
 {
   Check *check = g_task_get_task_data (task);
 
-  log_denial (check, check->caller, message);
+  log_denial (g_task_get_source_object (task), check, check->caller, message);
   return_denial (task, message);
 }
 
@@ -592,7 +653,7 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
   check->caller = hpd_caller_lookup_finish (result, NULL);
   if (check->caller == NULL)
     {
-      log_denial (check, NULL, "Could not identify the caller");
+      log_denial (self, check, NULL, "Could not identify the caller");
       return_denial (task, "Could not identify the caller");
       return;
     }

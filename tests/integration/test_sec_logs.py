@@ -6,9 +6,15 @@ contents of files the service reads, and text callers send, reach the log
 escaped. A line separator, a bidirectional control or a byte that is not
 UTF-8 shows as an escape; no log line starts with text from outside."""
 
+import json
 import os
+import re
+import signal
+import subprocess
+import time
 
 import hpdtest
+from conftest import wait_for
 from hpdtest import MANAGER_IFACE, MANAGER_PATH
 
 RUNTIME = 'run/hugepagesd/claims.d'
@@ -52,3 +58,98 @@ def test_file_names_and_contents_are_escaped(service, conn, fake_kernel):
     assert 'x\\u000a' + FORGED in text
     assert 'z\\xff\\xfe\\u001b[2J' in text
 
+
+
+# --- a bound on the lines one user's refusals take -------------------------------------
+
+REFUSAL_FLOOD = r"""
+import json, os, signal, sys
+from gi.repository import Gio, GLib
+conns, per = int(sys.argv[1]), int(sys.argv[2])
+address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
+flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+opened = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None) for _ in range(conns)]
+outcomes = {}
+def send(c):
+    c.call("org.hugepages.Manager", "/org/hugepages/Manager/PageSize/2048kB",
+           "org.hugepages.Manager.PageSize", "SetMinimum", GLib.Variant("(ta{sv})", (10, {})),
+           None, Gio.DBusCallFlags.NONE, 120000, None, done, None)
+def done(c, res, _):
+    try:
+        c.call_finish(res)
+        key = "ok"
+    except GLib.Error as e:
+        key = Gio.DBusError.get_remote_error(e) or e.message
+    outcomes[key] = outcomes.get(key, 0) + 1
+    send(c)
+for c in opened:
+    for _ in range(per):
+        send(c)
+def report():
+    print(json.dumps(outcomes), flush=True)
+    return True
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
+print(json.dumps({"connections": len(opened)}), flush=True)
+GLib.MainLoop().run()
+"""
+ACTION_TUNABLES = 'org.hugepages.manager.configure-tunables'
+MiB = 1024 * 1024
+OTHER_USER = 1
+# hpd-auth.c: 10 lines at once and 2 a second per uid; one summary per uid
+# 10 s after the first line held back
+REFUSAL_BURST, REFUSALS_PER_SECOND, SUMMARY_S = 10, 2, 10
+
+
+def refusal_counts(log, uid):
+    lines = len(re.findall(rf'^.*uid {uid} \(pid \d+\) was refused ', log, re.M))
+    held = sum(int(n.replace(',', '')) for n in
+               re.findall(rf'^.*uid {uid}: (\d+) more refusals not logged in the last', log, re.M))
+    return lines, held
+
+
+def test_one_users_refusals_take_a_bounded_number_of_lines(service, conn, polkit, run_python_as,
+                                                           NOBODY):
+    """A user without rights keeps 16 SetMinimum calls in flight on each of
+    10 connections for 4 s (polkit's mock refuses at once: over a thousand
+    refusals a second). Its refusal lines stay within 10 plus 2 a second,
+    one line later counts the rest (lines and count together at least the
+    refusals the user was answered), and an allowed admin's change made
+    during the flood is in the log. Without the bound every refusal is a
+    line: thousands, the share of journald's per-unit budget that would
+    hide the admin's record."""
+    polkit.allow(ACTION_TUNABLES)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
+    started = time.monotonic()
+    flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}', '--clear-groups',
+                              '/usr/bin/python3', '-c', REFUSAL_FLOOD, '10', '16'],
+                             stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+    try:
+        assert json.loads(flood.stdout.readline())['connections'] == 10
+        time.sleep(2)
+        [result] = run_python_as(OTHER_USER, [[
+            'call', MANAGER_PATH, MANAGER_IFACE, 'SetShmMax', '(ta{sv})',
+            f'({65 * MiB}, @a{{sv}} {{}})', None, False]], timeout=60)
+        assert result == {'ok': [65 * MiB]}, result
+        time.sleep(2)
+        flood.send_signal(signal.SIGUSR1)
+        answered = json.loads(flood.stdout.readline())
+    finally:
+        flood.kill()
+        flood.wait()
+    refused = answered.get(hpdtest.ERR + 'NotAuthorized', 0)
+    assert refused > 1000, answered
+    # the summary comes SUMMARY_S after the first line held back, another
+    # one for refusals of calls still in flight when the flood ended
+    wait_for(lambda: sum(refusal_counts(service.log(), NOBODY)) >= refused, 3 * SUMMARY_S,
+             'the count of the refusals held back')
+    time.sleep(1)
+    log = service.log()
+    elapsed = time.monotonic() - started
+    lines, held = refusal_counts(log, NOBODY)
+    print(f'{refused} refusals answered in {elapsed:.1f} s: {lines} lines, {held} counted in '
+          f'summary lines; {answered}')
+    assert lines <= REFUSAL_BURST + REFUSALS_PER_SECOND * elapsed, lines
+    # every refusal accounted for; at most the 160 calls in flight at the end
+    # were refused after the flood's count
+    assert refused <= lines + held <= refused + 10 * 16, (lines, held, refused)
+    assert re.search(rf'^.*uid {OTHER_USER} \(pid \d+\) set ', log, re.M), log[-3000:]
