@@ -538,6 +538,23 @@ check_hugeadm_mounts (Explain *e, GPtrArray *mounts)
     }
 }
 
+/* How the service comes to run in PID 1's mount namespace: under systemd
+ * its unit's sandboxing gave it one of its own; elsewhere whatever started
+ * it did (unshare -m, a container's own namespace). */
+static const char *
+mount_namespace_fix (Explain *e)
+{
+  g_auto(HpdBootHook) hook = { 0, };
+
+  hpd_boot_hook_read (hpd_kernel_get_root (e->kernel), &hook);
+  if (g_str_equal (hook.mechanism, "systemd"))
+    return "systemctl edit hugepagesd.service (drop ProtectSystem=, PrivateTmp=, "
+           "ReadWritePaths= and the like), then systemctl restart hugepagesd.service";
+  return "nsenter --mount=/proc/1/ns/mnt " LIBEXECDIR "/hugepagesd (start it in PID 1's "
+         "mount namespace, not under unshare -m), or give it --allow-private-mount-namespace "
+         "if its mounts need be seen only where it runs";
+}
+
 /* A unit that gives the service a mount namespace of its own makes every
  * mount it creates invisible to everybody else. */
 static void
@@ -548,9 +565,7 @@ check_mount_namespace (Explain *e)
   const char *refusal = hpd_daemon_get_mount_refusal (e->daemon);
 
   if (refusal != NULL)
-    add (e, "error", "private-mount-namespace",
-         "systemctl edit hugepagesd.service (drop ProtectSystem=, PrivateTmp=, "
-         "ReadWritePaths= and the like), then systemctl restart hugepagesd.service",
+    add (e, "error", "private-mount-namespace", mount_namespace_fix (e),
          "%s (%s); mounts are refused", refusal, detail);
   else if (ns != HPD_MOUNT_NS_SHARED)
     add (e, "info", "private-mount-namespace", NULL,

@@ -27,10 +27,11 @@ HpdLogLimit *
 hpd_log_limit_new (double per_second, guint burst, double total_per_second, guint total_burst,
                    guint max_uids)
 {
-  HpdLogLimit *self = g_new0 (HpdLogLimit, 1);
+  HpdLogLimit *self;
 
   g_return_val_if_fail (per_second > 0 && burst > 0 && total_per_second > 0 && total_burst > 0,
                         NULL);
+  self = g_new0 (HpdLogLimit, 1);
   self->per_second = per_second;
   self->burst = burst;
   self->total_per_second = total_per_second;

@@ -112,6 +112,16 @@ def test_private_namespace_refuses_even_bad_requests_first(service, conn, fake_k
     assert polkit.checks() == []
 
 
+@pytest.mark.fake_kernel(boot_hook='sysvinit-enabled', **PRIVATE)
+def test_private_namespace_fix_without_systemd(service, conn):
+    # no systemd: no unit to edit; what started the service gave it the namespace
+    severity, _id, _message, fix = entry(conn, 'private-mount-namespace')
+    assert severity == 'error'
+    assert 'systemctl' not in fix
+    assert fix.startswith('nsenter --mount=/proc/1/ns/mnt /') and '/hugepagesd ' in fix
+    assert '--allow-private-mount-namespace' in fix
+
+
 @pytest.mark.fake_kernel(**PRIVATE)
 def test_private_namespace_is_explained_and_the_rest_works(service, conn, fake_kernel, polkit):
     severity, _id, message, fix = entry(conn, 'private-mount-namespace')
