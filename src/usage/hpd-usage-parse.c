@@ -155,17 +155,35 @@ clear_mapping (gpointer data)
   g_free (((HpdMapping *) data)->path);
 }
 
+gboolean
+hpd_usage_next_line (const char **cursor, const char *end, GString *line)
+{
+  const char *newline;
+  gsize len;
+
+  if (*cursor >= end)
+    return FALSE;
+  newline = memchr (*cursor, '\n', (gsize) (end - *cursor));
+  len = newline != NULL ? (gsize) (newline - *cursor) : (gsize) (end - *cursor);
+  g_string_truncate (line, 0);
+  g_string_append_len (line, *cursor, (gssize) len);
+  *cursor = newline != NULL ? newline + 1 : end;
+  return TRUE;
+}
+
 GArray *
 hpd_usage_parse_smaps (const char *text, GError **error)
 {
   g_autoptr(GArray) mappings = g_array_new (FALSE, TRUE, sizeof (HpdMapping));
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr(GString) buffer = g_string_new (NULL);
+  const char *cursor = text;
+  const char *end = text + strlen (text);
 
   g_array_set_clear_func (mappings, clear_mapping);
 
-  for (guint i = 0; lines[i] != NULL; i++)
+  while (hpd_usage_next_line (&cursor, end, buffer))
     {
-      const char *line = lines[i];
+      const char *line = buffer->str;
       const char *colon = strchr (line, ':');
       HpdMapping m;
 

@@ -26,6 +26,15 @@ typedef struct {
   gboolean hugetlb_flag;    /* "ht" in VmFlags */
 } HpdMapping;
 
+/* Walks @text (up to @end) line by line without splitting it: each call
+ * copies the next line, without its '\n', into @line and moves @cursor
+ * past it; FALSE at the end. Lines are found with memchr, so a walk costs
+ * the text's length once, also under AddressSanitizer, whose strstr
+ * measures the whole rest of the text at every line of a g_strsplit (a
+ * scan of processes with tens of thousands of mappings was quadratic
+ * there). */
+gboolean hpd_usage_next_line (const char **cursor, const char *end, GString *line);
+
 /* Every mapping of maps or smaps text (smaps_rollup is one "[rollup]"
  * mapping with the sums), in order, as a GArray of HpdMapping that frees
  * the paths. NULL with an error on a line that is neither a mapping nor a

@@ -157,16 +157,18 @@ static GHashTable *
 noreserve_starts (const char *smaps)
 {
   GHashTable *starts = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  g_auto(GStrv) lines = g_strsplit (smaps, "\n", -1);
+  g_autoptr(GString) line = g_string_new (NULL);
+  const char *cursor = smaps;
+  const char *end = smaps + strlen (smaps);
   guint64 start = 0;
 
-  for (guint i = 0; lines[i] != NULL; i++)
+  while (hpd_usage_next_line (&cursor, end, line))
     {
-      if (g_ascii_isxdigit (lines[i][0]) && strchr (lines[i], '-') != NULL)
-        start = g_ascii_strtoull (lines[i], NULL, 16);
-      else if (g_str_has_prefix (lines[i], "VmFlags:"))
+      if (g_ascii_isxdigit (line->str[0]) && strchr (line->str, '-') != NULL)
+        start = g_ascii_strtoull (line->str, NULL, 16);
+      else if (g_str_has_prefix (line->str, "VmFlags:"))
         {
-          g_auto(GStrv) flags = g_strsplit (lines[i] + 8, " ", -1);
+          g_auto(GStrv) flags = g_strsplit (line->str + 8, " ", -1);
           if (g_strv_contains ((const char *const *) flags, "nr"))
             g_hash_table_add (starts, g_memdup2 (&start, sizeof start));
         }

@@ -630,14 +630,12 @@ print(json.dumps(answers), flush=True)
 '''
 
 
-def test_one_scan_at_a_time_per_user(tree, fake_kernel, service, polkit, NOBODY, hugepagesd):
+def test_one_scan_at_a_time_per_user(tree, fake_kernel, service, polkit, NOBODY):
     """A user allowed to remove orphans sends 6 dry runs at once, each a
     scan of every process's maps (10 processes, 30,000 mappings each): one
     runs, the others are Busy at once (one scan per uid, 3 in all, the
     last for root), and another user's dry run runs meanwhile."""
-    # (under ASan with strict string checks a scan of 300,000 lines took
-    # over 2 minutes; 20,000 there still keep one running for a second)
-    mappings = MANY_MAPPINGS if hpdtest.plain_build(hugepagesd) else 2000
+    mappings = MANY_MAPPINGS
     maps = ''.join(f'{0x7f0000000000 + i * 0x2000:x}-{0x7f0000001000 + i * 0x2000:x} '
                    f'{"rw-p" if i % 2 else "r--p"} 00000000 00:00 0 \n' for i in range(mappings))
     for pid in range(6000, 6010):

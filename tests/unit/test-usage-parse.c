@@ -286,10 +286,44 @@ test_cgroup_files (void)
   g_assert_false (hpd_usage_parse_cgroup_file ("hugetlb.99999999999999999GB.current", &v));
 }
 
+/* Lines come out whole, without their newline, the last one also without
+ * a final newline, and empty lines as empty strings; the text is not
+ * changed. */
+static void
+test_next_line (void)
+{
+  const char *text = "first\n\nthird line\nlast";
+  const char *cursor = text;
+  const char *end = text + strlen (text);
+  g_autoptr(GString) line = g_string_new ("left over");
+  const char *expected[] = { "first", "", "third line", "last" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      g_assert_true (hpd_usage_next_line (&cursor, end, line));
+      g_assert_cmpstr (line->str, ==, expected[i]);
+    }
+  g_assert_false (hpd_usage_next_line (&cursor, end, line));
+  g_assert_true (cursor == end);
+
+  /* a final newline ends the last line; nothing follows it */
+  text = "one\n";
+  cursor = text;
+  end = text + strlen (text);
+  g_assert_true (hpd_usage_next_line (&cursor, end, line));
+  g_assert_cmpstr (line->str, ==, "one");
+  g_assert_false (hpd_usage_next_line (&cursor, end, line));
+
+  /* nothing at all */
+  cursor = end = "";
+  g_assert_false (hpd_usage_next_line (&cursor, end, line));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/usage-parse/next-line", test_next_line);
   g_test_add_func ("/usage-parse/smaps-fixture", test_smaps_fixture);
   g_test_add_func ("/usage-parse/maps-and-rollup", test_maps_and_rollup);
   g_test_add_func ("/usage-parse/smaps-malformed", test_smaps_malformed);
