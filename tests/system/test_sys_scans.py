@@ -123,7 +123,9 @@ def mount(system):
     try:
         yield path
     finally:
-        subprocess.run(["umount", path], check=True)
+        # lazily: a scan the service still runs in a thread after a failed
+        # test may hold the mount for a while; this namespace ends anyway
+        subprocess.run(["umount", "--lazy", path], check=True)
         os.rmdir(path)
 
 
@@ -194,7 +196,9 @@ def hidden_mount(system):
             pass
         yield path
     finally:
-        subprocess.run(["umount", path], check=True)
+        # lazily: a scan the service still runs in a thread after a failed
+        # test may hold the mount for a while; this namespace ends anyway
+        subprocess.run(["umount", "--lazy", path], check=True)
         os.rmdir(path)
 
 
