@@ -263,9 +263,10 @@ set_file_error (GError **error, int saved_errno, const char *what, const char *p
  * no counter: the parser refuses what it holds); a text is read until
  * pread() gives nothing more, or, with @short_is_whole (a sysfs
  * attribute, made whole by one show() of at most a page), until it gives
- * less than it had room for. Returns 0 or an errno. */
-static int
-pread_whole (int fd, gboolean counter, gboolean short_is_whole, char **contents)
+ * less than it had room for. NULL with *@err set to the errno when a read
+ * fails. */
+static char *
+pread_whole (int fd, gboolean counter, gboolean short_is_whole, int *err)
 {
   gsize size = counter ? COUNTER_READ_MAX : TEXT_READ_FIRST;
   g_autofree char *buffer = g_malloc (size + 1);
@@ -278,7 +279,10 @@ pread_whole (int fd, gboolean counter, gboolean short_is_whole, char **contents)
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
-        return errno;
+        {
+          *err = errno != 0 ? errno : EIO;
+          return NULL;
+        }
       length += (gsize) n;
       if (n == 0 || counter || (short_is_whole && length < size))
         break;
@@ -289,8 +293,7 @@ pread_whole (int fd, gboolean counter, gboolean short_is_whole, char **contents)
         }
     }
   buffer[length] = '\0';
-  *contents = g_steal_pointer (&buffer);
-  return 0;
+  return g_steal_pointer (&buffer);
 }
 
 /* The files read again and again, by the refresh of every property read:
@@ -321,7 +324,8 @@ read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **c
 {
   gboolean keep = self->keeps_open && worth_keeping_open (relative);
   g_autofree char *path = NULL;
-  int fd, result;
+  char *text;
+  int fd, err = 0;
 
   if (keep)
     {
@@ -331,8 +335,12 @@ read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **c
       if (fd >= 0)
         {
           /* kept open: sysfs or procfs, and below sys/ it is sysfs */
-          if (pread_whole (fd, counter, g_str_has_prefix (relative, "sys/"), contents) == 0)
-            return TRUE;
+          text = pread_whole (fd, counter, g_str_has_prefix (relative, "sys/"), &err);
+          if (text != NULL)
+            {
+              *contents = text;
+              return TRUE;
+            }
           /* gone (a node taken offline) or failing: open it anew */
           g_hash_table_remove (self->open, relative);
           close (fd);
@@ -341,15 +349,18 @@ read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **c
 
   /* the path only for an open: most reads are of a file kept open */
   path = hpd_kernel_path (self, relative);
+  if (!path_is_below_root (path, relative, error))
+    return FALSE;
   fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return set_file_error (error, errno, "open", path);
-  result = pread_whole (fd, counter, FALSE, contents);
-  if (result != 0)
+  text = pread_whole (fd, counter, FALSE, &err);
+  if (text == NULL)
     {
       close (fd);
-      return set_file_error (error, result, "read from", path);
+      return set_file_error (error, err, "read from", path);
     }
+  *contents = text;
   if (keep && on_kernel_file_system (fd))
     {
       G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->open_lock);
@@ -599,10 +610,12 @@ hpd_kernel_list_dir_fixed_at_boot (HpdKernel *self, const char *relative, GError
       return g_ptr_array_copy (kept, copy_name, NULL);
   }
   names = hpd_kernel_list_dir (self, relative, error);
+  if (names == NULL)
+    return NULL;
   path = hpd_kernel_path (self, relative);
   /* a fake tree's directory stands for another boot whenever a test
    * changes it: listed at every call */
-  if (names == NULL || !is_kernel_file_system (path))
+  if (path == NULL || !is_kernel_file_system (path))
     return g_steal_pointer (&names);
   G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
   g_hash_table_replace (self->fixed_dirs, g_strdup (relative), g_ptr_array_copy (names, copy_name, NULL));
