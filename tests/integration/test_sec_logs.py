@@ -62,36 +62,6 @@ def test_file_names_and_contents_are_escaped(service, conn, fake_kernel):
 
 # --- a bound on the lines one user's refusals take -------------------------------------
 
-REFUSAL_FLOOD = r"""
-import json, os, signal, sys
-from gi.repository import Gio, GLib
-conns, per = int(sys.argv[1]), int(sys.argv[2])
-address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
-flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
-opened = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None) for _ in range(conns)]
-outcomes = {}
-def send(c):
-    c.call("org.hugepages.Manager", "/org/hugepages/Manager/PageSize/2048kB",
-           "org.hugepages.Manager.PageSize", "SetMinimum", GLib.Variant("(ta{sv})", (10, {})),
-           None, Gio.DBusCallFlags.NONE, 120000, None, done, None)
-def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = Gio.DBusError.get_remote_error(e) or e.message
-    outcomes[key] = outcomes.get(key, 0) + 1
-    send(c)
-for c in opened:
-    for _ in range(per):
-        send(c)
-def report():
-    print(json.dumps(outcomes), flush=True)
-    return True
-GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
-print(json.dumps({"connections": len(opened)}), flush=True)
-GLib.MainLoop().run()
-"""
 ACTION_TUNABLES = 'org.hugepages.manager.configure-tunables'
 MiB = 1024 * 1024
 OTHER_USER = 1
@@ -121,7 +91,7 @@ def test_one_users_refusals_take_a_bounded_number_of_lines(service, conn, polkit
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
     started = time.monotonic()
     flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}', '--clear-groups',
-                              '/usr/bin/python3', '-c', REFUSAL_FLOOD, '10', '16'],
+                              '/usr/bin/python3', '-c', hpdtest.SUSTAINED_FLOOD, '10', '16'],
                              stdout=subprocess.PIPE, text=True, env=env, cwd='/')
     try:
         assert json.loads(flood.stdout.readline())['connections'] == 10

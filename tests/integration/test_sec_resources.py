@@ -272,39 +272,6 @@ def test_256_connections_of_pending_calls(service, conn, fake_kernel, polkit, ru
     assert hpdtest.pool_call(conn, SMALL, 'SetMinimum', 5) == 5
 
 
-# Run as the flooding user: argv[1] connections keep argv[2] changes each in
-# flight, sending another as soon as one is answered, until killed; prints
-# the answers so far when asked (SIGUSR1).
-SUSTAINED_FLOOD = r'''
-import json, os, signal, sys
-from gi.repository import Gio, GLib
-conns, per = int(sys.argv[1]), int(sys.argv[2])
-address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
-flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
-opened = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None) for _ in range(conns)]
-outcomes = {}
-def send(c):
-    c.call("org.hugepages.Manager", "/org/hugepages/Manager/PageSize/2048kB",
-           "org.hugepages.Manager.PageSize", "SetMinimum", GLib.Variant("(ta{sv})", (10, {})),
-           None, Gio.DBusCallFlags.NONE, 120000, None, done, None)
-def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = Gio.DBusError.get_remote_error(e) or e.message
-    outcomes[key] = outcomes.get(key, 0) + 1
-    send(c)
-for c in opened:
-    for _ in range(per):
-        send(c)
-def report():
-    print(json.dumps(outcomes), flush=True)
-    return True
-GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
-print(json.dumps({"connections": len(opened)}), flush=True)
-GLib.MainLoop().run()
-'''
 ACTION_TUNABLES = 'org.hugepages.manager.configure-tunables'
 
 
@@ -322,7 +289,7 @@ def test_admins_complete_their_changes_under_a_sustained_flood(service, conn, fa
     polkit.allow(ACTION_TUNABLES)
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
     flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}', '--clear-groups',
-                              '/usr/bin/python3', '-c', SUSTAINED_FLOOD, '250', '4'],
+                              '/usr/bin/python3', '-c', hpdtest.SUSTAINED_FLOOD, '250', '4'],
                              stdout=subprocess.PIPE, text=True, env=env, cwd='/')
     times = []
     try:
