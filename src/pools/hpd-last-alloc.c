@@ -10,15 +10,7 @@
 
 struct _HpdLastAlloc
 {
-  char *root;
-  /* the records; lookups take only this lock, never one held across a
-   * file write */
-  GMutex lock;
-  GKeyFile *records;
-  /* taken before @lock by writers: the files are written one after the
-   * other, each with the records as they were when it took this lock, so
-   * the last one written holds the last allocation */
-  GMutex save_lock;
+  HpdRunState *records;
 };
 
 HpdLastAlloc *
@@ -26,10 +18,7 @@ hpd_last_alloc_new (const char *root)
 {
   HpdLastAlloc *self = g_new0 (HpdLastAlloc, 1);
 
-  self->root = g_strdup (root);
-  g_mutex_init (&self->lock);
-  g_mutex_init (&self->save_lock);
-  self->records = hpd_run_state_load (root, HPD_LAST_ALLOC_FILE);
+  self->records = hpd_run_state_new (root, HPD_LAST_ALLOC_FILE);
   return self;
 }
 
@@ -38,10 +27,7 @@ hpd_last_alloc_free (HpdLastAlloc *self)
 {
   if (self == NULL)
     return;
-  g_key_file_unref (self->records);
-  g_mutex_clear (&self->save_lock);
-  g_mutex_clear (&self->lock);
-  g_free (self->root);
+  hpd_run_state_free (self->records);
   g_free (self);
 }
 
@@ -49,12 +35,8 @@ void
 hpd_last_alloc_note (HpdLastAlloc *self, const char *pool_name, const HpdAllocReport *r)
 {
   g_autofree char *what = g_strdup_printf ("the last %s allocation", pool_name);
-  g_autofree char *text = NULL;
-  GKeyFile *file = self->records;
-  gsize length;
+  GKeyFile *file = hpd_run_state_begin (self->records);
 
-  g_mutex_lock (&self->save_lock);
-  g_mutex_lock (&self->lock);
   /* the whole group anew: a node change after a pool change has no
    * pool-wide leftovers, and the other way round */
   g_key_file_remove_group (file, pool_name, NULL);
@@ -66,10 +48,7 @@ hpd_last_alloc_note (HpdLastAlloc *self, const char *pool_name, const HpdAllocRe
     g_key_file_set_uint64 (file, pool_name, "node", r->node);
   g_key_file_set_string (file, pool_name, "mode", r->hard ? "hard" : "plain");
   g_key_file_set_uint64 (file, pool_name, "writes", r->writes);
-  text = g_key_file_to_data (file, &length, NULL);
-  g_mutex_unlock (&self->lock);
-  hpd_run_state_save_data (self->root, HPD_LAST_ALLOC_FILE, text, length, what);
-  g_mutex_unlock (&self->save_lock);
+  hpd_run_state_commit (self->records, what);
 }
 
 static gboolean
@@ -119,8 +98,7 @@ hpd_last_alloc_lookup (HpdLastAlloc *self, const char *pool_name, HpdAllocReport
 {
   gboolean found;
 
-  g_mutex_lock (&self->lock);
-  found = lookup_locked (self->records, pool_name, r);
-  g_mutex_unlock (&self->lock);
+  found = lookup_locked (hpd_run_state_lock (self->records), pool_name, r);
+  hpd_run_state_unlock (self->records);
   return found;
 }

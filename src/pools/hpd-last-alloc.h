@@ -1,13 +1,11 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* Each pool's last allocation (the LastAllocation property), kept in a
- * small key file under /run as the requested pools are (hpd-requested.h):
- * the service exits when idle, and the metrics timer that reads it comes
- * by later; a reboot forgets it. As with the requested pools, the records
- * are held in memory by the daemon object: the file is read once when the
- * daemon starts and written on every allocation, so that an allocation
- * does not read it back before replacing it. */
+/* Each pool's last allocation (the LastAllocation property), held by the
+ * daemon object in a run-state store (hpd-run-state.h) as the requested
+ * pools are (hpd-requested.h): the service exits when idle, and the
+ * metrics timer that reads it comes by later; a reboot forgets it. The
+ * file holds a group per pool name. */
 #pragma once
 
 #include <glib.h>

@@ -4,11 +4,11 @@
 /* The pool sizes callers last asked for: the administrator's base of the
  * pool model (hpd-pool-model.h), and what lets Explain tell a pool that
  * fell short. Held in memory by the daemon object, which reads them on
- * every property refresh; the small key file under /run is only their
- * persistence: read once when the daemon starts, so that an idle exit or a
- * restart does not forget them (a reboot should), and written on every
- * change. A file changed behind the running service's back (another
- * `hugepagesd --apply`) counts from its next start. */
+ * every property refresh, in a run-state store (hpd-run-state.h) so that
+ * an idle exit or a restart does not forget them (a reboot should); a
+ * file changed behind the running service's back (another
+ * `hugepagesd --apply`) counts from its next start. The file holds one
+ * group, [minimum], with a key per pool name and its pages as value. */
 #pragma once
 
 #include <glib.h>

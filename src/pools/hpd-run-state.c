@@ -12,10 +12,21 @@
 
 #include "hpd-run-state.h"
 
-GKeyFile *
-hpd_run_state_load (const char *root, const char *relative)
+struct _HpdRunState
 {
-  g_autofree char *path = g_build_filename (root, relative, NULL);
+  char *path;
+  /* the keys; readers take only this lock, which no one holds across a
+   * file write */
+  GMutex lock;
+  GKeyFile *file;
+  /* taken before @lock by writers and held across their file write, so
+   * that the files are written in the order of the changes */
+  GMutex save_lock;
+};
+
+static GKeyFile *
+load (const char *path)
+{
   GKeyFile *file = g_key_file_new ();
   g_autoptr(GError) error = NULL;
 
@@ -23,6 +34,43 @@ hpd_run_state_load (const char *root, const char *relative)
       !g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     g_debug ("Ignoring %s: %s", path, error->message);
   return file;
+}
+
+HpdRunState *
+hpd_run_state_new (const char *root, const char *relative)
+{
+  HpdRunState *self = g_new0 (HpdRunState, 1);
+
+  self->path = g_build_filename (root, relative, NULL);
+  g_mutex_init (&self->lock);
+  g_mutex_init (&self->save_lock);
+  self->file = load (self->path);
+  return self;
+}
+
+void
+hpd_run_state_free (HpdRunState *self)
+{
+  if (self == NULL)
+    return;
+  g_key_file_unref (self->file);
+  g_mutex_clear (&self->save_lock);
+  g_mutex_clear (&self->lock);
+  g_free (self->path);
+  g_free (self);
+}
+
+GKeyFile *
+hpd_run_state_lock (HpdRunState *self)
+{
+  g_mutex_lock (&self->lock);
+  return self->file;
+}
+
+void
+hpd_run_state_unlock (HpdRunState *self)
+{
+  g_mutex_unlock (&self->lock);
 }
 
 /* The whole of @text into @fd. */
@@ -43,20 +91,10 @@ write_all (int fd, const char *text, gsize length)
   return TRUE;
 }
 
-void
-hpd_run_state_save (const char *root, const char *relative, GKeyFile *file, const char *what)
+/* Replaces @path with @text; failures are logged naming @what. */
+static void
+save (const char *path, const char *text, gsize length, const char *what)
 {
-  gsize length;
-  g_autofree char *text = g_key_file_to_data (file, &length, NULL);
-
-  hpd_run_state_save_data (root, relative, text, length, what);
-}
-
-void
-hpd_run_state_save_data (const char *root, const char *relative, const char *text,
-                         gsize length, const char *what)
-{
-  g_autofree char *path = g_build_filename (root, relative, NULL);
   g_autofree char *temporary = g_strconcat (path, ".XXXXXX", NULL);
   int fd, e;
 
@@ -99,4 +137,23 @@ hpd_run_state_save_data (const char *root, const char *relative, const char *tex
       unlink (temporary);
       g_warning ("Cannot remember %s: %s: %s", what, path, g_strerror (e));
     }
+}
+
+GKeyFile *
+hpd_run_state_begin (HpdRunState *self)
+{
+  g_mutex_lock (&self->save_lock);
+  g_mutex_lock (&self->lock);
+  return self->file;
+}
+
+void
+hpd_run_state_commit (HpdRunState *self, const char *what)
+{
+  gsize length;
+  g_autofree char *text = g_key_file_to_data (self->file, &length, NULL);
+
+  g_mutex_unlock (&self->lock);
+  save (self->path, text, length, what);
+  g_mutex_unlock (&self->save_lock);
 }

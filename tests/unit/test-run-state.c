@@ -1,11 +1,11 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* State under /run: key files replaced whole (a new inode, no temporary
- * left), readable by all, and the last allocation read back as saved; a
- * damaged record is ignored, not half taken. The requested pools and the
- * last allocations are held in memory: the file is read once, written on
- * every change. */
+/* State under /run: a store reads its key file once and writes it whole
+ * on every change (a new inode, no temporary left, readable by all); a
+ * restart reads back what was saved, a damaged file counts as none. The
+ * last allocation and the requested pools keep their keys in such a
+ * store: read back as saved, a damaged record ignored, not half taken. */
 #include "config.h"
 
 #include <string.h>
@@ -25,23 +25,25 @@ typedef HpdTestRoot Fixture;
 static void
 test_save_replaces_whole (Fixture *f, gconstpointer data)
 {
-  g_autoptr(GKeyFile) file = hpd_run_state_load (f->root, FILE_NAME);
+  g_autoptr(HpdRunState) store = hpd_run_state_new (f->root, FILE_NAME);
   g_autofree char *path = g_build_filename (f->root, FILE_NAME, NULL);
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *text = NULL;
   g_autoptr(GDir) listing = NULL;
-  g_auto(GStrv) groups = g_key_file_get_groups (file, NULL);
+  g_auto(GStrv) groups = NULL;
   GStatBuf before, after;
 
-  /* missing: empty */
+  /* missing: empty, and the folder made by the first save */
+  groups = g_key_file_get_groups (hpd_run_state_lock (store), NULL);
+  hpd_run_state_unlock (store);
   g_assert_cmpuint (g_strv_length (groups), ==, 0);
-  g_key_file_set_string (file, "a", "key", "a long first value");
-  hpd_run_state_save (f->root, FILE_NAME, file, "a test");
+  g_key_file_set_string (hpd_run_state_begin (store), "a", "key", "a long first value");
+  hpd_run_state_commit (store, "a test");
   g_assert_cmpint (g_stat (path, &before), ==, 0);
   g_assert_cmpuint (before.st_mode & 07777, ==, 0644);
 
-  g_key_file_set_string (file, "a", "key", "b");
-  hpd_run_state_save (f->root, FILE_NAME, file, "a test");
+  g_key_file_set_string (hpd_run_state_begin (store), "a", "key", "b");
+  hpd_run_state_commit (store, "a test");
   text = hpd_test_get (f->root, FILE_NAME);
   g_assert_cmpstr (text, ==, "[a]\nkey=b\n");
   /* renamed over, not rewritten in place: a reader holds the old or the new */
@@ -52,6 +54,91 @@ test_save_replaces_whole (Fixture *f, gconstpointer data)
   g_assert_nonnull (listing);
   g_assert_cmpstr (g_dir_read_name (listing), ==, "state");
   g_assert_null (g_dir_read_name (listing));
+}
+
+static char *
+lookup_string (HpdRunState *store, const char *group, const char *key)
+{
+  char *value = g_key_file_get_string (hpd_run_state_lock (store), group, key, NULL);
+
+  hpd_run_state_unlock (store);
+  return value;
+}
+
+/* A restart reads back every change saved; a file changed behind a
+ * running store's back is neither read nor kept by it. */
+static void
+test_restart_reads_back (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdRunState) store = hpd_run_state_new (f->root, FILE_NAME);
+  g_autoptr(HpdRunState) restarted = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *text = NULL;
+  GKeyFile *file;
+
+  file = hpd_run_state_begin (store);
+  g_key_file_set_string (file, "one", "key", "1");
+  g_key_file_set_string (file, "two", "key", "2");
+  hpd_run_state_commit (store, "a test");
+  file = hpd_run_state_begin (store);
+  g_key_file_remove_group (file, "one", NULL);
+  g_key_file_set_string (file, "two", "other", "3");
+  hpd_run_state_commit (store, "a test");
+
+  restarted = hpd_run_state_new (f->root, FILE_NAME);
+  value = lookup_string (restarted, "two", "key");
+  g_assert_cmpstr (value, ==, "2");
+  g_clear_pointer (&value, g_free);
+  value = lookup_string (restarted, "two", "other");
+  g_assert_cmpstr (value, ==, "3");
+  g_clear_pointer (&value, g_free);
+  value = lookup_string (restarted, "one", "key");
+  g_assert_null (value);
+
+  hpd_test_put (f->root, FILE_NAME, "[three]\nkey=3\n");
+  value = lookup_string (restarted, "two", "key");
+  g_assert_cmpstr (value, ==, "2");
+  g_clear_pointer (&value, g_free);
+  g_key_file_set_string (hpd_run_state_begin (restarted), "two", "key", "4");
+  hpd_run_state_commit (restarted, "a test");
+  text = hpd_test_get (f->root, FILE_NAME);
+  g_assert_cmpstr (text, ==, "[two]\nkey=4\nother=3\n");
+}
+
+/* A file that is not a key file (a crash of whatever wrote it, another
+ * program) is taken as none, and the next change replaces it whole. */
+static void
+test_corrupt_file_is_none (Fixture *f, gconstpointer data)
+{
+  static const char *const corrupt[] = {
+    "\x7f" "ELF\x02\x01\x01 not a key file\n",
+    "key=without a group\n",
+    "[unterminated\nkey=1\n",
+    "\x1f\x8b\x08 compressed\n",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (corrupt); i++)
+    {
+      g_autoptr(HpdRunState) store = NULL;
+      g_autoptr(HpdRunState) restarted = NULL;
+      g_auto(GStrv) groups = NULL;
+      g_autofree char *text = NULL;
+      g_autofree char *value = NULL;
+
+      hpd_test_put (f->root, FILE_NAME, corrupt[i]);
+      store = hpd_run_state_new (f->root, FILE_NAME);
+      groups = g_key_file_get_groups (hpd_run_state_lock (store), NULL);
+      hpd_run_state_unlock (store);
+      g_assert_cmpuint (g_strv_length (groups), ==, 0);
+
+      g_key_file_set_string (hpd_run_state_begin (store), "a", "key", "b");
+      hpd_run_state_commit (store, "a test");
+      text = hpd_test_get (f->root, FILE_NAME);
+      g_assert_cmpstr (text, ==, "[a]\nkey=b\n");
+      restarted = hpd_run_state_new (f->root, FILE_NAME);
+      value = lookup_string (restarted, "a", "key");
+      g_assert_cmpstr (value, ==, "b");
+    }
 }
 
 static void
@@ -200,6 +287,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/run-state/save-replaces-whole", Fixture, NULL, hpd_test_root_setup,
               test_save_replaces_whole, hpd_test_root_teardown);
+  g_test_add ("/run-state/restart-reads-back", Fixture, NULL, hpd_test_root_setup,
+              test_restart_reads_back, hpd_test_root_teardown);
+  g_test_add ("/run-state/corrupt-file-is-none", Fixture, NULL, hpd_test_root_setup,
+              test_corrupt_file_is_none, hpd_test_root_teardown);
   g_test_add ("/run-state/last-allocation-round-trip", Fixture, NULL, hpd_test_root_setup,
               test_last_allocation_round_trip, hpd_test_root_teardown);
   g_test_add ("/run-state/last-allocation-in-memory", Fixture, NULL, hpd_test_root_setup,
