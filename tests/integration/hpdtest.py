@@ -5,6 +5,7 @@
 bus errors. Plain functions on a Gio.DBusConnection, so they work for any
 connection a test opens (root, a second client, a client on another bus)."""
 
+import inspect
 import json
 import os
 import subprocess
@@ -320,10 +321,32 @@ def parse_client_output(proc):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def count_reply(outcomes, conn, result, prefix='', by_message=False):
+    """Finishes an asynchronous call on conn and counts its outcome in the
+    dict outcomes, behind prefix: 'ok', or the remote error's name (the
+    error's text where there is none: a timeout, a closed connection); with
+    by_message the whole text, 'GDBus.Error:NAME: message', for a test that
+    checks the message too."""
+    try:
+        conn.call_finish(result)
+        key = 'ok'
+    except GLib.Error as e:
+        key = e.message if by_message else Gio.DBusError.get_remote_error(e) or e.message
+    key = prefix + key
+    outcomes[key] = outcomes.get(key, 0) + 1
+
+
+def flood_script(body):
+    """The script body for `python3 -c`, run as another user, with
+    count_reply defined ahead of it: the script reads no file of the tests,
+    which that user may not be allowed to read."""
+    return 'from gi.repository import Gio, GLib\n' + inspect.getsource(count_reply) + body
+
+
 # Run as the flooding user: argv[1] connections keep argv[2] changes each in
 # flight, sending another as soon as one is answered, until killed; prints
 # the answers so far when asked (SIGUSR1).
-SUSTAINED_FLOOD = r'''
+SUSTAINED_FLOOD = flood_script(r'''
 import json, os, signal, sys
 from gi.repository import Gio, GLib
 conns, per = int(sys.argv[1]), int(sys.argv[2])
@@ -336,12 +359,7 @@ def send(c):
            "org.hugepages.Manager.PageSize", "SetMinimum", GLib.Variant("(ta{sv})", (10, {})),
            None, Gio.DBusCallFlags.NONE, 120000, None, done, None)
 def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = Gio.DBusError.get_remote_error(e) or e.message
-    outcomes[key] = outcomes.get(key, 0) + 1
+    count_reply(outcomes, c, res)
     send(c)
 for c in opened:
     for _ in range(per):
@@ -352,4 +370,4 @@ def report():
 GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
 print(json.dumps({"connections": len(opened)}), flush=True)
 GLib.MainLoop().run()
-'''
+''')

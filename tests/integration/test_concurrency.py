@@ -154,7 +154,7 @@ def test_a_full_queue_answers_busy(service, callers, fake_kernel, polkit):
 # [pages, hard, timeout_ms] (a SetMinimum sent at once) or a number of
 # seconds to wait; prints {"ok" or the error: count} of the answers so
 # far, after the steps and again once all are answered.
-USER_CHANGES = r'''
+USER_CHANGES = hpdtest.flood_script(r'''
 import json, os, sys, time
 from gi.repository import Gio, GLib
 address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
@@ -163,12 +163,7 @@ conn = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
 answers = {}
 sent = 0
 def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = e.message   # GDBus.Error:NAME: message
-    answers[key] = answers.get(key, 0) + 1
+    count_reply(answers, c, res, by_message=True)
 ctx = GLib.MainContext.default()
 def pump(seconds):
     end = time.monotonic() + seconds
@@ -191,7 +186,7 @@ print(json.dumps(answers), flush=True)
 while sum(answers.values()) < sent:
     ctx.iteration(True)
 print(json.dumps(answers), flush=True)
-'''
+''')
 
 
 @pytest.mark.fake_kernel(pools=SHORT)

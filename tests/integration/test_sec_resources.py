@@ -163,7 +163,7 @@ def test_16_mib_strings_are_refused_in_linear_time(service, conn, fake_kernel, p
 
 # --- case 30: 256 connections with calls pending --------------------------------------
 
-FLOOD = r'''
+FLOOD = hpdtest.flood_script(r'''
 import json, os, sys, time
 from gi.repository import Gio, GLib
 conns, per = int(sys.argv[1]), int(sys.argv[2])
@@ -178,12 +178,7 @@ for i in range(conns):
         break
 outcomes = {}
 def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = Gio.DBusError.get_remote_error(e) or e.message
-    outcomes[key] = outcomes.get(key, 0) + 1
+    count_reply(outcomes, c, res)
 sent = 0
 for c in opened:
     for j in range(per):
@@ -202,7 +197,7 @@ while sum(outcomes.values()) < sent and time.monotonic() < deadline:
               flush=True)
         reported = True
 print(json.dumps({"connections": len(opened), "sent": sent, "answered": outcomes}), flush=True)
-'''
+''')
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

@@ -535,19 +535,14 @@ def test_monitor(fake_kernel, start_service, polkit, conn, builddir, bus):
 
 # --- scans off the main loop, after authorization (issue 17, point 3) ------------------
 
-SCAN_FLOOD = r'''
+SCAN_FLOOD = hpdtest.flood_script(r'''
 import json, os, sys, time
 from gi.repository import Gio, GLib
 calls, path = int(sys.argv[1]), sys.argv[2]
 conn = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
 outcomes, started = {}, time.monotonic()
 def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = Gio.DBusError.get_remote_error(e) or e.message
-    outcomes[key] = outcomes.get(key, 0) + 1
+    count_reply(outcomes, c, res)
 for i in range(calls):
     if i % 2:
         method, args = "GetUsage", GLib.Variant("(a{sv})", ({},))
@@ -560,7 +555,7 @@ ctx = GLib.MainContext.default()
 while sum(outcomes.values()) < calls:
     ctx.iteration(True)
 print(json.dumps({"answered": outcomes, "seconds": time.monotonic() - started}), flush=True)
-'''
+''')
 
 MANY_MAPPINGS = 30000
 
@@ -604,7 +599,7 @@ def test_scans_do_not_stall_the_service(tree, fake_kernel, service, conn, polkit
 
 # Run as a user: argv[2] RemoveOrphan dry runs of argv[1] at once; prints
 # {"ok" or the error: count} once all are answered.
-DRY_RUNS = r'''
+DRY_RUNS = hpdtest.flood_script(r'''
 import json, os, sys
 from gi.repository import Gio, GLib
 path, calls = sys.argv[1], int(sys.argv[2])
@@ -613,12 +608,7 @@ flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.
 conn = Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
 answers = {}
 def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = e.message   # GDBus.Error:NAME: message
-    answers[key] = answers.get(key, 0) + 1
+    count_reply(answers, c, res, by_message=True)
 for _ in range(calls):
     conn.call("org.hugepages.Manager", "/org/hugepages/Manager", "org.hugepages.Manager",
               "RemoveOrphan", GLib.Variant("(sa{sv})", (path, {"dry-run": GLib.Variant("b", True)})),
@@ -627,7 +617,7 @@ ctx = GLib.MainContext.default()
 while sum(answers.values()) < calls:
     ctx.iteration(True)
 print(json.dumps(answers), flush=True)
-'''
+''')
 
 
 def test_one_scan_at_a_time_per_user(tree, fake_kernel, service, polkit, NOBODY):

@@ -29,7 +29,8 @@ import time
 import pytest
 
 from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, KB_2M, MANAGER_IFACE, MANAGER_PATH,
-                    PYTHON, counters, has_pool, pool_dir, stable_counters, write_counter)
+                    PYTHON, counters, flood_script, has_pool, pool_dir, stable_counters,
+                    write_counter)
 
 MAPPINGS = 30000
 PROCESSES = 10
@@ -64,7 +65,7 @@ sys.stdin.read()
 # As the allowed user: keeps argv[1] calls in flight, GetUsage and a dry
 # run of RemoveOrphan of argv[2] in turn, each sent again when answered;
 # prints the answers so far on SIGUSR1
-SCAN_FLOOD = r'''
+SCAN_FLOOD = flood_script(r'''
 import json, os, signal, sys, time
 from gi.repository import Gio, GLib
 n, path = int(sys.argv[1]), sys.argv[2]
@@ -82,12 +83,7 @@ def send(i):
            None, Gio.DBusCallFlags.NONE, 120000, None, done, (i, method))
 def done(conn, res, data):
     i, method = data
-    try:
-        conn.call_finish(res)
-        key = method + " ok"
-    except GLib.Error as e:
-        key = method + " " + (Gio.DBusError.get_remote_error(e) or e.message)
-    outcomes[key] = outcomes.get(key, 0) + 1
+    count_reply(outcomes, conn, res, prefix=method + " ")
     send(i)
 for i in range(n):
     send(i)
@@ -97,7 +93,7 @@ def report():
 GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
 print(json.dumps({"in-flight": n}), flush=True)
 GLib.MainLoop().run()
-'''
+''')
 
 
 def as_user(system, user, argv, **kwargs):

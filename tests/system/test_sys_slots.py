@@ -18,12 +18,12 @@ import subprocess
 import time
 
 from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, KB_2M, PYTHON, counters,
-                    page_size_path, stable_counters)
+                    flood_script, page_size_path, stable_counters)
 
 BUSY = ERROR_PREFIX + "Busy"
 
 # Run as the denied user: argv[1] connections, argv[2] calls on each.
-HANGING_AGENT_FLOOD = r'''
+HANGING_AGENT_FLOOD = flood_script(r'''
 import json, os, sys, time
 from gi.repository import Gio, GLib
 
@@ -61,12 +61,7 @@ agent_conn.call_sync("org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/
 
 outcomes = {}
 def done(c, res, _):
-    try:
-        c.call_finish(res)
-        key = "ok"
-    except GLib.Error as e:
-        key = Gio.DBusError.get_remote_error(e) or e.message
-    outcomes[key] = outcomes.get(key, 0) + 1
+    count_reply(outcomes, c, res)
 
 def send(opened):
     for c in opened:
@@ -102,7 +97,7 @@ while True:
     if state != last:
         print(json.dumps(state), flush=True)
         last = state
-'''
+''')
 
 
 class Flood:
