@@ -9,6 +9,7 @@ import inspect
 import json
 import os
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 
 import gi
@@ -112,6 +113,18 @@ def stop_process(proc, timeout=5):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def iterate_until(predicate, timeout=5.0):
+    """Runs the default main context (the replies of asynchronous calls)
+    until predicate() holds; AssertionError after timeout seconds."""
+    ctx = GLib.MainContext.default()
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError('timed out')
+        if not ctx.iteration(False):
+            time.sleep(0.002)
 
 
 def daemon_refuses(hugepagesd, kernel_root, option, value):

@@ -12,7 +12,7 @@ import pytest
 import hpdtest
 from conftest import wait_for
 from hpdtest import (ACTION_POOLS, ALL_ACTIONS, ERR_NOT_AUTHORIZED, PAGE_SIZE_IFACE, BusError,
-                     page_size_path, pool_call)
+                     iterate_until, page_size_path, pool_call)
 from fakekernel import NodePool, Pool
 from gi.repository import Gio, GLib
 
@@ -156,16 +156,6 @@ def call_async(conn, size_kb, method, args):
               GLib.Variant(sig, (*args, {})), GLib.VariantType('(t)'),
               Gio.DBusCallFlags.NONE, 30000, None, done)
     return out
-
-
-def iterate_until(predicate, timeout=5.0):
-    ctx = GLib.MainContext.default()
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out')
-        if not ctx.iteration(False):
-            time.sleep(0.005)
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

@@ -13,7 +13,7 @@ import time
 import pytest
 
 import hpdtest
-from hpdtest import ACTION_POOLS, PAGE_SIZE_IFACE, page_size_path
+from hpdtest import ACTION_POOLS, PAGE_SIZE_IFACE, iterate_until, page_size_path
 from fakekernel import NodePool, Pool
 from gi.repository import Gio, GLib
 
@@ -42,16 +42,6 @@ def send_all(conns, requests, options, messages=None):
                       GLib.Variant('(ta{sv})', (pages, options)), GLib.VariantType('(t)'),
                       Gio.DBusCallFlags.NONE, 60000, None, make_done(pages))
     return replies
-
-
-def iterate_until(predicate, timeout):
-    ctx = GLib.MainContext.default()
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out')
-        if not ctx.iteration(False):
-            time.sleep(0.002)
 
 
 def applied_minimums(log):

@@ -21,7 +21,6 @@ import grp
 import os
 import pwd
 import re
-import time
 
 import pytest
 
@@ -29,7 +28,8 @@ import hpdtest
 from hpdtest import (ACTION_MOUNTS, ACTION_POOLS, ALL_ACTIONS, DBUS_INVALID_ARGS, ERR_FAILED,
                      ERR_INVALID_ARGS, ERR_NO_SUCH_GROUP, ERR_NO_SUCH_USER, ERR_NOT_AUTHORIZED,
                      ERR_NOT_MOUNTED, ERR_NOT_SUPPORTED, MANAGER_IFACE, MANAGER_PATH,
-                     PAGE_SIZE_IFACE, PROPS_IFACE, UINT64_MAX, BusError, page_size_path)
+                     PAGE_SIZE_IFACE, PROPS_IFACE, UINT64_MAX, BusError, iterate_until,
+                     page_size_path)
 from fakekernel import Mount, Pool
 from gi.repository import Gio, GLib
 
@@ -351,16 +351,6 @@ def test_managed_objects_carry_the_mounts(service, conn, fake_kernel):
     assert objects[page_size_path(SMALL)][PAGE_SIZE_IFACE]['Mounts'] == \
         [f'{b}/pagesize-2MB', '/mnt/other']
     assert objects[page_size_path(GIANT)][PAGE_SIZE_IFACE]['Mounts'] == [f'{b}/pagesize-1GB']
-
-
-def iterate_until(predicate, timeout=5.0):
-    ctx = GLib.MainContext.default()
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out')
-        if not ctx.iteration(False):
-            time.sleep(0.005)
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

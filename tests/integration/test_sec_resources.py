@@ -17,7 +17,7 @@ import pytest
 import hpdtest
 from conftest import wait_for
 from hpdtest import (ACTION_POOLS, BusError, MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE,
-                     page_size_path)
+                     iterate_until, page_size_path)
 from fakekernel import Pool
 from gi.repository import Gio, GLib
 
@@ -48,16 +48,6 @@ def settle(pid, baseline_kb, slack_kb, timeout=10):
         if now <= baseline_kb + slack_kb or time.monotonic() > deadline:
             return now
         time.sleep(0.2)
-
-
-def iterate_until(predicate, timeout):
-    ctx = GLib.MainContext.default()
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out')
-        if not ctx.iteration(False):
-            time.sleep(0.002)
 
 
 def manager(conn, method, sig, args, reply=None, timeout_ms=60000):
@@ -393,7 +383,7 @@ def test_checks_of_a_caller_that_left_are_dropped(service, conn, fake_kernel, po
         wait_for(lambda: len(polkit.checks()) == 16, 30, "the first caller's checks")
         first.kill()
         first.wait()
-        wait_for(lambda: f'left the bus: dropping its 16 authorization checks' in service.log(), 10,
+        wait_for(lambda: 'left the bus: dropping its 16 authorization checks' in service.log(), 10,
                  'the checks to be dropped')
         second = flood(16)
         wait_for(lambda: len(polkit.checks()) == 32, 10, "the second caller's checks")

@@ -11,7 +11,6 @@ checks). Before per-uid slots, 64 such checks took every place and every
 other caller, root included, got Busy."""
 
 import json
-import os
 import select
 import signal
 import subprocess
