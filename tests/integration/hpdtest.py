@@ -8,6 +8,7 @@ connection a test opens (root, a second client, a client on another bus)."""
 import inspect
 import json
 import os
+import signal
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -349,18 +350,28 @@ def count_reply(outcomes, conn, result, prefix='', by_message=False):
     outcomes[key] = outcomes.get(key, 0) + 1
 
 
+def report_on_sigusr1(outcomes):
+    """From now on, SIGUSR1 prints outcomes as one line of JSON: how a
+    flood that runs until killed tells the test its answers so far."""
+    def report():
+        print(json.dumps(outcomes), flush=True)
+        return True
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
+
+
 def flood_script(body):
     """The script body for `python3 -c`, run as another user, with
-    count_reply defined ahead of it: the script reads no file of the tests,
-    which that user may not be allowed to read."""
-    return 'from gi.repository import Gio, GLib\n' + inspect.getsource(count_reply) + body
+    count_reply and report_on_sigusr1 defined ahead of it: the script reads
+    no file of the tests, which that user may not be allowed to read."""
+    return ('import json, signal\nfrom gi.repository import Gio, GLib\n' +
+            inspect.getsource(count_reply) + inspect.getsource(report_on_sigusr1) + body)
 
 
 # Run as the flooding user: argv[1] connections keep argv[2] changes each in
 # flight, sending another as soon as one is answered, until killed; prints
 # the answers so far when asked (SIGUSR1).
 SUSTAINED_FLOOD = flood_script(r'''
-import json, os, signal, sys
+import json, os, sys
 from gi.repository import Gio, GLib
 conns, per = int(sys.argv[1]), int(sys.argv[2])
 address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
@@ -377,10 +388,7 @@ def done(c, res, _):
 for c in opened:
     for _ in range(per):
         send(c)
-def report():
-    print(json.dumps(outcomes), flush=True)
-    return True
-GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
+report_on_sigusr1(outcomes)
 print(json.dumps({"connections": len(opened)}), flush=True)
 GLib.MainLoop().run()
 ''')

@@ -66,7 +66,7 @@ sys.stdin.read()
 # run of RemoveOrphan of argv[2] in turn, each sent again when answered;
 # prints the answers so far on SIGUSR1
 SCAN_FLOOD = flood_script(r'''
-import json, os, signal, sys, time
+import json, os, sys
 from gi.repository import Gio, GLib
 n, path = int(sys.argv[1]), sys.argv[2]
 address = os.environ["DBUS_SYSTEM_BUS_ADDRESS"]
@@ -87,10 +87,7 @@ def done(conn, res, data):
     send(i)
 for i in range(n):
     send(i)
-def report():
-    print(json.dumps(outcomes), flush=True)
-    return True
-GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, report)
+report_on_sigusr1(outcomes)
 print(json.dumps({"in-flight": n}), flush=True)
 GLib.MainLoop().run()
 ''')
