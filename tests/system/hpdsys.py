@@ -23,6 +23,15 @@ from gi.repository import Gio, GLib  # noqa: E402
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
+
+def unit_umask():
+    """The service unit's UMask=, which the service runs with here too."""
+    for line in (REPO / "data" / "systemd" / "hugepagesd.service.in").read_text().splitlines():
+        if line.startswith("UMask="):
+            return int(line.split("=", 1)[1], 8)
+    raise AssertionError("hugepagesd.service.in sets no UMask=")
+
+
 HUGEPAGES = Path("/sys/kernel/mm/hugepages")
 NODES = Path("/sys/devices/system/node")
 SYSCTL = Path("/proc/sys")
@@ -398,11 +407,12 @@ class System:
 
     # processes ------------------------------------------------------------
 
-    def spawn(self, name, argv, env=None):
+    def spawn(self, name, argv, env=None, umask=-1):
         log = self.tmp / ("%s.log" % name)
         out = open(log, "wb")
         proc = subprocess.Popen(["setpriv", "--pdeathsig", "TERM"] + argv, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, env=env or self.env())
+                                stdout=out, stderr=subprocess.STDOUT, env=env or self.env(),
+                                umask=umask)
         out.close()
         self.procs[name] = proc
         self.logs[name] = log
