@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hp-files.h"
 #include "hp-names.h"
 #include "hp-units.h"
 #include "hpctl.h"
@@ -583,7 +584,7 @@ hpctl_metrics (HpctlContext *ctx, GStrv args)
     }
   /* node_exporter reads only *.prom; the temporary NAME.XXXXXX is not one,
    * and the rename means it never sees half a file */
-  if (!g_file_set_contents_full (output, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+  if (!hp_file_set_contents (output, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
     return hpctl_fail (error);
   return HPCTL_EXIT_OK;
 }

@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "hp-error.h"
+#include "hp-files.h"
 #include "hpd-boot-grub.h"
 
 /* Where Debian keeps update-grub (usr-merged or not). */
@@ -131,7 +132,7 @@ ensure_directory (const char *dir, GError **error)
                    "%s is not a directory; not writing through it", dir);
       return FALSE;
     }
-  if (errno == ENOENT && g_mkdir (dir, 0755) == 0)
+  if (errno == ENOENT && hp_mkdir_with_parents (dir, 0755) == 0)
     return TRUE;
   saved_errno = errno;
   g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "Could not create %s: %s",
@@ -171,9 +172,9 @@ hpd_boot_grub_write (const char *root, const char *text, gboolean *changed, GErr
       now_length == strlen (text) && memcmp (now, text, now_length) == 0)
     return TRUE;
 
-  if (!g_file_set_contents_full (path, text, -1,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0644, error))
+  if (!hp_file_set_contents (path, text, -1,
+                             G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                             0644, error))
     return FALSE;
   *changed = TRUE;
   remove_stale_temporaries (dir);
@@ -219,11 +220,15 @@ stop_cancelled (GCancellable *cancellable, gpointer user_data)
 }
 
 /* In the child, before exec: its own process group, so that a stop also
- * reaches what it started (grub-mkconfig, os-prober). */
+ * reaches what it started (grub-mkconfig, os-prober); and the umask an
+ * administrator's shell has, since update-grub decides its files' modes
+ * itself and the service's own umask (the unit's 0077) is not meant for
+ * them. */
 static void
-own_process_group (gpointer user_data)
+prepare_child (gpointer user_data)
 {
   setpgid (0, 0);
+  umask (022);
 }
 
 static char *
@@ -259,7 +264,7 @@ hpd_boot_run (const char *const *argv, guint timeout_s, GCancellable *cancellabl
                                         G_SUBPROCESS_FLAGS_STDERR_MERGE);
   g_subprocess_launcher_set_environ (launcher, (char **) environment);
   g_subprocess_launcher_set_cwd (launcher, "/");
-  g_subprocess_launcher_set_child_setup (launcher, own_process_group, NULL, NULL);
+  g_subprocess_launcher_set_child_setup (launcher, prepare_child, NULL, NULL);
 
   g_main_context_push_thread_default (context);
   process = g_subprocess_launcher_spawnv (launcher, argv, error);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hp-files.h"
 #include "hpd-boot-hook.h"
 #include "hpd-persist.h"
 
@@ -28,7 +29,7 @@ write_atomically (const char *path, const char *text, GError **error)
   g_autofree char *dir = g_path_get_dirname (path);
   g_autoptr(GError) local_error = NULL;
 
-  if (g_mkdir_with_parents (dir, 0755) < 0)
+  if (hp_mkdir_with_parents (dir, 0755) < 0)
     {
       int e = errno;
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
@@ -36,9 +37,9 @@ write_atomically (const char *path, const char *text, GError **error)
                    dir, g_strerror (e));
       return FALSE;
     }
-  if (!g_file_set_contents_full (path, text, -1,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0644, &local_error))
+  if (!hp_file_set_contents (path, text, -1,
+                             G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                             0644, &local_error))
     {
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
                    "Applied, but not saved for the next boot: %s", local_error->message);

@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "hp-error.h"
+#include "hp-files.h"
 #include "hp-units.h"
 #include "hpd-hugetlbfs.h"
 #include "hpd-open.h"
@@ -245,6 +246,13 @@ walk_step (Walk *walk, const char *name, const char *what, gboolean create,
     }
 
   fd = open_component (walk_last (walk), name, what, mount_point, secure, error);
+  /* mkdirat took the umask: users must be able to walk to their mounts */
+  if (fd >= 0 && created && hp_chmod_fd (fd, 0755) < 0)
+    {
+      set_errno_error (error, errno, "Cannot set the mode of", what);
+      close (fd);
+      fd = -1;
+    }
   if (fd < 0)
     {
       if (created)

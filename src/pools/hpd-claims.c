@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hp-files.h"
 #include "hp-units.h"
 #include "hpd-claims.h"
 #include "hpd-stat-state.h"
@@ -472,7 +473,7 @@ write_layer (const char *path, GPtrArray *claims, gboolean keep_empty, GError **
         }
       return TRUE;
     }
-  if (g_mkdir_with_parents (dir, 0755) < 0)
+  if (hp_mkdir_with_parents (dir, 0755) < 0)
     {
       int e = errno;
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "Cannot create %s: %s",
@@ -480,9 +481,9 @@ write_layer (const char *path, GPtrArray *claims, gboolean keep_empty, GError **
       return FALSE;
     }
   text = to_text (claims);
-  if (!g_file_set_contents_full (path, text, -1,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0644, &local_error))
+  if (!hp_file_set_contents (path, text, -1,
+                             G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                             0644, &local_error))
     {
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "Cannot write %s: %s",
                    path, local_error->message);

@@ -548,7 +548,9 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
         f.write('[pool 2MB]\nminimum = 40M\n')
     directory = tempfile.mkdtemp(prefix='hpd-textfile-')
     target = os.path.join(directory, 'hugepages.prom')
-    subprocess.run([ctl, 'metrics', '--output', target], env=env, check=True, timeout=30)
+    # with hugepagesd-metrics.service's UMask=0077: the exporter's user must read the file
+    subprocess.run([ctl, 'metrics', '--output', target], env=env, check=True, timeout=30,
+                   umask=0o077)
     assert os.stat(target).st_mode & 0o777 == 0o644
     assert os.listdir(directory) == ['hugepages.prom'], 'temporary file left'
 

@@ -634,8 +634,9 @@ class Service:
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address,
                    G_DEBUG='fatal-criticals', G_MESSAGES_DEBUG='all')
         with open(log_path, 'a') as log:
+            # the unit's UMask=: what others must read gets its mode explicitly
             self.proc = subprocess.Popen(WRAPPER + self.args, stdout=log, stderr=subprocess.STDOUT,
-                                         env=env)
+                                         env=env, umask=hpdtest.unit_umask())
         self.pid = self.proc.pid
 
     def log(self):

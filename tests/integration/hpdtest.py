@@ -22,6 +22,17 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TESTS_DIR = os.path.join(REPO, 'tests')
 INTERFACE_XML = os.path.join(REPO, 'data', 'dbus', 'org.hugepages.Manager.xml')
 POLICY_DIR = os.path.join(REPO, 'data', 'dbus')
+UNIT_TEMPLATE = os.path.join(REPO, 'data', 'systemd', 'hugepagesd.service.in')
+
+
+def unit_umask(unit=UNIT_TEMPLATE):
+    """The service unit's UMask=: the tests run the service with it, so that
+    every file and directory others must read shows it was given its mode."""
+    with open(unit) as f:
+        for line in f:
+            if line.startswith('UMask='):
+                return int(line.split('=', 1)[1], 8)
+    raise AssertionError(f'{unit} sets no UMask=')
 
 BUS_NAME = 'org.hugepages.Manager'
 MANAGER_PATH = '/org/hugepages/Manager'

@@ -24,11 +24,11 @@ from gi.repository import Gio, GLib  # noqa: E402
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
-# The flood scripts of both tiers count their replies alike (hpdtest.py,
-# the integration tests' helpers); appended, so that no module of this
-# folder is shadowed.
+# The flood scripts of both tiers count their replies alike, and both run
+# the service with its unit's umask (hpdtest.py, the integration tests'
+# helpers); appended, so that no module of this folder is shadowed.
 sys.path.append(str(REPO / "tests" / "integration"))
-from hpdtest import flood_script  # noqa: E402,F401
+from hpdtest import flood_script, unit_umask  # noqa: E402,F401
 
 HUGEPAGES = Path("/sys/kernel/mm/hugepages")
 NODES = Path("/sys/devices/system/node")
@@ -405,11 +405,12 @@ class System:
 
     # processes ------------------------------------------------------------
 
-    def spawn(self, name, argv, env=None):
+    def spawn(self, name, argv, env=None, umask=-1):
         log = self.tmp / ("%s.log" % name)
         out = open(log, "wb")
         proc = subprocess.Popen(["setpriv", "--pdeathsig", "TERM"] + argv, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, env=env or self.env())
+                                stdout=out, stderr=subprocess.STDOUT, env=env or self.env(),
+                                umask=umask)
         out.close()
         self.procs[name] = proc
         self.logs[name] = log
