@@ -536,8 +536,42 @@ emit_final_progress (Change *change, GVariant *reply)
   emit_progress (change->self, achieved, change->pages, "done");
 }
 
+/* Whatever happened, show the kernel's state as it is now, and what the
+ * engine did (a failed reply may follow a change the kernel made): the
+ * pool as the worker read it back at the end of a change that succeeded,
+ * else as read now. A pool change leaves the mounts as they were; a read
+ * of Mounts still refreshes them (hpd-fresh.c). */
+static void
+show_change (Change *change, GVariant *reply)
+{
+  HpdPageSize *self = change->self;
+
+  hpd_page_size_set_last_allocation (self, &change->report);
+  refresh_pool (self, reply != NULL ? &change->after : NULL);
+  g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
+}
+
+/* Before the reply. A change whose progress was shown ends as it was
+ * followed: its properties, then the "done" that carries the reply's
+ * value. One that ended within the grace time showed no progress and
+ * none is due; its properties follow the reply (change_replied): its
+ * caller waits for the kernel, not for signals that nobody may watch. */
 static void
 change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  Change *change = data;
+
+  g_clear_handle_id (&change->grace_id, g_source_remove);
+  if (!change->progress_started)
+    return;
+  show_change (change, reply);
+  emit_final_progress (change, reply);
+}
+
+/* Right after the reply, in the same main loop callback: a read the
+ * caller sends after the reply is dispatched later and sees all of it. */
+static void
+change_replied (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
 {
   Change *change = data;
   HpdPageSize *self = change->self;
@@ -546,17 +580,8 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
     ? g_strdup_printf (" on node %u", change->node) : g_strdup ("");
   guint64 result;
 
-  /* ended within the grace time: no progress was shown, none is due */
-  g_clear_handle_id (&change->grace_id, g_source_remove);
-  /* Whatever happened, show the kernel's state as it is now, and what the
-   * engine did (a failed reply may follow a change the kernel made): the
-   * pool as the worker read it back at the end of a change that
-   * succeeded, else as read now. A pool change leaves the mounts as they
-   * were; a read of Mounts still refreshes them (hpd-fresh.c). */
-  hpd_page_size_set_last_allocation (self, &change->report);
-  refresh_pool (self, reply != NULL ? &change->after : NULL);
-  g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
-  emit_final_progress (change, reply);
+  if (!change->progress_started)
+    show_change (change, reply);
 
   if (reply == NULL)
     {
@@ -607,7 +632,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
     polkit_details_insert (details, "persist", "true");
 
   hpd_job_run_full (self->daemon, invocation, details, start_grace, apply_change, change_done,
-                    change, (GDestroyNotify) change_free);
+                    change_replied, change, (GDestroyNotify) change_free);
 }
 
 /* Options of the pool methods. Which ones a method accepts is its own. */
