@@ -15,6 +15,7 @@
 #include "hpd-page-size.h"
 #include "hpd-persist.h"
 #include "hpd-pool-model.h"
+#include "hpd-queue.h"
 #include "hp-units.h"
 
 /* How long "hard" may keep trying unless the caller says otherwise. */
@@ -438,9 +439,8 @@ start_grace (gpointer data, const HpdCaller *caller)
 
 /* Runs in the queue's worker thread: the only place pools are written. */
 static GVariant *
-apply_change (gpointer data, GCancellable *cancellable, GError **error)
+change_kernel (Change *change, GCancellable *cancellable, GError **error)
 {
-  Change *change = data;
   HpdPageSize *self = change->self;
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
   const HpdPool *pool = self->pool;
@@ -506,6 +506,45 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
   if (change->persist && !persist_change (change, error))
     return NULL;
   return g_variant_new ("(t)", result);
+}
+
+/* What the engine did, for /run/hugepagesd (after an idle exit): the
+ * property itself is set from the report on the main thread. */
+typedef struct {
+  HpdLastAlloc *last_alloc;  /* the daemon's, which outlives the queue */
+  const HpdPool *pool;       /* likewise */
+  HpdAllocReport report;
+} AllocRecord;
+
+static void
+record_allocation (gpointer data)
+{
+  AllocRecord *record = data;
+
+  hpd_last_alloc_note (record->last_alloc, record->pool->name, &record->report);
+}
+
+static GVariant *
+apply_change (gpointer data, GCancellable *cancellable, GError **error)
+{
+  Change *change = data;
+  HpdDaemon *daemon = change->self->daemon;
+  GVariant *reply = change_kernel (change, cancellable, error);
+
+  /* Saved in the worker once the reply is on its way, before the next
+   * change or an exit: the caller does not wait for a file write. An
+   * engine that ran to its end is recorded even when a step after it
+   * failed. */
+  if (change->report.done)
+    {
+      AllocRecord *record = g_new (AllocRecord, 1);
+
+      record->last_alloc = hpd_daemon_get_last_alloc (daemon);
+      record->pool = change->self->pool;
+      record->report = change->report;
+      hpd_queue_after_reply (hpd_daemon_get_queue (daemon), record_allocation, record, g_free);
+    }
+  return reply;
 }
 
 /* What a failed allocation left: the pool's or the node's persistent pages. */
@@ -615,7 +654,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->pages = pages;
   change->alloc = *alloc;
   change->alloc.report = &change->report;
-  change->alloc.last_alloc = hpd_daemon_get_last_alloc (self->daemon);
+  /* change->alloc.last_alloc stays NULL: apply_change records the report */
   change->persist = persist;
   change->context = g_main_context_ref_thread_default ();
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
