@@ -399,19 +399,20 @@ def section_alloc(ctx, sec):
              "trip to it (Peer.Ping, which GDBus answers in its own thread: %s) and one polkit "
              "CheckAuthorization (%s). A method of this service runs on its main loop, which "
              "costs %s for a Get that does nothing else, timed like the changes right after the "
-             "pool was put back. SetMinimum spends %s beyond the write plus that round trip and the check: its "
-             "handler's reads (the pool, the other pools' totals for the memory limit, "
-             "meminfo, the claims' directories), the hop to the queue's worker thread and "
-             "back, the worker's reads before and after the write, and saving the requested "
+             "pool was put back. SetMinimum spends %s beyond the write plus that round trip and "
+             "the check: its handler's reads (the pool, the other pools' totals for the memory "
+             "limit, meminfo, the claims' directories), the hop to the queue's worker thread "
+             "and back, the worker's reads before and after the write, saving the requested "
              "minimum in /run/hugepagesd (the next change and a read after the reply depend on "
-             "it). The reply goes out before the properties are refreshed, PropertiesChanged is "
-             "sent, the change is logged and LastAllocation is saved in /run (a change whose "
-             "progress was shown still sends its properties and \"done\" first). The bus is "
-             "asked who the caller is once per connection (src/bus/hpd-auth.c), not once per "
-             "call, and a change that ends within HPD_ALLOC_PROGRESS_GRACE_MS "
+             "it) and the change's log line. The reply goes out before the properties are "
+             "refreshed, PropertiesChanged is sent and LastAllocation is saved in /run (a "
+             "change whose progress was shown still sends its properties and \"done\" first). "
+             "The bus is asked who the caller is once per connection (src/bus/hpd-auth.c), not "
+             "once per call, and a change that ends within HPD_ALLOC_PROGRESS_GRACE_MS "
              "(src/pools/hpd-alloc.h) sends no AllocationProgress: the signals' way through the "
              "threads and the bus while the kernel allocates made such a call about 1.5× the "
-             "write." % (fmt_ms(ping), fmt_ms(polkit), fmt_ms(main_t), fmt_ms(svc_t - own_floor)))
+             "write." % (fmt_ms(ping), fmt_ms(polkit), fmt_ms(main_t),
+                         fmt_ms(svc_t - own_floor)))
     sec.row("Grow by %d pages: `hugeadm --pool-pages-min 2MB:+%d`, whole process" % (pages, pages),
             fmt_ms(hg_t), "raw sysfs write: %s" % fmt_ms(raw_t), ratio_text(hg_t, raw_t),
             "(for comparison)")

@@ -590,37 +590,16 @@ show_change (Change *change, GVariant *reply)
   g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
 }
 
-/* Before the reply. A change whose progress was shown ends as it was
- * followed: its properties, then the "done" that carries the reply's
- * value. One that ended within the grace time showed no progress and
- * none is due; its properties follow the reply (change_replied): its
- * caller waits for the kernel, not for signals that nobody may watch. */
+/* The change's log line, with the caller: before the reply, so that
+ * whoever hears of a change finds it logged. */
 static void
-change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+log_change (Change *change, const HpdCaller *caller, GVariant *reply, const GError *error)
 {
-  Change *change = data;
-
-  g_clear_handle_id (&change->grace_id, g_source_remove);
-  if (!change->progress_started)
-    return;
-  show_change (change, reply);
-  emit_final_progress (change, reply);
-}
-
-/* Right after the reply, in the same main loop callback: a read the
- * caller sends after the reply is dispatched later and sees all of it. */
-static void
-change_replied (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
-{
-  Change *change = data;
   HpdPageSize *self = change->self;
   const char *what = change_description (change->kind);
   g_autofree char *where = change->kind == CHANGE_NODE
     ? g_strdup_printf (" on node %u", change->node) : g_strdup ("");
   guint64 result;
-
-  if (!change->progress_started)
-    show_change (change, reply);
 
   if (reply == NULL)
     {
@@ -636,6 +615,36 @@ change_replied (gpointer data, const HpdCaller *caller, GVariant *reply, const G
              caller->uid, caller->pid, self->pool->name, what, where,
              change->pages, result, result != change->pages ? " (short)" : "",
              change->persist ? "; saved for boot" : "");
+}
+
+/* Before the reply. A change whose progress was shown ends as it was
+ * followed: its properties, then the "done" that carries the reply's
+ * value. One that ended within the grace time showed no progress and
+ * none is due; its properties follow the reply (change_replied): its
+ * caller waits for the kernel, not for signals that nobody may watch. */
+static void
+change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  Change *change = data;
+
+  g_clear_handle_id (&change->grace_id, g_source_remove);
+  if (change->progress_started)
+    {
+      show_change (change, reply);
+      emit_final_progress (change, reply);
+    }
+  log_change (change, caller, reply, error);
+}
+
+/* Right after the reply, in the same main loop callback: a read the
+ * caller sends after the reply is dispatched later and sees all of it. */
+static void
+change_replied (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  Change *change = data;
+
+  if (!change->progress_started)
+    show_change (change, reply);
 }
 
 static void
