@@ -334,7 +334,7 @@ run (HpdDaemon *daemon, GDBusMethodInvocation *invocation, ClaimOp *op)
   if (op->persist)
     polkit_details_insert (details, "persist", "true");
 
-  hpd_job_run_full (daemon, invocation, details, claim_authorized, apply_claim, claim_done,
+  hpd_job_run_full (daemon, invocation, details, claim_authorized, apply_claim, claim_done, NULL,
                     op, (GDestroyNotify) claim_op_free);
 }
 

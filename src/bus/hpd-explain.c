@@ -707,5 +707,5 @@ hpd_explain_call (const HpdCall *method_call)
 
   call->daemon = g_object_ref (method_call->daemon);
   hpd_job_run_full (method_call->daemon, method_call->invocation, NULL, explain_identified,
-                    explain_work, NULL, call, (GDestroyNotify) explain_call_free);
+                    explain_work, NULL, NULL, call, (GDestroyNotify) explain_call_free);
 }

@@ -14,6 +14,7 @@ typedef struct {
   HpdJobAuthorized authorized;
   HpdJobWork work;
   HpdJobDone done;
+  HpdJobDone replied;
   gpointer data;
   GDestroyNotify free_data;
   HpdCaller *caller;
@@ -58,7 +59,7 @@ job_work (GTask *task, gpointer source, gpointer task_data, GCancellable *cancel
     g_task_return_pointer (task, g_variant_ref_sink (reply), (GDestroyNotify) g_variant_unref);
 }
 
-/* Read back, refresh and log (the owner's done), then the reply. */
+/* The owner's done, the reply, then the owner's replied. */
 static void
 job_finished (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -72,6 +73,8 @@ job_finished (GObject *source, GAsyncResult *result, gpointer user_data)
     hpd_job_return_error (job->invocation, error);
   else
     g_dbus_method_invocation_return_value (job->invocation, reply);
+  if (job->replied != NULL)
+    job->replied (job->data, job->caller, reply, error);
 }
 
 /* The caller is known: the lane's place, counted from here and not from
@@ -161,13 +164,13 @@ hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
              PolkitDetails *details, HpdJobWork work, HpdJobDone done,
              gpointer data, GDestroyNotify free_data)
 {
-  hpd_job_run_full (daemon, invocation, details, NULL, work, done, data, free_data);
+  hpd_job_run_full (daemon, invocation, details, NULL, work, done, NULL, data, free_data);
 }
 
 void
 hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                   PolkitDetails *details, HpdJobAuthorized authorized,
-                  HpdJobWork work, HpdJobDone done,
+                  HpdJobWork work, HpdJobDone done, HpdJobDone replied,
                   gpointer data, GDestroyNotify free_data)
 {
   Job *job = g_new0 (Job, 1);
@@ -179,6 +182,7 @@ hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   job->authorized = authorized;
   job->work = work;
   job->done = done;
+  job->replied = replied;
   job->data = data;
   job->free_data = free_data;
   /* only hpd_methods_dispatch() gets here */

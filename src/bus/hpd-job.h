@@ -22,8 +22,11 @@ typedef struct _HpdDaemon HpdDaemon;
  * tuple). */
 typedef GVariant *(*HpdJobWork) (gpointer data, GCancellable *cancellable, GError **error);
 
-/* Main thread, after the work (successful or not) and before the reply:
- * refresh properties, log with the caller's identity. May be NULL. */
+/* Main thread, after the work (successful or not): refresh properties,
+ * log with the caller's identity. As a job's "done", before the reply; as
+ * its "replied", right after the reply was queued, so that the caller does
+ * not wait for what it does not need (a read that follows the reply is
+ * dispatched after it, and sees what it set). May be NULL. */
 typedef void (*HpdJobDone) (gpointer data, const HpdCaller *caller,
                             GVariant *reply, const GError *error);
 
@@ -41,7 +44,7 @@ void hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
 
 void hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
                        PolkitDetails *details, HpdJobAuthorized authorized,
-                       HpdJobWork work, HpdJobDone done,
+                       HpdJobWork work, HpdJobDone done, HpdJobDone replied,
                        gpointer data, GDestroyNotify free_data);
 
 /* Replies with @error mapped into the service's error domain. */

@@ -15,6 +15,7 @@
 #include "hpd-page-size.h"
 #include "hpd-persist.h"
 #include "hpd-pool-model.h"
+#include "hpd-queue.h"
 #include "hp-units.h"
 
 /* How long "hard" may keep trying unless the caller says otherwise. */
@@ -438,9 +439,8 @@ start_grace (gpointer data, const HpdCaller *caller)
 
 /* Runs in the queue's worker thread: the only place pools are written. */
 static GVariant *
-apply_change (gpointer data, GCancellable *cancellable, GError **error)
+change_kernel (Change *change, GCancellable *cancellable, GError **error)
 {
-  Change *change = data;
   HpdPageSize *self = change->self;
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
   const HpdPool *pool = self->pool;
@@ -508,6 +508,45 @@ apply_change (gpointer data, GCancellable *cancellable, GError **error)
   return g_variant_new ("(t)", result);
 }
 
+/* What the engine did, for /run/hugepagesd (after an idle exit): the
+ * property itself is set from the report on the main thread. */
+typedef struct {
+  HpdLastAlloc *last_alloc;  /* the daemon's, which outlives the queue */
+  const HpdPool *pool;       /* likewise */
+  HpdAllocReport report;
+} AllocRecord;
+
+static void
+record_allocation (gpointer data)
+{
+  AllocRecord *record = data;
+
+  hpd_last_alloc_note (record->last_alloc, record->pool->name, &record->report);
+}
+
+static GVariant *
+apply_change (gpointer data, GCancellable *cancellable, GError **error)
+{
+  Change *change = data;
+  HpdDaemon *daemon = change->self->daemon;
+  GVariant *reply = change_kernel (change, cancellable, error);
+
+  /* Saved in the worker once the reply is on its way, before the next
+   * change or an exit: the caller does not wait for a file write. An
+   * engine that ran to its end is recorded even when a step after it
+   * failed. */
+  if (change->report.done)
+    {
+      AllocRecord *record = g_new (AllocRecord, 1);
+
+      record->last_alloc = hpd_daemon_get_last_alloc (daemon);
+      record->pool = change->self->pool;
+      record->report = change->report;
+      hpd_queue_after_reply (hpd_daemon_get_queue (daemon), record_allocation, record, g_free);
+    }
+  return reply;
+}
+
 /* What a failed allocation left: the pool's or the node's persistent pages. */
 static guint64
 allocation_left (Change *change)
@@ -536,27 +575,31 @@ emit_final_progress (Change *change, GVariant *reply)
   emit_progress (change->self, achieved, change->pages, "done");
 }
 
+/* Whatever happened, show the kernel's state as it is now, and what the
+ * engine did (a failed reply may follow a change the kernel made): the
+ * pool as the worker read it back at the end of a change that succeeded,
+ * else as read now. A pool change leaves the mounts as they were; a read
+ * of Mounts still refreshes them (hpd-fresh.c). */
 static void
-change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+show_change (Change *change, GVariant *reply)
 {
-  Change *change = data;
+  HpdPageSize *self = change->self;
+
+  hpd_page_size_set_last_allocation (self, &change->report);
+  refresh_pool (self, reply != NULL ? &change->after : NULL);
+  g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
+}
+
+/* The change's log line, with the caller: before the reply, so that
+ * whoever hears of a change finds it logged. */
+static void
+log_change (Change *change, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
   HpdPageSize *self = change->self;
   const char *what = change_description (change->kind);
   g_autofree char *where = change->kind == CHANGE_NODE
     ? g_strdup_printf (" on node %u", change->node) : g_strdup ("");
   guint64 result;
-
-  /* ended within the grace time: no progress was shown, none is due */
-  g_clear_handle_id (&change->grace_id, g_source_remove);
-  /* Whatever happened, show the kernel's state as it is now, and what the
-   * engine did (a failed reply may follow a change the kernel made): the
-   * pool as the worker read it back at the end of a change that
-   * succeeded, else as read now. A pool change leaves the mounts as they
-   * were; a read of Mounts still refreshes them (hpd-fresh.c). */
-  hpd_page_size_set_last_allocation (self, &change->report);
-  refresh_pool (self, reply != NULL ? &change->after : NULL);
-  g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
-  emit_final_progress (change, reply);
 
   if (reply == NULL)
     {
@@ -572,6 +615,36 @@ change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GErr
              caller->uid, caller->pid, self->pool->name, what, where,
              change->pages, result, result != change->pages ? " (short)" : "",
              change->persist ? "; saved for boot" : "");
+}
+
+/* Before the reply. A change whose progress was shown ends as it was
+ * followed: its properties, then the "done" that carries the reply's
+ * value. One that ended within the grace time showed no progress and
+ * none is due; its properties follow the reply (change_replied): its
+ * caller waits for the kernel, not for signals that nobody may watch. */
+static void
+change_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  Change *change = data;
+
+  g_clear_handle_id (&change->grace_id, g_source_remove);
+  if (change->progress_started)
+    {
+      show_change (change, reply);
+      emit_final_progress (change, reply);
+    }
+  log_change (change, caller, reply, error);
+}
+
+/* Right after the reply, in the same main loop callback: a read the
+ * caller sends after the reply is dispatched later and sees all of it. */
+static void
+change_replied (gpointer data, const HpdCaller *caller, GVariant *reply, const GError *error)
+{
+  Change *change = data;
+
+  if (!change->progress_started)
+    show_change (change, reply);
 }
 
 static void
@@ -590,7 +663,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->pages = pages;
   change->alloc = *alloc;
   change->alloc.report = &change->report;
-  change->alloc.last_alloc = hpd_daemon_get_last_alloc (self->daemon);
+  /* change->alloc.last_alloc stays NULL: apply_change records the report */
   change->persist = persist;
   change->context = g_main_context_ref_thread_default ();
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
@@ -607,7 +680,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
     polkit_details_insert (details, "persist", "true");
 
   hpd_job_run_full (self->daemon, invocation, details, start_grace, apply_change, change_done,
-                    change, (GDestroyNotify) change_free);
+                    change_replied, change, (GDestroyNotify) change_free);
 }
 
 /* Options of the pool methods. Which ones a method accepts is its own. */

@@ -13,6 +13,7 @@ struct _HpdQueue
   GThreadPool *pool;
   GCancellable *cancellable;
   HpdSlots *slots;  /* jobs waiting or running, per uid */
+  GArray *after_reply;  /* worker thread only: the running job's After */
 };
 
 G_DEFINE_TYPE (HpdQueue, hpd_queue, G_TYPE_OBJECT)
@@ -22,6 +23,35 @@ typedef struct {
   GTaskThreadFunc func;
   guint32 uid;
 } Job;
+
+typedef struct {
+  HpdQueueAfterFunc func;
+  gpointer data;
+  GDestroyNotify free_data;
+} After;
+
+void
+hpd_queue_after_reply (HpdQueue *self, HpdQueueAfterFunc func, gpointer data,
+                       GDestroyNotify free_data)
+{
+  After after = { func, data, free_data };
+
+  g_array_append_val (self->after_reply, after);
+}
+
+static void
+run_after_reply (HpdQueue *self)
+{
+  for (guint i = 0; i < self->after_reply->len; i++)
+    {
+      After *after = &g_array_index (self->after_reply, After, i);
+
+      after->func (after->data);
+      if (after->free_data != NULL)
+        after->free_data (after->data);
+    }
+  g_array_set_size (self->after_reply, 0);
+}
 
 static void
 run_job (gpointer data, gpointer user_data)
@@ -38,6 +68,7 @@ run_job (gpointer data, gpointer user_data)
     job->func (job->task, g_task_get_source_object (job->task),
                g_task_get_task_data (job->task),
                cancellable ? cancellable : self->cancellable);
+  run_after_reply (self);
 
   g_object_unref (job->task);
   hpd_slots_give (self->slots, job->uid);
@@ -66,6 +97,7 @@ hpd_queue_dispose (GObject *object)
   hpd_queue_shutdown (self);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->slots, hpd_slots_free);
+  g_clear_pointer (&self->after_reply, g_array_unref);
   G_OBJECT_CLASS (hpd_queue_parent_class)->dispose (object);
 }
 
@@ -79,6 +111,7 @@ static void
 hpd_queue_init (HpdQueue *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->after_reply = g_array_new (FALSE, FALSE, sizeof (After));
 }
 
 HpdQueue *

@@ -24,6 +24,16 @@ HpdQueue *hpd_queue_new (guint max_pending, guint max_per_uid, guint root_reserv
 gboolean hpd_queue_push (HpdQueue *self, guint32 uid, GTask *task, GTaskThreadFunc func,
                          GError **error);
 
+typedef void (*HpdQueueAfterFunc) (gpointer data);
+
+/* From a job's work, in the queue's worker thread: @func (@data) runs
+ * there once the work has returned, that is once its task has its result
+ * and the reply is on its way, and before the next job or a shutdown. For
+ * bookkeeping that the reply need not wait for. Takes @data, freed with
+ * @free_data (may be NULL). */
+void hpd_queue_after_reply (HpdQueue *self, HpdQueueAfterFunc func, gpointer data,
+                            GDestroyNotify free_data);
+
 /* Cancels the running job and every waiting one (at shutdown). */
 void hpd_queue_cancel_all (HpdQueue *self);
 

@@ -43,7 +43,7 @@ hpd_usage_calls_get_usage (const HpdCall *call)
   scan->page_sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (guint i = 0; i < pools->len; i++)
     g_array_append_val (scan->page_sizes, ((HpdPool *) g_ptr_array_index (pools, i))->size);
-  hpd_job_run_full (daemon, call->invocation, NULL, usage_authorized, usage_work, NULL, scan,
+  hpd_job_run_full (daemon, call->invocation, NULL, usage_authorized, usage_work, NULL, NULL, scan,
                     (GDestroyNotify) hpd_usage_scan_free);
 }
 

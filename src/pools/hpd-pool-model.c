@@ -200,13 +200,12 @@ hpd_pool_model_check_memory (HpdDaemon *daemon, const HpdPool *pool, guint64 pag
   for (guint i = 0; i < pools->len; i++)
     {
       const HpdPool *other = g_ptr_array_index (pools, i);
-      g_auto(HpdPoolCounters) c = { 0, };
-      guint64 held;
+      guint64 total, held;
 
-      if (other == pool || !hpd_pool_read (kernel, other, &c, NULL))
-        continue;
       /* what the other pool holds right now, surplus included */
-      if (!hp_pages_to_bytes (c.total, other->size, &held))
+      if (other == pool || !hpd_pool_read_total (kernel, other, &total, NULL))
+        continue;
+      if (!hp_pages_to_bytes (total, other->size, &held))
         held = G_MAXUINT64;
       others = hp_add_saturating (others, held);
     }

@@ -258,6 +258,12 @@ read_node_counters (HpdKernel *kernel, const HpdPool *pool, guint node,
 }
 
 gboolean
+hpd_pool_read_total (HpdKernel *kernel, const HpdPool *pool, guint64 *total, GError **error)
+{
+  return read_pool_counter (kernel, pool, "nr_hugepages", total, error);
+}
+
+gboolean
 hpd_pool_read (HpdKernel *kernel, const HpdPool *pool, HpdPoolCounters *c,
                GError **error)
 {

@@ -68,6 +68,10 @@ GArray *hpd_nodes_probe (HpdKernel *kernel);
 
 gboolean hpd_pool_read (HpdKernel *kernel, const HpdPool *pool,
                         HpdPoolCounters *counters, GError **error);
+/* Only the pages the pool holds, surplus included (nr_hugepages): one
+ * read instead of every counter of the pool and of its nodes. */
+gboolean hpd_pool_read_total (HpdKernel *kernel, const HpdPool *pool, guint64 *total,
+                              GError **error);
 gboolean hpd_pool_has_node (const HpdPool *pool, guint node);
 
 /* Paths below the kernel root of one of the pool's files, globally and on

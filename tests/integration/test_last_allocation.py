@@ -14,6 +14,7 @@ import time
 import pytest
 
 import hpdtest
+from conftest import wait_for
 from hpdtest import ACTION_POOLS, PAGE_SIZE_IFACE, page_size_path, pool_call
 from fakekernel import NodePool, Pool
 from gi.repository import Gio, GLib
@@ -95,7 +96,11 @@ def test_a_shortfall_is_recorded_and_announced(service, bus, conn, fk, polkit):
     assert got['writes'] >= 1
     assert before * 1e6 - 1e6 <= got['ended-usec'] <= after * 1e6 + 1e6
     assert 0 < got['duration-usec'] <= took * 1e6
-    assert fk.read('run/hugepagesd/last-allocation').startswith('[2MB]\n')
+    # saved by the worker once the reply is on its way (before the next
+    # change or an exit), so it may come a moment after the reply
+    wait_for(lambda: fk.exists('run/hugepagesd/last-allocation') and
+             fk.read('run/hugepagesd/last-allocation').startswith('[2MB]\n'),
+             5, 'the last allocation in /run')
 
     # a change that is met: no shortfall any more
     fk.limit_pool(SMALL, None)
