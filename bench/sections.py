@@ -137,15 +137,21 @@ def section_read(ctx, sec):
             return conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll",
                                   GLib.Variant("(s)", ("org.hugepages.Manager",)), None,
                                   Gio.DBusCallFlags.NONE, 10000, None)
+        def version():
+            # a constant property: no refresh, only the way through the main thread
+            return conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "Get",
+                                  GLib.Variant("(ss)", ("org.hugepages.Manager", "Version")), None,
+                                  Gio.DBusCallFlags.NONE, 10000, None)
         reply_size = len(gmo().get_data_as_bytes().get_data())
         for _ in range(50):
             gmo()
             ping()
             getall()
-        lat = {"gmo": [], "ping": [], "getall": []}
-        order = [("gmo", gmo), ("ping", ping), ("getall", getall)]
+            version()
+        lat = {"gmo": [], "ping": [], "getall": [], "version": []}
+        order = [("gmo", gmo), ("ping", ping), ("getall", getall), ("version", version)]
         for b in range(calls // block):
-            for key, fn in order[b % 3:] + order[:b % 3]:
+            for key, fn in order[b % 4:] + order[:b % 4]:
                 for _ in range(block):
                     t0 = time.perf_counter()
                     fn()
@@ -153,6 +159,7 @@ def section_read(ctx, sec):
     finally:
         conn.close_sync(None)
     g, p, a = median(lat["gmo"]), median(lat["ping"]), median(lat["getall"])
+    v = median(lat["version"])
     # the client's one call (hpctl_connect_page_sizes: GetManagedObjects)
     # against gdbus's one Ping, measured in-process
     sec.row("`hugepagesctl pools`, whole process (median of %d)" % runs, fmt_ms(client),
@@ -176,18 +183,24 @@ def section_read(ctx, sec):
             "GetManagedObjects builds and sends every page size object's properties (%d bytes of reply "
             "body) where Ping sends an empty reply; the difference, %s, is the service's "
             "work, the marshalling and the hand-over to the main thread (GDBus answers a Ping "
-            "in its worker thread, every other call in the main loop)%s" % (
-                reply_size, fmt_us(g - p),
+            "in its worker thread, every other call in the main loop; that hand-over alone, a Get "
+            "of the constant Version, costs %s, %s Ping)%s" % (
+                reply_size, fmt_us(g - p), fmt_us(v), ratio_text(v, p),
                 _io_per_call(ctx.shared_service.pid, gmo_fresh,
                              "sysfs and procfs files stay open and are read with one pread64 "
-                             "each, once per main loop turn (src/kernel/hpd-kernel.c, "
-                             "src/bus/hpd-fresh.h)")))
+                             "each, once per main loop turn, and mountinfo's text is made again "
+                             "only when poll() on it says the mount table changed "
+                             "(src/kernel/hpd-kernel.c, src/bus/hpd-fresh.h)")))
     sec.row("Manager GetAll round trip, in-process (median of %d)" % len(lat["getall"]), fmt_us(a),
             "Peer.Ping: %s" % fmt_us(p), ratio_text(a, p), "≤ 1.5×", a <= 1.5 * p,
             "GetAll of org.hugepages.Manager refreshes every Manager property first: meminfo, "
-            "the sysctls and THP files, the mount table with each hugetlbfs mount's root, the "
-            "configuration's files (stat) and the drift of every pool against it; and the call "
-            "is handed to the main thread as GetManagedObjects is")
+            "the sysctls and THP files, each hugetlbfs mount's root (the mount table itself "
+            "when poll() says it changed), the configuration's files (stat), the boot hook's "
+            "unit or runlevel directories and the drift of every pool against it; GDBus's "
+            "GetAll asks for each of the %d properties one by one; and the call is handed to "
+            "the main thread as GetManagedObjects is" % _manager_properties())
+    sec.row("Get of the constant Version, in-process (median of %d)" % len(lat["version"]),
+            fmt_us(v), "Peer.Ping: %s" % fmt_us(p), ratio_text(v, p), "(for comparison)")
     sec.note("In-process figures: GDBus through python gi (Gio.DBusConnection.call_sync, the "
              "reply not unpacked), one private connection, %d calls of each in alternating blocks "
              "of %d; p99 GetManagedObjects %s, Ping %s, Manager GetAll %s (median %s). "
@@ -195,6 +208,12 @@ def section_read(ctx, sec):
              % (len(lat["gmo"]), block, fmt_us(percentile(lat["gmo"], 99)),
                 fmt_us(percentile(lat["ping"], 99)), fmt_us(percentile(lat["getall"], 99)),
                 fmt_us(a), reply_size))
+
+
+def _manager_properties():
+    from benchlib import REPO
+    xml = (REPO / "data" / "dbus" / "org.hugepages.Manager.xml").read_text()
+    return xml.count("<property ")
 
 
 def _messages_why(commands, env):

@@ -17,7 +17,9 @@
  *   before the first read began, so whatever its caller changed before
  *   calling is seen; a write through the service ends the turn's values.
  *   sysfs and procfs files stay open and are read with pread() from
- *   offset 0, which makes the kernel produce the value anew. While somebody watches, the
+ *   offset 0, which makes the kernel produce the value anew; the real
+ *   mountinfo only when poll() with no wait on it says the mount table
+ *   changed, which the kernel counts as it changes it (hpd-kernel.c). While somebody watches, the
  *   same refresh runs on a timer (hpd-watchers.h) and the skeletons send
  *   PropertiesChanged; mount changes also come at once from the mount
  *   monitor (hpd_daemon_refresh_mounts).

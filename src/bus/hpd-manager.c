@@ -22,6 +22,7 @@ struct _HpdManager
 {
   HpDBusManagerSkeleton parent_instance;
   HpdDaemon *daemon; /* owns us */
+  GPtrArray *thp_texts; /* what ThpSettings was made from */
 };
 
 /* The methods are dispatched from the method table (hpd-methods.c), not
@@ -38,16 +39,49 @@ hpd_manager_refresh_mounts (HpdManager *self)
                               hpd_mounts_to_variant (mounts, hpd_kernel_get_root (kernel)));
 }
 
+/* ThpSettings is made again only when a THP file's text changed: its ~20
+ * entries' parse, the a{s(sas)} and the comparison that setting it makes
+ * cost more than reading the files, which happens on every refresh. */
+static void
+refresh_thp (HpdManager *self, HpDBusManager *iface)
+{
+  g_autoptr(GPtrArray) texts = hpd_tunables_read_thp_texts (hpd_daemon_get_kernel (self->daemon));
+  g_autoptr(GHashTable) thp = NULL;
+  GVariantBuilder builder;
+  g_autoptr(GList) names = NULL;
+
+  if (hpd_tunables_thp_texts_equal (texts, self->thp_texts))
+    return;
+  thp = hpd_tunables_parse_thp (texts);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{s(sas)}"));
+  names = g_hash_table_get_keys (thp);
+  names = g_list_sort (names, (GCompareFunc) g_strcmp0);
+  for (GList *l = names; l != NULL; l = l->next)
+    {
+      const HpdThpChoice *choice = g_hash_table_lookup (thp, l->data);
+      GVariant *pair[2] = {
+        g_variant_new_string (choice->current),
+        g_variant_new_strv ((const char *const *) choice->choices, -1),
+      };
+
+      /* made directly: g_variant_builder_add() parses its format string
+       * for each of the ~20 entries, which cost more than reading the files */
+      g_variant_builder_add_value (&builder, g_variant_new_dict_entry (g_variant_new_string (l->data),
+                                                                       g_variant_new_tuple (pair, 2)));
+    }
+  hp_dbus_manager_set_thp_settings (iface, g_variant_builder_end (&builder));
+  g_clear_pointer (&self->thp_texts, g_ptr_array_unref);
+  self->thp_texts = g_steal_pointer (&texts);
+}
+
 void
 hpd_manager_refresh_tunables (HpdManager *self)
 {
   HpDBusManager *iface = HP_DBUS_MANAGER (self);
   g_auto(HpdTunables) t = { 0, };
-  GVariantBuilder thp;
-  g_autoptr(GList) names = NULL;
   guint64 shmmax = hpd_tunables_recommended_shmmax (self->daemon);
 
-  hpd_tunables_read (hpd_daemon_get_kernel (self->daemon), &t);
+  hpd_tunables_read_scalars (hpd_daemon_get_kernel (self->daemon), &t);
   hp_dbus_manager_set_shm_max (iface, t.shmmax);
   hp_dbus_manager_set_shm_all_pages (iface, t.shmall);
   hp_dbus_manager_set_shm_group (iface, t.shm_group);
@@ -60,24 +94,7 @@ hpd_manager_refresh_tunables (HpdManager *self)
                                                    hpd_tunables_recommended_min_free_kbytes (self->daemon));
   hp_dbus_manager_set_zone_movable_supported (iface, t.zone_movable_file != NULL);
   hp_dbus_manager_set_zone_movable (iface, t.zone_movable);
-
-  g_variant_builder_init (&thp, G_VARIANT_TYPE ("a{s(sas)}"));
-  names = g_hash_table_get_keys (t.thp);
-  names = g_list_sort (names, (GCompareFunc) g_strcmp0);
-  for (GList *l = names; l != NULL; l = l->next)
-    {
-      const HpdThpChoice *choice = g_hash_table_lookup (t.thp, l->data);
-      GVariant *pair[2] = {
-        g_variant_new_string (choice->current),
-        g_variant_new_strv ((const char *const *) choice->choices, -1),
-      };
-
-      /* made directly: g_variant_builder_add() parses its format string
-       * for each of the ~20 entries, which cost more than reading the files */
-      g_variant_builder_add_value (&thp, g_variant_new_dict_entry (g_variant_new_string (l->data),
-                                                                   g_variant_new_tuple (pair, 2)));
-    }
-  hp_dbus_manager_set_thp_settings (iface, g_variant_builder_end (&thp));
+  refresh_thp (self, iface);
   hp_dbus_manager_set_khugepaged_pages_to_scan (iface, t.khugepaged_pages_to_scan);
   hp_dbus_manager_set_khugepaged_scan_sleep_millisecs (iface, t.khugepaged_scan_sleep_ms);
   hp_dbus_manager_set_khugepaged_alloc_sleep_millisecs (iface, t.khugepaged_alloc_sleep_ms);
@@ -188,8 +205,18 @@ hpd_manager_kernel (GDBusInterfaceSkeleton *skeleton)
 }
 
 static void
+hpd_manager_finalize (GObject *object)
+{
+  HpdManager *self = HPD_MANAGER (object);
+
+  g_clear_pointer (&self->thp_texts, g_ptr_array_unref);
+  G_OBJECT_CLASS (hpd_manager_parent_class)->finalize (object);
+}
+
+static void
 hpd_manager_class_init (HpdManagerClass *klass)
 {
+  G_OBJECT_CLASS (klass)->finalize = hpd_manager_finalize;
   hpd_fresh_install (G_DBUS_INTERFACE_SKELETON_CLASS (klass), hpd_manager_refresh,
                      hpd_manager_kernel);
 }

@@ -104,36 +104,44 @@ read_systemd (const char *root, HpdBootHook *hook)
     }
 }
 
+static gboolean
+has_link (const char *dir_path, const char *pattern)
+{
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  const char *link;
+
+  while (dir != NULL && (link = g_dir_read_name (dir)) != NULL)
+    if (fnmatch (pattern, link, 0) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* update-rc.d (sysv-rc) and insserv make S links in /etc/rc?.d; OpenRC's
- * rc-update links into /etc/runlevels/RUNLEVEL/. */
+ * rc-update links into /etc/runlevels/RUNLEVEL/. The runlevels of sysv-rc
+ * that start services are named, not found in a listing of /etc, which
+ * holds hundreds of entries and was read on every refresh. */
 static gboolean
 init_script_is_linked (const char *root)
 {
-  static const char *const patterns[][2] = {
-    { "etc", "rc[S2345].d" }, { "etc/runlevels", "*" },
-  };
+  static const char *const sysv_rc_dirs[] = { "rcS.d", "rc2.d", "rc3.d", "rc4.d", "rc5.d" };
+  g_autofree char *runlevels = g_build_filename (root, "etc/runlevels", NULL);
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
 
-  for (guint i = 0; i < G_N_ELEMENTS (patterns); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (sysv_rc_dirs); i++)
     {
-      g_autofree char *base = g_build_filename (root, patterns[i][0], NULL);
-      g_autoptr(GDir) dir = g_dir_open (base, 0, NULL);
-      const char *name;
+      g_autofree char *sub = g_build_filename (root, "etc", sysv_rc_dirs[i], NULL);
 
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *sub = NULL;
-          g_autoptr(GDir) links = NULL;
-          const char *link;
+      if (has_link (sub, "S[0-9][0-9]hugepagesd-apply"))
+        return TRUE;
+    }
+  dir = g_dir_open (runlevels, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *sub = g_build_filename (runlevels, name, NULL);
 
-          if (fnmatch (patterns[i][1], name, 0) != 0)
-            continue;
-          sub = g_build_filename (base, name, NULL);
-          links = g_dir_open (sub, 0, NULL);
-          while (links != NULL && (link = g_dir_read_name (links)) != NULL)
-            if (fnmatch (i == 0 ? "S[0-9][0-9]hugepagesd-apply" : "hugepagesd-apply",
-                         link, 0) == 0)
-              return TRUE;
-        }
+      if (has_link (sub, "hugepagesd-apply"))
+        return TRUE;
     }
   return FALSE;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -53,6 +54,7 @@ struct _HpdKernel
   GMutex open_lock;
   GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
   gboolean keeps_open;   /* the root's sys/ is sysfs: there are such files */
+  char *mount_table;     /* the kept mountinfo's text, while poll() says it is current */
 
   /* main thread only, see hpd_kernel_turn_lookup() */
   GSource *turn_source;
@@ -83,6 +85,7 @@ hpd_kernel_finalize (GObject *object)
   while (g_hash_table_iter_next (&iter, NULL, &fd))
     close (GPOINTER_TO_INT (fd) - 1);
   g_hash_table_unref (self->open);
+  g_free (self->mount_table);
   g_mutex_clear (&self->open_lock);
   g_free (self->root);
   g_hash_table_unref (self->fixed);
@@ -318,10 +321,35 @@ on_kernel_file_system (int fd)
          ((unsigned long) fs.f_type == SYSFS_MAGIC || (unsigned long) fs.f_type == PROC_SUPER_MAGIC);
 }
 
+#define MOUNT_TABLE "proc/self/mountinfo"
+
+/* The kernel counts every change of a mount namespace's table (a mount, an
+ * unmount, a move, a remount, mount_setattr(), a mount propagated in) as
+ * it makes it, under the namespace's lock, and poll() on an open
+ * mountinfo reports POLLPRI | POLLERR once for every file on which the
+ * count moved since its last poll. So a poll() with no wait right before a
+ * use tells exactly whether the text read last is still the table; making
+ * the text again costs the kernel a walk of every mount. Called with
+ * open_lock held, on the kept descriptor of MOUNT_TABLE. */
+static char *
+mount_table_if_current (HpdKernel *self, int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLPRI };
+
+  if (self->mount_table == NULL)
+    return NULL;
+  if (poll (&p, 1, 0) == 0)
+    return g_strdup (self->mount_table);
+  /* changed (or poll failed): the read that follows is made anew */
+  g_clear_pointer (&self->mount_table, g_free);
+  return NULL;
+}
+
 static gboolean
 read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **contents,
                GError **error)
 {
+  gboolean is_mount_table = g_str_equal (relative, MOUNT_TABLE);
   gboolean keep = self->keeps_open && worth_keeping_open (relative);
   g_autofree char *path = NULL;
   char *text;
@@ -334,14 +362,24 @@ read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **c
       fd = GPOINTER_TO_INT (g_hash_table_lookup (self->open, relative)) - 1;
       if (fd >= 0)
         {
-          /* kept open: sysfs or procfs, and below sys/ it is sysfs */
-          text = pread_whole (fd, counter, g_str_has_prefix (relative, "sys/"), &err);
+          text = is_mount_table ? mount_table_if_current (self, fd) : NULL;
           if (text != NULL)
             {
               *contents = text;
               return TRUE;
             }
+          /* kept open: sysfs or procfs, and below sys/ it is sysfs */
+          text = pread_whole (fd, counter, g_str_has_prefix (relative, "sys/"), &err);
+          if (text != NULL)
+            {
+              if (is_mount_table)
+                self->mount_table = g_strdup (text);
+              *contents = text;
+              return TRUE;
+            }
           /* gone (a node taken offline) or failing: open it anew */
+          if (is_mount_table)
+            g_clear_pointer (&self->mount_table, g_free);
           g_hash_table_remove (self->open, relative);
           close (fd);
         }
@@ -369,6 +407,13 @@ read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **c
           !g_hash_table_contains (self->open, relative))
         {
           g_hash_table_insert (self->open, g_strdup (relative), GINT_TO_POINTER (fd + 1));
+          /* read after the open, which starts the descriptor's count at
+           * the table's: a change since is reported by the next poll() */
+          if (is_mount_table)
+            {
+              g_free (self->mount_table);
+              self->mount_table = g_strdup (text);
+            }
           return TRUE;
         }
     }

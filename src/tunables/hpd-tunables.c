@@ -43,19 +43,76 @@ hpd_tunables_clear (HpdTunables *t)
 }
 
 static void
-read_thp_choice (HpdKernel *kernel, GHashTable *thp, const char *name)
+read_thp_text (HpdKernel *kernel, GPtrArray *texts, const char *name)
 {
   g_autofree char *path = g_build_filename (HPD_THP_DIR, name, NULL);
-  g_autofree char *text = NULL;
-  HpdThpChoice *choice = g_new0 (HpdThpChoice, 1);
+  char *text = NULL;
 
-  if (!hpd_kernel_read_text (kernel, path, &text, NULL) ||
-      !hpd_parse_thp_choice (text, &choice->current, &choice->choices))
+  if (!hpd_kernel_read_text (kernel, path, &text, NULL))
+    return;
+  g_ptr_array_add (texts, g_strdup (name));
+  g_ptr_array_add (texts, text);
+}
+
+GPtrArray *
+hpd_tunables_read_thp_texts (HpdKernel *kernel)
+{
+  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) entries = NULL;
+
+  read_thp_text (kernel, texts, "enabled");
+  read_thp_text (kernel, texts, "defrag");
+  read_thp_text (kernel, texts, "shmem_enabled");
+  /* the mTHP sizes are made at boot */
+  entries = hpd_kernel_list_dir_fixed_at_boot (kernel, HPD_THP_DIR, NULL);
+  for (guint i = 0; entries != NULL && i < entries->len; i++)
     {
-      thp_choice_free (choice);
-      return;
+      const char *dir = g_ptr_array_index (entries, i);
+      guint64 kb;
+      g_autofree char *enabled = NULL;
+      g_autofree char *shmem = NULL;
+
+      /* mTHP sizes use the same names as the hugetlb pools */
+      if (!hpd_parse_hugepages_dir (dir, &kb))
+        continue;
+      enabled = g_strconcat (dir, "/enabled", NULL);
+      shmem = g_strconcat (dir, "/shmem_enabled", NULL);
+      read_thp_text (kernel, texts, enabled);
+      read_thp_text (kernel, texts, shmem);
     }
-  g_hash_table_insert (thp, g_strdup (name), choice);
+  return texts;
+}
+
+gboolean
+hpd_tunables_thp_texts_equal (GPtrArray *a, GPtrArray *b)
+{
+  if (a == NULL || b == NULL || a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++)
+    if (!g_str_equal (g_ptr_array_index (a, i), g_ptr_array_index (b, i)))
+      return FALSE;
+  return TRUE;
+}
+
+GHashTable *
+hpd_tunables_parse_thp (GPtrArray *texts)
+{
+  GHashTable *thp = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                           (GDestroyNotify) thp_choice_free);
+
+  for (guint i = 0; i + 1 < texts->len; i += 2)
+    {
+      HpdThpChoice *choice = g_new0 (HpdThpChoice, 1);
+
+      if (!hpd_parse_thp_choice (g_ptr_array_index (texts, i + 1), &choice->current,
+                                 &choice->choices))
+        {
+          thp_choice_free (choice);
+          continue;
+        }
+      g_hash_table_insert (thp, g_strdup (g_ptr_array_index (texts, i)), choice);
+    }
+  return thp;
 }
 
 gboolean
@@ -71,9 +128,8 @@ hpd_tunables_thp_number (HpdKernel *kernel, const char *name, guint32 *value)
 }
 
 void
-hpd_tunables_read (HpdKernel *kernel, HpdTunables *t)
+hpd_tunables_read_scalars (HpdKernel *kernel, HpdTunables *t)
 {
-  g_autoptr(GPtrArray) entries = NULL;
   guint64 v;
 
   hpd_tunables_clear (t);
@@ -92,32 +148,19 @@ hpd_tunables_read (HpdKernel *kernel, HpdTunables *t)
         break;
       }
 
-  t->thp = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                  (GDestroyNotify) thp_choice_free);
-  read_thp_choice (kernel, t->thp, "enabled");
-  read_thp_choice (kernel, t->thp, "defrag");
-  read_thp_choice (kernel, t->thp, "shmem_enabled");
-  /* the mTHP sizes are made at boot */
-  entries = hpd_kernel_list_dir_fixed_at_boot (kernel, HPD_THP_DIR, NULL);
-  for (guint i = 0; entries != NULL && i < entries->len; i++)
-    {
-      const char *dir = g_ptr_array_index (entries, i);
-      guint64 kb;
-      g_autofree char *enabled = NULL;
-      g_autofree char *shmem = NULL;
-
-      /* mTHP sizes use the same names as the hugetlb pools */
-      if (!hpd_parse_hugepages_dir (dir, &kb))
-        continue;
-      enabled = g_strconcat (dir, "/enabled", NULL);
-      shmem = g_strconcat (dir, "/shmem_enabled", NULL);
-      read_thp_choice (kernel, t->thp, enabled);
-      read_thp_choice (kernel, t->thp, shmem);
-    }
-
   hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[0], &t->khugepaged_pages_to_scan);
   hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[1], &t->khugepaged_scan_sleep_ms);
   hpd_tunables_thp_number (kernel, hpd_thp_numeric_settings[2], &t->khugepaged_alloc_sleep_ms);
+}
+
+void
+hpd_tunables_read (HpdKernel *kernel, HpdTunables *t)
+{
+  g_autoptr(GPtrArray) texts = NULL;
+
+  hpd_tunables_read_scalars (kernel, t);
+  texts = hpd_tunables_read_thp_texts (kernel);
+  t->thp = hpd_tunables_parse_thp (texts);
 }
 
 void

@@ -45,6 +45,16 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdTunables, hpd_tunables_clear)
 
 /* Reads what exists; what does not keeps its zero value. */
 void hpd_tunables_read (HpdKernel *kernel, HpdTunables *t);
+/* The same without the THP choices (@t->thp stays NULL), for a reader
+ * that parses them only when their texts changed: */
+void hpd_tunables_read_scalars (HpdKernel *kernel, HpdTunables *t);
+/* The THP choice files as they are now: name, text, name, text... of every
+ * file that could be read. Equal texts parse to equal choices. */
+GPtrArray *hpd_tunables_read_thp_texts (HpdKernel *kernel);
+gboolean hpd_tunables_thp_texts_equal (GPtrArray *a, GPtrArray *b);
+/* "enabled", "hugepages-64kB/enabled" -> HpdThpChoice, of the files whose
+ * text parses. */
+GHashTable *hpd_tunables_parse_thp (GPtrArray *texts);
 
 /* The numeric THP settings SetThp accepts, relative to HPD_THP_DIR. */
 extern const char *const hpd_thp_numeric_settings[];

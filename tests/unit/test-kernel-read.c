@@ -10,8 +10,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -342,6 +346,78 @@ test_not_below_root (Fixture *f, gconstpointer data)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
 }
 
+static gboolean
+table_has (HpdKernel *kernel, const char *what)
+{
+  g_autofree char *text = NULL;
+
+  g_assert_true (hpd_kernel_read_text (kernel, "proc/self/mountinfo", &text, NULL));
+  return strstr (text, what) != NULL;
+}
+
+static gboolean
+enter_own_mount_namespace (void)
+{
+  return unshare (CLONE_NEWNS) == 0 || unshare (CLONE_NEWUSER | CLONE_NEWNS) == 0;
+}
+
+static gboolean
+own_mount_namespace_allowed (void)
+{
+  int status;
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (enter_own_mount_namespace () ? 0 : 1);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+/* The mount table is made again only when poll() on the kept mountinfo
+ * says it changed: every mount, remount and unmount made by anybody is
+ * seen by the next read. In a mount namespace of its own (root, or an
+ * unprivileged user namespace; skipped where neither is allowed). */
+static void
+test_mount_table_changes (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *line = NULL;
+  g_autoptr(HpdKernel) kernel = NULL;
+
+  if (!g_test_subprocess ())
+    {
+      if (!own_mount_namespace_allowed ())
+        {
+          g_test_skip ("no mount namespace of our own");
+          return;
+        }
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  g_assert_true (enter_own_mount_namespace ());
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  dir = g_dir_make_tmp ("hpd-mount-table-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  line = g_strconcat (" ", dir, " ", NULL);
+  kernel = hpd_kernel_new ("/");
+
+  for (guint i = 0; i < 3; i++)
+    g_assert_false (table_has (kernel, line));
+  g_assert_cmpint (mount ("hpd-test", dir, "tmpfs", 0, "mode=0700"), ==, 0);
+  g_assert_true (table_has (kernel, line));
+  g_assert_true (table_has (kernel, "mode=700"));
+  g_assert_false (table_has (kernel, "size=10240k"));
+  g_assert_cmpint (mount (NULL, dir, NULL, MS_REMOUNT, "size=10m"), ==, 0);
+  g_assert_true (table_has (kernel, "size=10240k"));
+  g_assert_cmpint (mount (NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), ==, 0);
+  g_assert_true (table_has (kernel, " ro,"));
+  g_assert_cmpint (umount (dir), ==, 0);
+  g_assert_false (table_has (kernel, line));
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -361,6 +437,7 @@ main (int argc, char **argv)
   ADD ("one-read-per-turn", test_one_read_per_turn);
 #undef ADD
   g_test_add_func ("/kernel-read/procfs", test_procfs_reads);
+  g_test_add_func ("/kernel-read/mount-table-changes", test_mount_table_changes);
 
   return g_test_run ();
 }
