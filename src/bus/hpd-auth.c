@@ -370,7 +370,9 @@ busy (GTask *task, GError *error)
  * is asked once per caller, not once per call (a round trip through the
  * bus before every change). Kept on our connection, so that a connection
  * to a restarted bus, which hands out the same names again, starts empty;
- * bounded, as every caller is a new name. While the bus is being asked
+ * a caller is dropped when the watchers see it leave the bus
+ * (hpd_caller_forget), and the whole is bounded for the callers they do
+ * not track, as every caller is a new name. While the bus is being asked
  * about a name, further lookups of it (the watchers', hpd-watchers.h, and
  * every call of a caller that sends many at once) wait for that answer:
  * at most one question per name is in flight. */
@@ -504,6 +506,15 @@ hpd_caller_lookup_name (GDBusConnection *connection, const char *sender,
                           g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
                           G_DBUS_CALL_FLAGS_NONE, 5000,
                           NULL, caller_got_credentials, g_strdup (sender));
+}
+
+void
+hpd_caller_forget (GDBusConnection *connection, const char *sender)
+{
+  GHashTable *cache = g_object_get_data (G_OBJECT (connection), CALLER_CACHE_KEY);
+
+  if (cache != NULL)
+    g_hash_table_remove (cache, sender);
 }
 
 void

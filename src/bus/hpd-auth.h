@@ -34,6 +34,10 @@ void hpd_caller_lookup_name (GDBusConnection *connection, const char *sender,
                              GCancellable *cancellable, GAsyncReadyCallback callback,
                              gpointer user_data);
 HpdCaller *hpd_caller_lookup_finish (GAsyncResult *result, GError **error);
+/* Drops what is known of @sender on @connection, which has left the bus
+ * (its name is never given again): what the service keeps of a caller
+ * goes with it. */
+void hpd_caller_forget (GDBusConnection *connection, const char *sender);
 
 #define HPD_TYPE_AUTH (hpd_auth_get_type ())
 G_DECLARE_FINAL_TYPE (HpdAuth, hpd_auth, HPD, AUTH, GObject)

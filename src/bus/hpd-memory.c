@@ -23,12 +23,44 @@ struct _HpdMemory
   guint check_id;       /* the check waits for its time */
 };
 
+/* A reply of GetManagedObjects on a machine of many nodes is tens of
+ * kilobytes, grown by doubling (g_dbus_message_to_blob()) while other
+ * memory is allocated around it. From mmap() such buffers go back to the
+ * kernel when freed instead of leaving holes that push the heap up during
+ * a burst of calls. Fixing the threshold also stops glibc from raising it
+ * after a large block is freed (up to 32 MiB: after a flood of huge
+ * messages every later reply would come from the heap again). */
+#define MMAP_THRESHOLD_BYTES (32 << 10)
+
+static gboolean
+env_has (char **envp, const char *prefix)
+{
+  for (char **e = envp; e != NULL && *e != NULL; e++)
+    if (strncmp (*e, prefix, strlen (prefix)) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+tune_malloc (char **envp)
+{
+  /* an administrator's own settings win */
+  if (env_has (envp, "GLIBC_TUNABLES=") || env_has (envp, "MALLOC_"))
+    return;
+  /* One arena for every thread: GDBus's worker thread allocates the
+   * messages it reads in an arena of its own, whose free top malloc_trim()
+   * does not return (only the main arena's), and the main thread frees
+   * them there. The threads seldom allocate at the same moment. */
+  mallopt (M_ARENA_MAX, 1);
+  mallopt (M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
+}
+
 void
 hpd_memory_prefer_malloc (char **envp)
 {
-  for (char **e = envp; e != NULL && *e != NULL; e++)
-    if (strncmp (*e, "G_SLICE=", strlen ("G_SLICE=")) == 0)
-      return;
+  tune_malloc (envp);
+  if (env_has (envp, "G_SLICE="))
+    return;
 #if !GLIB_CHECK_VERSION (2, 76, 0)
   /* The configuration G_SLICE would give, without a second exec of the
    * program with it set: only a plain variable is written here, GLib is

@@ -20,7 +20,10 @@ G_BEGIN_DECLS
  * first allocates (before main(), so setting G_SLICE in main() is too
  * late). This makes GSlice use malloc unless G_SLICE is set in @envp: call
  * it from the program's .preinit_array, which the dynamic linker runs
- * before any library's constructor (main.c). */
+ * before any library's constructor (main.c). Unless @envp sets malloc's
+ * own tunables, it also sets glibc's malloc to one arena and large blocks
+ * to mmap(), so that what a burst of calls freed can be given back
+ * (hpd-memory.c), before any thread exists. */
 void hpd_memory_prefer_malloc (char **envp);
 
 typedef struct _HpdMemory HpdMemory;

@@ -50,6 +50,7 @@ vanished (GDBusConnection *connection, const char *name, gpointer user_data)
   Watch *watch = g_hash_table_lookup (self->watches, name);
 
   hpd_traffic_forget_caller (self->traffic, name);
+  hpd_caller_forget (connection, name);
   g_debug ("%s left the bus; %u watcher(s) left", name, g_hash_table_size (self->watches) - 1);
   g_bus_unwatch_name (watch->watch_id);
   hpd_slots_give (self->slots, watch->uid);

@@ -125,7 +125,16 @@ hpd_kernel_init (HpdKernel *self)
 static gboolean
 turn_prepare (GSource *source, gint *timeout)
 {
-  ((TurnSource *) source)->kernel->turn++;
+  HpdKernel *self = ((TurnSource *) source)->kernel;
+
+  self->turn++;
+  /* The last turn's values can no longer answer: freed now, before the
+   * loop sleeps, not at the next turn's first read, which may come much
+   * later. A call on a tree of many nodes keeps a thousand small strings
+   * there, spread over the heap: kept, they hold its pages after a burst
+   * of calls, where malloc_trim() cannot give them back. */
+  if (g_hash_table_size (self->memo) != 0)
+    g_hash_table_remove_all (self->memo);
   *timeout = -1;
   return FALSE;
 }
