@@ -1064,8 +1064,7 @@ def _footprint_under_load(ctx, sec):
     sec.row("RssAnon right after %d concurrent clients for %.0f s (the scale section's load)"
             % (clients, seconds), "%d kB" % after, "idle before: %d kB" % idle, "", "≤ 2 MiB",
             after <= 2048, "the peak during the load was %d kB. What the service keeps does not "
-            "grow with the callers (heaptrack: the live heap after the load is within some 50 kB "
-            "of the idle service's; a caller's credentials and watch go when it leaves the bus); "
+            "grow with the callers (a caller's credentials and watch go when it leaves the bus); "
             "the rest is memory freed during the load that glibc still holds: each "
             "GetManagedObjects reply on this tree is ~40 kB, grown by doubling, and the calls' "
             "GVariants, the refreshed properties and the kernel files' contents are allocated "
