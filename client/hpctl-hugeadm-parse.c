@@ -178,34 +178,6 @@ unsupported (const char *option, const char *instead)
 
 /* A hugeadm pool argument: exactly one colon between a SIZE and an AMOUNT,
  * both checked now so that nothing runs when one of them is wrong. */
-/* hugeadm reads a unit by its letter whatever its case (2mb, 2Mb, 2048kb,
- * 1g); hugepagesctl spells units as K, M, G, T with an optional B or iB.
- * A number (with its sign) followed by a unit in any case becomes that
- * spelling; anything else is left for the parser to report. */
-static char *
-canonical_units (const char *text)
-{
-  static const struct { const char *unit; const char *as; } units[] = {
-    { "b", "" },
-    { "k", "K" }, { "kb", "K" }, { "kib", "K" },
-    { "m", "M" }, { "mb", "M" }, { "mib", "M" },
-    { "g", "G" }, { "gb", "G" }, { "gib", "G" },
-    { "t", "T" }, { "tb", "T" }, { "tib", "T" },
-  };
-  const char *p = text;
-
-  if (*p == '+' || *p == '-')
-    p++;
-  if (!g_ascii_isdigit (*p))
-    return g_strdup (text);
-  while (g_ascii_isdigit (*p))
-    p++;
-  for (gsize i = 0; *p != '\0' && i < G_N_ELEMENTS (units); i++)
-    if (g_ascii_strcasecmp (p, units[i].unit) == 0)
-      return g_strdup_printf ("%.*s%s", (int) (p - text), text, units[i].as);
-  return g_strdup (text);
-}
-
 static gboolean
 parse_pool_spec (const char *option, const char *text, GPtrArray *specs, GError **error)
 {
@@ -222,12 +194,8 @@ parse_pool_spec (const char *option, const char *text, GPtrArray *specs, GError 
     }
 
   spec = g_new0 (PoolSpec, 1);
-  {
-    g_autofree char *size = g_strndup (text, (gsize) (colon - text));
-
-    spec->size = canonical_units (size);
-  }
-  spec->amount = canonical_units (colon + 1);
+  spec->size = g_strndup (text, (gsize) (colon - text));
+  spec->amount = g_strdup (colon + 1);
   g_ptr_array_add (specs, spec);
 
   /* with 1-byte pages any amount of memory is whole pages: the real size
@@ -429,7 +397,7 @@ parse_request (HpctlContext *ctx, GStrv args, Request *r)
           break;
         case OPT_MAX_SIZE:
           g_free (r->max_size);
-          r->max_size = canonical_units (optarg);
+          r->max_size = g_strdup (optarg);
           check_max_size (r->max_size, &error);
           break;
         case OPT_MAX_INODES:

@@ -211,6 +211,8 @@ describe_commands (void)
                      "SIZE is a huge page size: 2M, 1G, 2097152 (bytes) or DEFAULT.\n"
                      "AMOUNT is a number of pages (512) or of bytes (1G, 512M) that is a whole\n"
                      "number of pages; a leading + or - changes the current value by that much.\n"
+                     "Units are binary, K, M, G or T with an optional B or iB, in any case (2mb,\n"
+                     "2048kb and 2M are the same).\n"
                      "Numbers are decimal; anything else is an error (except mount-create --mode,\n"
                      "which is octal).\n"
                      "The tunable commands (shm-max, shm-group, min-free-kbytes, zone-movable,\n"

@@ -3,8 +3,6 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include "hp-error.h"
 #include "hp-units.h"
 
@@ -52,17 +50,22 @@ hp_parse_u32 (const char *text, guint32 *value, GError **error)
 
 /* Splits "123M" into 123 and a multiplier; @has_unit says whether a unit was
  * given at all, so callers can tell pages from memory. Messages quote
- * @shown, the text as the user wrote it. */
+ * @shown, the text as the user wrote it.
+ *
+ * A unit is read in any case, as hugeadm reads it ("2mb", "2Mb" and
+ * "2048kb" are 2 MiB), so that hugeadm's spellings are taken by every
+ * command and file; "b" is bytes, never bits. Only these words are units:
+ * anything else after the digits is an error (hugeadm ignores it). */
 static gboolean
 parse_number_with_unit (const char *text, const char *shown, guint64 *bytes,
                         gboolean *has_unit, GError **error)
 {
   static const struct { const char *suffix; guint shift; } units[] = {
-    { "", 0 }, { "B", 0 },
-    { "K", 10 }, { "KB", 10 }, { "KiB", 10 }, { "k", 10 }, { "kB", 10 }, { "kiB", 10 },
-    { "M", 20 }, { "MB", 20 }, { "MiB", 20 }, { "m", 20 },
-    { "G", 30 }, { "GB", 30 }, { "GiB", 30 }, { "g", 30 },
-    { "T", 40 }, { "TB", 40 }, { "TiB", 40 }, { "t", 40 },
+    { "", 0 }, { "b", 0 },
+    { "k", 10 }, { "kb", 10 }, { "kib", 10 },
+    { "m", 20 }, { "mb", 20 }, { "mib", 20 },
+    { "g", 30 }, { "gb", 30 }, { "gib", 30 },
+    { "t", 40 }, { "tb", 40 }, { "tib", 40 },
   };
   g_autofree char *digits = NULL;
   const char *suffix = text;
@@ -86,7 +89,7 @@ parse_number_with_unit (const char *text, const char *shown, guint64 *bytes,
 
   for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
     {
-      if (strcmp (suffix, units[i].suffix) != 0)
+      if (g_ascii_strcasecmp (suffix, units[i].suffix) != 0)
         continue;
       if (units[i].shift > 0 && number > (G_MAXUINT64 >> units[i].shift))
         {

@@ -28,7 +28,8 @@ gboolean hp_parse_u64 (const char *text, guint64 *value, GError **error);
 gboolean hp_parse_u32 (const char *text, guint32 *value, GError **error);
 
 /* A size in bytes: "2097152", "2M", "2MB", "2MiB", "2048kB", "1G", ...
- * Units are binary (K = 1024). */
+ * Units are binary (K = 1024): K, M, G or T, alone or with B or iB, or B
+ * alone, each in any case ("2mb", "2Mb", "1g"). */
 gboolean hp_parse_size (const char *text, guint64 *bytes, GError **error);
 
 /* A number of pages ("512") or an amount of memory ("1G", "512M"), with an

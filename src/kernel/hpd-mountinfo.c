@@ -66,16 +66,6 @@ parse_octal_mode (const char *text, guint32 *mode)
   return TRUE;
 }
 
-/* Sizes as the kernel prints them (bytes, "2M", "1024M", "64K") and, on
- * kernels before 4.13, as the admin typed them ("1G"). */
-static gboolean
-parse_kernel_size (const char *text, guint64 *bytes)
-{
-  g_autofree char *upper = g_ascii_strup (text, -1);
-
-  return hp_parse_size (upper, bytes, NULL);
-}
-
 static void
 parse_super_options (HpdMountInfo *info, const char *options)
 {
@@ -98,8 +88,10 @@ parse_super_options (HpdMountInfo *info, const char *options)
         hp_parse_u32 (value, &info->gid, NULL);
       else if (strcmp (key, "mode") == 0)
         parse_octal_mode (value, &info->mode);
+      /* as the kernel prints it ("2M", "1024M", "64K") or, before 4.13, as
+       * the admin typed it ("1g"): hp_parse_size reads units in any case */
       else if (strcmp (key, "pagesize") == 0)
-        parse_kernel_size (value, &info->page_size);
+        hp_parse_size (value, &info->page_size, NULL);
       else if (strcmp (key, "size") == 0)
         info->has_size = hp_parse_u64 (value, &info->size, NULL);
       else if (strcmp (key, "min_size") == 0)

@@ -313,6 +313,52 @@ def test_amounts(service, ctl, polkit, fake_kernel, command, size, amount, expec
     assert polkit.checks() == []
 
 
+# Units in any case, as hugeadm reads them (and the hugeadm mode, test_client_hugeadm.py):
+# the same parser for every SIZE and AMOUNT.
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('args,pool,pages,output', [
+    (['set-min', '2mb', '7'], SMALL, 7, '2MB pool minimum: 7 pages (requested 7)'),
+    (['set-min', '2Mb', '7'], SMALL, 7, '2MB pool minimum: 7 pages (requested 7)'),
+    (['set-min', '2048kb', '7'], SMALL, 7, '2MB pool minimum: 7 pages (requested 7)'),
+    (['set-min', '2mib', '14mb'], SMALL, 7, '2MB pool minimum: 7 pages (requested 7)'),
+    (['set-min', '2m', '+2048kb'], SMALL, 7, '2MB pool minimum: 7 pages (requested 7)'),
+    (['set-min', '1g', '3'], GIANT, 3, '1GB pool minimum: 3 pages (requested 3)'),
+    (['set-min', '1gb', '3gb'], GIANT, 3, '1GB pool minimum: 3 pages (requested 3)'),
+    (['set-min', '--', '1Gib', '-2g'], GIANT, 3, '1GB pool minimum: 3 pages (requested 3)'),
+    (['set-max', '2mb', '20mb'], SMALL, 6, '2MB pool maximum: 10 pages (requested 10)'),
+])
+def test_units_in_any_case(service, ctl, allowed, fake_kernel, args, pool, pages, output):
+    assert ok(ctl(*args)) == output + '\n'
+    assert fake_kernel.read_int(fake_kernel.pool_file(pool, 'nr_hugepages')) == pages
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('args,expected', [
+    (['set-min', '2mb', '0'], 'would set the 2MB pool minimum to 0 pages'),
+    (['set-node', '1', '2Mb', '4mb'], 'would set the 2MB pool on node 1 to 2 pages'),
+    (['demote', '1g', '2'], 'would demote 2 pages of 1GB into pages of 2MB'),
+])
+def test_units_in_any_case_dry_run(service, ctl, polkit, fake_kernel, args, expected):
+    before = fake_kernel.snapshot()
+    assert ok(ctl(args[0], '--dry-run', *args[1:])) == expected + '\n'
+    assert fake_kernel.snapshot() == before
+    assert polkit.checks() == []
+
+
+@pytest.mark.parametrize('args,text', [
+    (['set-min', '2ib', '1'], "'2ib' has an unknown unit 'ib' (use K, M, G or T)"),
+    (['set-min', '2mbb', '1'], "'2mbb' has an unknown unit 'mbb'"),
+    (['set-min', '2mb ', '1'], "'2mb ' has an unknown unit 'mb '"),
+    (['set-min', '2Mxyz', '1'], "'2Mxyz' has an unknown unit 'Mxyz'"),
+    (['set-min', '2pb', '1'], "'2pb' has an unknown unit 'pb'"),
+    (['set-min', '2M', '1mbit'], "'1mbit' has an unknown unit 'mbit'"),
+    (['set-min', 'Default', '1'], 'spelt DEFAULT'),
+])
+def test_units_in_any_case_only_units(ctl, make_bus, args, text):
+    empty = make_bus()
+    usage_error(ctl(*args, env={'DBUS_SYSTEM_BUS_ADDRESS': empty.address}), text)
+
+
 @pytest.mark.fake_kernel(pools=POOLS)
 def test_negative_amount_after_double_dash(service, ctl):
     assert ok(ctl('set-min', '--dry-run', '2M', '--', '-1')) == \

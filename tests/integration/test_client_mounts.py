@@ -249,6 +249,9 @@ def test_create_sends_owner_mode_and_page_size(service, ctl, polkit, fake_kernel
     ['--size', '50%', '--min-size', '10%', '--page-size', '2M'],
     ['--size', '100%', '--mode', '0', '--page-size', '2097152'],
     ['--size', '2G', '--min-size', '1G', '--inodes', '2147483648'],
+    # units in any case, as hugeadm reads them
+    ['--size', '4mb', '--min-size', '2Mb', '--page-size', '2048kb'],
+    ['--size', '2gb', '--min-size', '1g'],
 ])
 def test_create_options_are_accepted(service, ctl, polkit, fake_kernel, args):
     assert refusal(ctl('mount-create', 'global', *args).stderr) == REFUSED

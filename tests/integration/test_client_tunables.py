@@ -299,6 +299,11 @@ def test_shm_max_dry_run(service, ctl, tunables, polkit):
     assert lines(dry_run(ctl, tunables, polkit, 'shm-max', '16777216')) == [
         'would set kernel.shmmax to 16.0 MiB (16777216 bytes)',
     ]
+    # units in any case, as hugeadm reads them
+    for size in ('16mb', '16Mb', '16384kb'):
+        assert lines(dry_run(ctl, tunables, polkit, 'shm-max', size)) == [
+            'would set kernel.shmmax to 16.0 MiB (16777216 bytes)',
+        ]
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

@@ -492,8 +492,11 @@ test_pool_amounts (void)
 static void
 test_pool_sizes (void)
 {
-  const char *good[] = { "2MB", "2M", "2MiB", "2048kB", "2097152", "1G", "64KB", "16GB", "DEFAULT", "default" };
-  const char *bad[] = { "0", "2 MB", "2MBx", "3M", "-2M", "0x200000", "2.0M", "99999999999T", "DEFAULTS" };
+  /* units in any case, as hugepagesctl and hugeadm read them */
+  const char *good[] = { "2MB", "2M", "2MiB", "2048kB", "2097152", "1G", "64KB", "16GB", "DEFAULT", "default",
+                         "2mb", "2Mb", "2048kb", "1g" };
+  const char *bad[] = { "0", "2 MB", "2MBx", "3M", "-2M", "0x200000", "2.0M", "99999999999T", "DEFAULTS",
+                        "2mbb", "2ib" };
 
   for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
     {

@@ -72,9 +72,16 @@ test_size (void)
     { "2097152", 2 * MiB }, { "2M", 2 * MiB }, { "2MB", 2 * MiB }, { "2MiB", 2 * MiB },
     { "2048kB", 2 * MiB }, { "2048K", 2 * MiB }, { "1G", GiB }, { "1GB", GiB },
     { "1GiB", GiB }, { "64K", 64 * 1024 }, { "16G", 16 * GiB }, { "1T", 1024 * GiB },
+    /* units in any case, as hugeadm reads them */
+    { "2mb", 2 * MiB }, { "2Mb", 2 * MiB }, { "2mB", 2 * MiB }, { "2048kb", 2 * MiB },
+    { "1g", GiB }, { "1gb", GiB }, { "2mib", 2 * MiB }, { "2MIB", 2 * MiB }, { "1tb", 1024 * GiB },
+    { "512b", 512 }, { "512B", 512 },
   };
-  const char *bad[] = { "", "0", "0M", "M", "2 M", "2MBX", "2Mb", "-2M", "+2M", "0x200000",
-                        "2.5M", "17179869184G", "2m2", "2P" };
+  /* only the words of a unit follow the digits: no space, no second unit,
+   * no "ib" without its letter, no unit beyond T; hugeadm takes "2Mxyz" */
+  const char *bad[] = { "", "0", "0M", "M", "mb", "2 M", "2 mb", "2mb ", "2MBX", "2Mxyz", "2mbb",
+                        "2bb", "2ib", "2i", "2mi", "2kbit", "-2M", "+2M", "0x200000", "2.5M",
+                        "17179869184G", "17179869184g", "2m2", "2P", "2pb", "0mb" };
   guint64 v;
 
   for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
@@ -99,11 +106,12 @@ test_amount (void)
     { "5", HP_AMOUNT_SET, 5 }, { "010", HP_AMOUNT_SET, 10 }, { "+4", HP_AMOUNT_ADD, 4 },
     { "-6", HP_AMOUNT_REMOVE, 6 }, { "512M", HP_AMOUNT_SET, 256 }, { "1G", HP_AMOUNT_SET, 512 },
     { "+2M", HP_AMOUNT_ADD, 1 }, { "-4MB", HP_AMOUNT_REMOVE, 2 }, { "0", HP_AMOUNT_SET, 0 },
+    { "14mb", HP_AMOUNT_SET, 7 }, { "+2048kb", HP_AMOUNT_ADD, 1 }, { "-1gb", HP_AMOUNT_REMOVE, 512 },
   };
   /* hugeadm: 1M -> 0 pages (emptied the pool), 3M -> 1 page, 10T of
    * pages, trailing junk, wrapped overflow. All of them are errors here. */
-  const char *bad[] = { "", "+", "-", "1M", "3M", "10.5", "5x", "2M:5", "++1", "+-1",
-                        " 5", "0x10", "99999999999999999999",
+  const char *bad[] = { "", "+", "-", "1M", "1mb", "3M", "10.5", "5x", "2M:5", "++1", "+-1",
+                        " 5", "0x10", "5ib", "5mbb", "99999999999999999999",
                         "9999999999999999999G" };
   HpAmount a;
 

@@ -18,17 +18,19 @@ static const guint64 page_sizes[] = {
     G_GUINT64_CONSTANT (1) << 63,
 };
 
-/* The format, restated: decimal digits, then one of these units. */
+/* The format, restated: decimal digits, then one of these units, in any
+ * case. */
 static gboolean
 spec_size (const char *text, guint64 *bytes, gboolean *has_unit)
 {
   static const struct { const char *suffix; guint shift; } units[] = {
     { "", 0 }, { "B", 0 },
-    { "K", 10 }, { "KB", 10 }, { "KiB", 10 }, { "k", 10 }, { "kB", 10 }, { "kiB", 10 },
-    { "M", 20 }, { "MB", 20 }, { "MiB", 20 }, { "m", 20 },
-    { "G", 30 }, { "GB", 30 }, { "GiB", 30 }, { "g", 30 },
-    { "T", 40 }, { "TB", 40 }, { "TiB", 40 }, { "t", 40 },
+    { "K", 10 }, { "KB", 10 }, { "KIB", 10 },
+    { "M", 20 }, { "MB", 20 }, { "MIB", 20 },
+    { "G", 30 }, { "GB", 30 }, { "GIB", 30 },
+    { "T", 40 }, { "TB", 40 }, { "TIB", 40 },
   };
+  g_autofree char *upper = NULL;
   unsigned __int128 number = 0;
   const char *p = text;
 
@@ -40,8 +42,9 @@ spec_size (const char *text, guint64 *bytes, gboolean *has_unit)
       if (number > G_MAXUINT64)
         return FALSE;
     }
+  upper = g_ascii_strup (p, -1);
   for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
-    if (strcmp (p, units[i].suffix) == 0)
+    if (strcmp (upper, units[i].suffix) == 0)
       {
         number <<= units[i].shift;
         if (number > G_MAXUINT64)
