@@ -52,15 +52,16 @@ write_escaped (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
 
 /* Run by the dynamic linker before the constructors of the libraries,
  * GLib's among them, which already allocate from GSlice: the one moment
- * its configuration can still be chosen (hpd-memory.h). */
+ * its configuration can still be chosen, and before any thread exists, as
+ * malloc's arena setting wants (hpd-memory.h). */
 static void
-prefer_malloc_early (int argc, char **argv, char **envp)
+tune_allocators_early (int argc, char **argv, char **envp)
 {
-  hpd_memory_prefer_malloc (envp);
+  hpd_memory_tune_allocators (envp);
 }
 
 __attribute__ ((section (".preinit_array"), used))
-static void (*const prefer_malloc_at_preinit) (int, char **, char **) = prefer_malloc_early;
+static void (*const tune_allocators_at_preinit) (int, char **, char **) = tune_allocators_early;
 
 static gboolean
 on_terminate (gpointer user_data)

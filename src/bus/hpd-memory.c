@@ -56,7 +56,7 @@ tune_malloc (char **envp)
 }
 
 void
-hpd_memory_prefer_malloc (char **envp)
+hpd_memory_tune_allocators (char **envp)
 {
   tune_malloc (envp);
   if (env_has (envp, "G_SLICE="))

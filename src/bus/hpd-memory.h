@@ -15,16 +15,19 @@
 
 G_BEGIN_DECLS
 
-/* Before GLib 2.76 GVariants come from GSlice, which never gives memory
- * back. GSlice reads its configuration once, when GLib's own constructor
- * first allocates (before main(), so setting G_SLICE in main() is too
- * late). This makes GSlice use malloc unless G_SLICE is set in @envp: call
- * it from the program's .preinit_array, which the dynamic linker runs
- * before any library's constructor (main.c). Unless @envp sets malloc's
- * own tunables, it also sets glibc's malloc to one arena and large blocks
- * to mmap(), so that what a burst of calls freed can be given back
- * (hpd-memory.c), before any thread exists. */
-void hpd_memory_prefer_malloc (char **envp);
+/* Sets up the allocators so that what a burst of calls freed can be given
+ * back. Call it from the program's .preinit_array, which the dynamic
+ * linker runs before any library's constructor and before any thread
+ * exists (main.c):
+ * - glibc's malloc gets one arena for every thread and takes large blocks
+ *   from mmap() at a fixed threshold (the why in hpd-memory.c), unless
+ *   @envp sets malloc's own tunables (GLIBC_TUNABLES, MALLOC_*);
+ * - before GLib 2.76 GVariants come from GSlice, which never gives memory
+ *   back: GSlice is made to use malloc, unless G_SLICE is set in @envp.
+ *   GSlice reads its configuration once, when GLib's own constructor
+ *   first allocates (before main(), so setting G_SLICE in main() is too
+ *   late). */
+void hpd_memory_tune_allocators (char **envp);
 
 typedef struct _HpdMemory HpdMemory;
 
