@@ -10,7 +10,18 @@
 
 #include <glib/gstdio.h>
 
+#include "hp-files.h"
 #include "hpd-run-state.h"
+
+/* Only the service reads these files: they are its own, whatever the
+ * umask it was started with (the unit's UMask=0077, or 022 from a shell or
+ * an init script). */
+#define FILE_MODE 0600
+/* The directory is the service's runtime directory, which systemd makes
+ * 0755 (RuntimeDirectory=) and which also holds the runtime claims,
+ * claims.d, made readable by all (hpd-claims.c): where no service manager
+ * made it, it gets the same mode, whoever makes it first. */
+#define DIR_MODE 0755
 
 struct _HpdRunState
 {
@@ -100,14 +111,14 @@ save (const char *path, const char *text, gsize length, const char *what)
 
   /* g_file_set_contents () would fsync the new file before the rename
    * whenever the old one is not empty, even without DURABLE */
-  fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);
+  fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, FILE_MODE);
   /* the directory goes with /run at reboot: made by the first save after
    * it, not looked for before every save */
   if (fd < 0 && errno == ENOENT)
     {
       g_autofree char *dir = g_path_get_dirname (path);
 
-      if (g_mkdir_with_parents (dir, 0755) < 0)
+      if (hp_mkdir_with_parents (dir, DIR_MODE) < 0)
         {
           e = errno;
           g_warning ("Cannot create %s: %s", dir, g_strerror (e));
@@ -115,7 +126,7 @@ save (const char *path, const char *text, gsize length, const char *what)
         }
       g_free (temporary);
       temporary = g_strconcat (path, ".XXXXXX", NULL);
-      fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, 0644);
+      fd = g_mkstemp_full (temporary, O_WRONLY | O_CLOEXEC, FILE_MODE);
     }
   if (fd < 0)
     {

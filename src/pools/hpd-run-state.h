@@ -13,7 +13,9 @@
  * file (a crash leaves at most a NAME.XXXXXX beside it), but not durably:
  * no fsync, which would make every pool change wait for a disk flush
  * (where /run is not a tmpfs) to keep a file that the next boot drops
- * anyway. */
+ * anyway. Only the service reads them: they are 0600, whatever the umask;
+ * the directory it makes for them, where none is, is 0755, as systemd
+ * makes the runtime directory (hpd-run-state.c). */
 #pragma once
 
 #include <glib.h>

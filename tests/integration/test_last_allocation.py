@@ -197,3 +197,27 @@ def test_a_plain_change_is_one_write(service, conn, fk, polkit):
     assert pool_call(conn, SMALL, 'SetNodePages', 0, 2000) == 2000
     got = last(conn)
     assert (got['writes'], got['node'], got['achieved']) == (1, 0, 2000)
+
+
+# Only the service reads its files under /run: 0600 whatever the umask it
+# starts with (the unit's, or 022 from a shell or an init script, where
+# they were 0644); the directory as systemd's RuntimeDirectory= makes it,
+# 0755, since the runtime claims (0644) are in it too.
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.parametrize('umask', [hpdtest.unit_umask(), 0o022], ids=['unit', '022'])
+def test_run_state_files_are_the_services(start_service, bus, fake_kernel, polkit, umask):
+    polkit.allow(ACTION_POOLS)
+    start_service(fake_kernel.root, check=True, umask=umask)
+    conn = bus.connect()
+    try:
+        assert pool_call(conn, SMALL, 'SetMinimum', 1) == 1
+    finally:
+        conn.close_sync(None)
+    run = os.path.join(fake_kernel.root, 'run', 'hugepagesd')
+    files = [os.path.join(run, name) for name in ('requested', 'last-allocation')]
+    wait_for(lambda: all(os.path.exists(f) for f in files), 5, 'the files under /run')
+    modes = {os.path.relpath(p, fake_kernel.root): oct(os.stat(p).st_mode & 0o7777)
+             for p in [os.path.dirname(run), run, *files]}
+    assert modes == {'run': '0o755', 'run/hugepagesd': '0o755',
+                     'run/hugepagesd/requested': '0o600',
+                     'run/hugepagesd/last-allocation': '0o600'}

@@ -2,7 +2,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
 /* State under /run: a store reads its key file once and writes it whole
- * on every change (a new inode, no temporary left, readable by all); a
+ * on every change (a new inode, no temporary left, the service's alone
+ * whatever the umask); a
  * restart reads back what was saved, a damaged file counts as none. The
  * last allocation and the requested pools keep their keys in such a
  * store: read back as saved, a damaged record ignored, not half taken. */
@@ -22,16 +23,20 @@ typedef HpdTestRoot Fixture;
 
 #define FILE_NAME "run/hugepagesd/state"
 
+/* @data is the umask the save runs with: the units' UMask=0077, or 022 as
+ * from a shell or an init script. */
 static void
 test_save_replaces_whole (Fixture *f, gconstpointer data)
 {
+  mode_t old_umask = umask ((mode_t) GPOINTER_TO_UINT (data));
   g_autoptr(HpdRunState) store = hpd_run_state_new (f->root, FILE_NAME);
   g_autofree char *path = g_build_filename (f->root, FILE_NAME, NULL);
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *run = g_path_get_dirname (dir);
   g_autofree char *text = NULL;
   g_autoptr(GDir) listing = NULL;
   g_auto(GStrv) groups = NULL;
-  GStatBuf before, after;
+  GStatBuf before, after, st;
 
   /* missing: empty, and the folder made by the first save */
   groups = g_key_file_get_groups (hpd_run_state_lock (store), NULL);
@@ -39,16 +44,24 @@ test_save_replaces_whole (Fixture *f, gconstpointer data)
   g_assert_cmpuint (g_strv_length (groups), ==, 0);
   g_key_file_set_string (hpd_run_state_begin (store), "a", "key", "a long first value");
   hpd_run_state_commit (store, "a test");
+  /* only the service reads the file; the folders are as systemd's
+   * RuntimeDirectory= makes them, for the runtime claims beside it */
   g_assert_cmpint (g_stat (path, &before), ==, 0);
-  g_assert_cmpuint (before.st_mode & 07777, ==, 0644);
+  g_assert_cmpuint (before.st_mode & 07777, ==, 0600);
+  g_assert_cmpint (g_stat (dir, &st), ==, 0);
+  g_assert_cmpuint (st.st_mode & 07777, ==, 0755);
+  g_assert_cmpint (g_stat (run, &st), ==, 0);
+  g_assert_cmpuint (st.st_mode & 07777, ==, 0755);
 
   g_key_file_set_string (hpd_run_state_begin (store), "a", "key", "b");
   hpd_run_state_commit (store, "a test");
+  umask (old_umask);
   text = hpd_test_get (f->root, FILE_NAME);
   g_assert_cmpstr (text, ==, "[a]\nkey=b\n");
   /* renamed over, not rewritten in place: a reader holds the old or the new */
   g_assert_cmpint (g_stat (path, &after), ==, 0);
   g_assert_cmpuint (before.st_ino, !=, after.st_ino);
+  g_assert_cmpuint (after.st_mode & 07777, ==, 0600);
 
   listing = g_dir_open (dir, 0, NULL);
   g_assert_nonnull (listing);
@@ -304,8 +317,10 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add ("/run-state/save-replaces-whole", Fixture, NULL, hpd_test_root_setup,
-              test_save_replaces_whole, hpd_test_root_teardown);
+  g_test_add ("/run-state/save-replaces-whole/umask-077", Fixture, GUINT_TO_POINTER (077),
+              hpd_test_root_setup, test_save_replaces_whole, hpd_test_root_teardown);
+  g_test_add ("/run-state/save-replaces-whole/umask-022", Fixture, GUINT_TO_POINTER (022),
+              hpd_test_root_setup, test_save_replaces_whole, hpd_test_root_teardown);
   g_test_add ("/run-state/restart-reads-back", Fixture, NULL, hpd_test_root_setup,
               test_restart_reads_back, hpd_test_root_teardown);
   g_test_add ("/run-state/corrupt-file-is-none", Fixture, NULL, hpd_test_root_setup,
