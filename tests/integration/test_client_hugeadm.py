@@ -501,6 +501,20 @@ def test_units_in_any_case(service, ctl, allow_pools, fake_kernel, spec):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+def test_a_b_alone_is_bytes(service, ctl, allow_pools, fake_kernel):
+    # hugeadm ignores the b and takes 7 pages; 7 bytes are refused here,
+    # as by set-min, before anything changes
+    before = fake_kernel.snapshot()
+    proc = ctl('--pool-pages-min', '2M:7b')
+    assert proc.returncode == 2, proc.stderr
+    assert 'is not a whole number of 2097152-byte pages' in proc.stderr
+    assert fake_kernel.snapshot() == before
+    # a whole number of pages in bytes is that many pages
+    assert ctl('--pool-pages-min', '2M:14680064b').returncode == 0
+    assert nr(fake_kernel) == 7
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
 def test_max_size_units_in_any_case(service, ctl, polkit):
     proc = ctl('--dry-run', '--create-global-mounts', '--max-size', '512mb')
     assert proc.returncode == 0, proc.stderr
