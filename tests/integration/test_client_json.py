@@ -296,12 +296,17 @@ def test_config_json(service, ctl, fake_kernel):
 
 def test_boot_json(service, ctl, fake_kernel):
     doc = document(ctl('boot', '--json'))
+    dropin = fake_kernel.path('etc/default/grub.d/hugepagesd.cfg')
     assert doc == {'format_version': FORMAT_VERSION, 'boot_parameters': '',
-                   'kernel_command_line': '', 'reboot_required': False}
+                   'kernel_command_line': '', 'reboot_required': False,
+                   'drop_in': {'path': dropin, 'text': '', 'up_to_date': True}}
     fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[pool 1GB]\nminimum = 2\n')
     doc = document(ctl('boot', '--json'))
     assert doc['boot_parameters'] == 'hugepagesz=1G hugepages=2'
     assert doc['reboot_required'] is True
+    assert doc['drop_in']['up_to_date'] is False
+    assert doc['drop_in']['text'].endswith(
+        'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX hugepagesz=1G hugepages=2"\n')
     assert f'Boot parameters:      {doc["boot_parameters"]}' in ok(ctl('boot'))
 
 
