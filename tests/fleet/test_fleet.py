@@ -713,6 +713,43 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', '')
 
 
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_metrics_node_target(service, polkit, fake_kernel, bus, conn, builddir):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    polkit.allow(*ALL_ACTIONS)
+    ctl = os.path.join(builddir, 'client', 'hugepagesctl')
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    # node 0: a configured count and a claim on top of it; node 1: a claim
+    # only; the pool-wide claim is on no node
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[pool 2MB]\nnode0 = 3\n')
+    for args in (['vm-0', '2M', '1', '--node', '0'], ['vm-1', '2M', '2', '--node', '1'],
+                 ['vm-all', '2M', '1']):
+        subprocess.run([ctl, 'claim'] + args, env=env, check=True, capture_output=True,
+                       timeout=30)
+    text = subprocess.run([ctl, 'metrics'], env=env, check=True, capture_output=True, text=True,
+                          timeout=30).stdout
+
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    target = families['hugepages_node_pool_target_pages']
+    assert target.type == 'gauge' and target.documentation
+    got = {(s.labels['page_size_bytes'], s.labels['node']): s.value for s in target.samples}
+    # every node of every size, labelled as the other per-node families
+    assert set(got) == {(s.labels['page_size_bytes'], s.labels['node'])
+                        for s in families['hugepages_node_pool_minimum_pages'].samples}
+    assert got == {(str(SMALL_BYTES), '0'): 4, (str(SMALL_BYTES), '1'): 2,
+                   (str(GIANT * 1024), '0'): 0, (str(GIANT * 1024), '1'): 0}
+    # the service's figures (NodeTargets), not the client's sum
+    for kb in (SMALL, GIANT):
+        for record in hpdtest.get(conn, hpdtest.page_size_path(kb), hpdtest.PAGE_SIZE_IFACE,
+                                  'NodeTargets'):
+            assert got[(str(kb * 1024), str(record['node']))] == record['target']
+
+    proc = subprocess.run([promtool(), 'check', 'metrics'], input=text, capture_output=True,
+                          text=True, timeout=30)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', '')
+
+
 def listening_sockets(pid):
     """The sockets process @pid holds that listen (TCP, UDP, or a Unix
     socket that accepts connections), as (table, address) from its
