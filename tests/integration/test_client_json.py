@@ -128,6 +128,7 @@ def test_status_json(service, ctl):
         'last_allocation': None,
         'nodes': [{'node': 0, 'total': 4, 'free': 3, 'surplus': 0, 'minimum': 4},
                   {'node': 1, 'total': 2, 'free': 2, 'surplus': 0, 'minimum': 2}],
+        'node_targets': [{'node': 0, 'target': 0}, {'node': 1, 'target': 0}],
         'mounts': []}
     assert (giant['name'], giant['gigantic'], giant['demote_size']) == ('1GB', True, SMALL * 1024)
     assert (giant['minimum'], giant['total'], giant['free'], giant['reserved']) == (5, 5, 4, 1)
