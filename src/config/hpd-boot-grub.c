@@ -146,11 +146,23 @@ hpd_boot_grub_read_shown (const char *root)
 
   /* the service may read what its caller could not: show only what
    * anybody could read for themselves */
-  if (stat (dir, &st) != 0 || !S_ISDIR (st.st_mode) || !(st.st_mode & S_IXOTH))
+  if (stat (dir, &st) != 0)
+    {
+      /* no grub.d (ConfigureBoot makes it), as anybody may see if they
+       * may enter its parent */
+      g_autofree char *parent = errno == ENOENT ? g_path_get_dirname (dir) : NULL;
+
+      if (parent != NULL && stat (parent, &st) == 0 && S_ISDIR (st.st_mode) &&
+          (st.st_mode & S_IXOTH))
+        return g_strdup ("");
+      return NULL;
+    }
+  if (!S_ISDIR (st.st_mode) || !(st.st_mode & S_IXOTH))
     return NULL;
   fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  /* that there is none anybody can see for themselves */
   if (fd < 0)
-    return NULL;
+    return errno == ENOENT ? g_strdup ("") : NULL;
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || !(st.st_mode & S_IROTH) ||
       st.st_size > HPD_BOOT_GRUB_SHOWN_MAX)
     {

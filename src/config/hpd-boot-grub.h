@@ -45,7 +45,8 @@ gboolean hpd_boot_grub_holds (const char *root, const char *text);
 /* The drop-in's text, for showing it: only a regular file that every
  * account may read (the file and grub.d), of at most
  * HPD_BOOT_GRUB_SHOWN_MAX bytes, as valid UTF-8 without NUL bytes (a bus
- * string). NULL when there is none or it may not be shown. */
+ * string); "" when there is none (nor grub.d) where every account may
+ * look. NULL when it may not be shown. */
 #define HPD_BOOT_GRUB_SHOWN_MAX 65536
 char *hpd_boot_grub_read_shown (const char *root);
 

@@ -275,10 +275,11 @@ def test_drop_in_is_compared_as_configure_boot_writes_it(service, conn, fake_ker
     debian(fake_kernel)
     path = fake_kernel.path(DROPIN)
     # nothing asked, no file: nothing to write
-    assert prop(conn, 'BootDropIn') == {'path': path, 'text': '', 'up-to-date': True}
+    assert prop(conn, 'BootDropIn') == {'path': path, 'text': '', 'up-to-date': True,
+                                        'contents': ''}
     put(fake_kernel, CONF, FOUR)
     assert prop(conn, 'BootDropIn') == {'path': path, 'text': dropin(FOUR_PARAMS),
-                                        'up-to-date': False}
+                                        'up-to-date': False, 'contents': ''}
     configure_boot(conn)
     assert prop(conn, 'BootDropIn') == {'path': path, 'text': dropin(FOUR_PARAMS),
                                         'up-to-date': True, 'contents': dropin(FOUR_PARAMS)}

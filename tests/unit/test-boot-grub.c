@@ -244,7 +244,14 @@ test_read_shown (void)
   make_debian (root);
   path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
   dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
-  g_assert_null (hpd_boot_grub_read_shown (root));
+  /* no grub.d, then an empty one: no drop-in, as anybody sees */
+  shown = hpd_boot_grub_read_shown (root);
+  g_assert_cmpstr (shown, ==, "");
+  g_clear_pointer (&shown, g_free);
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  shown = hpd_boot_grub_read_shown (root);
+  g_assert_cmpstr (shown, ==, "");
+  g_clear_pointer (&shown, g_free);
 
   hpd_test_put (root, HPD_BOOT_GRUB_DROPIN, "one\n");
   shown = hpd_boot_grub_read_shown (root);
