@@ -55,6 +55,8 @@ show_boot (HpctlContext *ctx, gboolean json)
       hpctl_json_add_string (builder, "kernel_command_line",
                              command_line != NULL ? command_line : "");
       hpctl_json_add_bool (builder, "reboot_required", reboot);
+      /* whether --write would change the file: the service's comparison */
+      hpctl_json_add_variant (builder, "drop_in", hp_dbus_manager_get_boot_drop_in (m));
       hpctl_json_print (builder);
       return HPCTL_EXIT_OK;
     }

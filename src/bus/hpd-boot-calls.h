@@ -31,6 +31,10 @@ void hpd_boot_state_read (HpdDaemon *daemon, const HpdConfig *config, HpdBootSta
 void hpd_boot_state_clear (HpdBootState *state);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdBootState, hpd_boot_state_clear)
 
+/* BootDropIn: the GRUB drop-in ConfigureBoot writes for @state, and
+ * whether the one in place is that already (hpd-boot-grub.h). */
+GVariant *hpd_boot_drop_in_to_variant (HpdDaemon *daemon, const HpdBootState *state);
+
 /* ConfigureBoot's handler (hpd-methods.c). */
 void hpd_boot_calls_configure (const HpdCall *call);
 

@@ -149,6 +149,9 @@ refresh_configuration (HpdManager *self)
   hp_dbus_manager_set_boot_parameters (iface, boot.boot_parameters);
   hp_dbus_manager_set_kernel_command_line (iface, boot.kernel_command_line);
   hp_dbus_manager_set_reboot_required (iface, boot.reboot_required);
+  /* the drop-in is no file the configuration cache covers: one small
+   * read on every refresh */
+  hp_dbus_manager_set_boot_drop_in (iface, hpd_boot_drop_in_to_variant (self->daemon, &boot));
 }
 
 static void

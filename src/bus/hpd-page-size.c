@@ -99,22 +99,39 @@ publish_counters (HpdPageSize *self, HpdPoolCounters *c)
   c->nodes = NULL;
 }
 
-/* Base and Target as the pool model has them: the configuration and the
+/* Base, Target and NodeTargets as the pool model has them: the configuration and the
  * claims come from the daemon's caches, cheap on the main loop. */
 static void
 publish_target (HpdPageSize *self)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
   g_auto(HpdPoolModel) model = { 0, };
+  const HpdConfig *config = hpd_daemon_get_config (self->daemon, NULL);
+  GVariantBuilder nodes;
   guint64 base, configured;
-  gboolean has_configured =
-    hpd_apply_configured_minimum (hpd_daemon_get_config (self->daemon, NULL), self->pool,
-                                  &configured);
+  gboolean has_configured = hpd_apply_configured_minimum (config, self->pool, &configured);
 
   hpd_pool_model_init (&model, self->daemon, self->pool, has_configured, configured);
   hpd_pool_model_base (&model, &base);
   hp_dbus_manager_page_size_set_base (iface, base);
   hp_dbus_manager_page_size_set_target (iface, hpd_pool_model_target (&model));
+
+  /* every node, 0 included, so that each has its record as in Nodes */
+  g_variant_builder_init (&nodes, G_VARIANT_TYPE ("aa{sv}"));
+  for (guint i = 0; i < self->pool->nodes->len; i++)
+    {
+      guint node = g_array_index (self->pool->nodes, guint, i);
+      guint64 target = hpd_pool_model_node_target (&model, node,
+                                                   hpd_apply_configured_node_pages (config,
+                                                                                    self->pool,
+                                                                                    node));
+
+      g_variant_builder_open (&nodes, G_VARIANT_TYPE_VARDICT);
+      g_variant_builder_add (&nodes, "{sv}", "node", g_variant_new_uint32 (node));
+      g_variant_builder_add (&nodes, "{sv}", "target", g_variant_new_uint64 (target));
+      g_variant_builder_close (&nodes);
+    }
+  hp_dbus_manager_page_size_set_node_targets (iface, g_variant_builder_end (&nodes));
 }
 
 static gboolean

@@ -295,12 +295,15 @@ apply_claim_target (Apply *a, const HpdPool *pool, guint32 node, guint64 target)
        G_GUINT64_FORMAT, place, target, got);
 }
 
-/* The pages @config sets on @node of @pool (nodeN), 0 if none. */
-static guint64
-configured_node_pages (const HpdConfig *config, const HpdPool *pool, guint node)
+guint64
+hpd_apply_configured_node_pages (const HpdConfig *config, const HpdPool *pool, guint node)
 {
   guint64 default_key = 0, pages = 0;
-  const HpdConfigPool *cp = g_tree_lookup (config->pools, &pool->size);
+  const HpdConfigPool *cp;
+
+  if (config == NULL)
+    return 0;
+  cp = g_tree_lookup (config->pools, &pool->size);
   const HpdConfigValue *v = cp != NULL ? g_tree_lookup (cp->nodes, GUINT_TO_POINTER (node)) : NULL;
 
   if (v == NULL && pool->is_default &&
@@ -340,8 +343,9 @@ apply_claims (Apply *a, const HpdConfig *config)
           if (hpd_pool_model_claimed (&model, node) > 0)
             apply_claim_target (a, pool, node,
                                 hpd_pool_model_node_target (&model, node,
-                                                            configured_node_pages (config, pool,
-                                                                                   node)));
+                                                            hpd_apply_configured_node_pages (config,
+                                                                                             pool,
+                                                                                             node)));
         }
     }
   /* claims on nodes this machine does not have */

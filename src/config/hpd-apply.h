@@ -30,6 +30,11 @@ gboolean hpd_apply_to_pages (const HpdConfigValue *v, const HpdPool *pool, guint
  * is NULL. */
 gboolean hpd_apply_configured_minimum (const HpdConfig *config, const HpdPool *pool,
                                        guint64 *pages);
+/* The pages @config sets on @node of @pool (nodeN, else [pool DEFAULT]'s
+ * for the default size), 0 if none or @config is NULL: a node's configured
+ * base (hpd_pool_model_node_target ()). */
+guint64 hpd_apply_configured_node_pages (const HpdConfig *config, const HpdPool *pool,
+                                         guint node);
 /* CreateMount options for a [mount] section. */
 GVariant *hpd_apply_mount_options (const HpdConfigMount *m);
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,78 @@ remove_stale_temporaries (const char *dir)
     }
 }
 
+gboolean
+hpd_boot_grub_holds (const char *root, const char *text)
+{
+  g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
+  g_autofree char *now = NULL;
+  gsize now_length = 0;
+  struct stat st;
+
+  /* removing takes away whatever is there, a link included */
+  if (text == NULL)
+    return lstat (path, &st) != 0 && errno == ENOENT;
+  return is_regular (path) && g_file_get_contents (path, &now, &now_length, NULL) &&
+         now_length == strlen (text) && memcmp (now, text, now_length) == 0;
+}
+
+char *
+hpd_boot_grub_read_shown (const char *root)
+{
+  g_autofree char *dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
+  g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
+  g_autofree char *text = NULL;
+  struct stat st;
+  gssize got;
+  gsize length = 0;
+  int fd;
+
+  /* the service may read what its caller could not: show only what
+   * anybody could read for themselves */
+  if (stat (dir, &st) != 0)
+    {
+      /* no grub.d (ConfigureBoot makes it), as anybody may see if they
+       * may enter its parent */
+      g_autofree char *parent = errno == ENOENT ? g_path_get_dirname (dir) : NULL;
+
+      if (parent != NULL && stat (parent, &st) == 0 && S_ISDIR (st.st_mode) &&
+          (st.st_mode & S_IXOTH))
+        return g_strdup ("");
+      return NULL;
+    }
+  if (!S_ISDIR (st.st_mode) || !(st.st_mode & S_IXOTH))
+    return NULL;
+  fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  /* that there is none anybody can see for themselves */
+  if (fd < 0)
+    return errno == ENOENT ? g_strdup ("") : NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || !(st.st_mode & S_IROTH) ||
+      st.st_size > HPD_BOOT_GRUB_SHOWN_MAX)
+    {
+      close (fd);
+      return NULL;
+    }
+  /* one more byte tells a file that grew since fstat () */
+  text = g_malloc (HPD_BOOT_GRUB_SHOWN_MAX + 2);
+  for (;;)
+    {
+      got = read (fd, text + length, HPD_BOOT_GRUB_SHOWN_MAX + 1 - length);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got <= 0)
+        break;
+      length += got;
+      if (length > HPD_BOOT_GRUB_SHOWN_MAX)
+        break;
+    }
+  close (fd);
+  if (got < 0 || length > HPD_BOOT_GRUB_SHOWN_MAX)
+    return NULL;
+  text[length] = '\0';
+  /* a bus string ends at its first NUL and must be UTF-8 */
+  return g_utf8_make_valid (text, strlen (text));
+}
+
 /* grub.d as a real directory: made when missing, never through a link. */
 static gboolean
 ensure_directory (const char *dir, GError **error)
@@ -145,8 +218,6 @@ hpd_boot_grub_write (const char *root, const char *text, gboolean *changed, GErr
 {
   g_autofree char *dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
   g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
-  g_autofree char *now = NULL;
-  gsize now_length = 0;
 
   *changed = FALSE;
   if (text == NULL)
@@ -168,8 +239,7 @@ hpd_boot_grub_write (const char *root, const char *text, gboolean *changed, GErr
   if (!ensure_directory (dir, error))
     return FALSE;
   /* asking twice leaves the file and its time alone */
-  if (is_regular (path) && g_file_get_contents (path, &now, &now_length, NULL) &&
-      now_length == strlen (text) && memcmp (now, text, now_length) == 0)
+  if (hpd_boot_grub_holds (root, text))
     return TRUE;
 
   if (!hp_file_set_contents (path, text, -1,

@@ -38,6 +38,18 @@ gboolean hpd_boot_grub_check (const char *root, char **update_grub, GError **err
  * (the drop-in is then removed). */
 char *hpd_boot_grub_dropin_text (const HpdBootParams *params);
 
+/* Whether @root's drop-in is what hpd_boot_grub_write () leaves alone:
+ * a regular file holding exactly @text, or for NULL nothing at all. */
+gboolean hpd_boot_grub_holds (const char *root, const char *text);
+
+/* The drop-in's text, for showing it: only a regular file that every
+ * account may read (the file and grub.d), of at most
+ * HPD_BOOT_GRUB_SHOWN_MAX bytes, as valid UTF-8 without NUL bytes (a bus
+ * string); "" when there is none (nor grub.d) where every account may
+ * look. NULL when it may not be shown. */
+#define HPD_BOOT_GRUB_SHOWN_MAX 65536
+char *hpd_boot_grub_read_shown (const char *root);
+
 /* Makes @root's drop-in hold @text, or removes it for NULL. grub.d is
  * created (0755) when missing, but must not be a symbolic link. The file
  * is replaced atomically and durably (never followed if it is a link), and

@@ -482,11 +482,9 @@ def test_mount_applied_twice_and_removed(mounting_service, polkit, fake_kernel, 
     assert '[mount global]' not in fake_kernel.read(PERSISTED)
 
 
-@pytest.mark.fake_kernel(pools=POOLS)
-def test_boot(service, polkit, fake_kernel, play):
-    # persistence at boot: a 1 GB pool saved, then its boot parameters
-    # written for GRUB (a Debian tree below the fake root)
-    polkit.allow(*ALL_ACTIONS, 'org.hugepages.manager.configure-boot')
+def debian_grub(fake_kernel):
+    """A Debian tree with GRUB below the fake root, where ConfigureBoot
+    writes."""
     for rel, text in (('etc/debian_version', '12.11\n'),
                       ('etc/default/grub', 'GRUB_CMDLINE_LINUX=""\n'),
                       # not run under a fake root; its presence says GRUB is installed
@@ -496,15 +494,50 @@ def test_boot(service, polkit, fake_kernel, play):
             f.write(text)
     os.chmod(fake_kernel.path('usr/sbin/update-grub'), 0o755)
     os.makedirs(fake_kernel.path('etc/default/grub.d'), exist_ok=True)
+
+
+GRUB_LINE = 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX {}"\n'
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_boot(service, polkit, fake_kernel, play):
+    # persistence at boot: a 1 GB pool saved, then its boot parameters
+    # written for GRUB (a Debian tree below the fake root)
+    polkit.allow(*ALL_ACTIONS, 'org.hugepages.manager.configure-boot')
+    debian_grub(fake_kernel)
     saved = play([{'hugepages.manager.pool': {'page_size': '1G', 'minimum': 2, 'persist': True}}])
     assert not saved[0]['failed'], saved
     checked, applied, again = unchanged_twice(play, {'hugepages.manager.boot': {}})
     assert checked['boot_parameters'] == 'hugepagesz=1G hugepages=2', checked
     assert checked['path'] == fake_kernel.path('etc/default/grub.d/hugepagesd.cfg')
-    assert 'hugepagesz=1G hugepages=2' in checked['diff']['after']
-    assert 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX hugepagesz=1G hugepages=2"' in \
-        fake_kernel.read('etc/default/grub.d/hugepagesd.cfg')
+    assert checked['diff']['before'] == ''
+    assert checked['diff']['after'].endswith(GRUB_LINE.format('hugepagesz=1G hugepages=2'))
+    written = fake_kernel.read('etc/default/grub.d/hugepagesd.cfg')
+    # the diff showed what hugepagesd then wrote
+    assert applied['diff']['after'] == written
     assert again['reboot_required'] is True
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_boot_stale_drop_in(service, polkit, fake_kernel, local_play):
+    # A drop-in that has the configured line, and also one added by hand
+    # for a default size the configuration no longer asks for: booting
+    # with it is not what the configuration says, so the task changes it.
+    # Whether it is current is hugepagesd's answer (BootDropIn), compared as
+    # ConfigureBoot writes, not a search for the line in the file.
+    polkit.allow('org.hugepages.manager.configure-boot')
+    debian_grub(fake_kernel)
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[pool 1GB]\nminimum = 2\n')
+    dropin = 'etc/default/grub.d/hugepagesd.cfg'
+    stale = (GRUB_LINE.format('hugepagesz=1G hugepages=2') +
+             GRUB_LINE.format('default_hugepagesz=1G'))
+    fake_kernel.write(dropin, stale)
+    checked, applied, again = unchanged_twice(local_play, {'hugepages.manager.boot': {}})
+    assert checked['diff']['before'] == stale, checked
+    assert 'default_hugepagesz' not in checked['diff']['after']
+    assert applied['diff']['after'] == fake_kernel.read(dropin)
+    assert fake_kernel.read(dropin).endswith(GRUB_LINE.format('hugepagesz=1G hugepages=2'))
+    assert 'default_hugepagesz' not in fake_kernel.read(dropin)
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
@@ -677,6 +710,43 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
     # families: a problem is a line on stderr and a non-zero exit
     proc = subprocess.run([promtool(), 'check', 'metrics'], input=_ours(text),
                           capture_output=True, text=True, timeout=30)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', '')
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_metrics_node_target(service, polkit, fake_kernel, bus, conn, builddir):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    polkit.allow(*ALL_ACTIONS)
+    ctl = os.path.join(builddir, 'client', 'hugepagesctl')
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+    # node 0: a configured count and a claim on top of it; node 1: a claim
+    # only; the pool-wide claim is on no node
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[pool 2MB]\nnode0 = 3\n')
+    for args in (['vm-0', '2M', '1', '--node', '0'], ['vm-1', '2M', '2', '--node', '1'],
+                 ['vm-all', '2M', '1']):
+        subprocess.run([ctl, 'claim'] + args, env=env, check=True, capture_output=True,
+                       timeout=30)
+    text = subprocess.run([ctl, 'metrics'], env=env, check=True, capture_output=True, text=True,
+                          timeout=30).stdout
+
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    target = families['hugepages_node_pool_target_pages']
+    assert target.type == 'gauge' and target.documentation
+    got = {(s.labels['page_size_bytes'], s.labels['node']): s.value for s in target.samples}
+    # every node of every size, labelled as the other per-node families
+    assert set(got) == {(s.labels['page_size_bytes'], s.labels['node'])
+                        for s in families['hugepages_node_pool_minimum_pages'].samples}
+    assert got == {(str(SMALL_BYTES), '0'): 4, (str(SMALL_BYTES), '1'): 2,
+                   (str(GIANT * 1024), '0'): 0, (str(GIANT * 1024), '1'): 0}
+    # the service's figures (NodeTargets), not the client's sum
+    for kb in (SMALL, GIANT):
+        for record in hpdtest.get(conn, hpdtest.page_size_path(kb), hpdtest.PAGE_SIZE_IFACE,
+                                  'NodeTargets'):
+            assert got[(str(kb * 1024), str(record['node']))] == record['target']
+
+    proc = subprocess.run([promtool(), 'check', 'metrics'], input=text, capture_output=True,
+                          text=True, timeout=30)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', '')
 
 

@@ -268,6 +268,66 @@ def test_content_is_only_numbers(service, conn, fake_kernel, allowed):
     assert fake_kernel.read(DROPIN) == dropin('hugepagesz=1G hugepages=3')
 
 
+# --- BootDropIn -------------------------------------------------------------------
+
+@pytest.mark.valgrind
+def test_drop_in_is_compared_as_configure_boot_writes_it(service, conn, fake_kernel, allowed):
+    debian(fake_kernel)
+    path = fake_kernel.path(DROPIN)
+    # nothing asked, no file: nothing to write
+    assert prop(conn, 'BootDropIn') == {'path': path, 'text': '', 'up-to-date': True,
+                                        'contents': ''}
+    put(fake_kernel, CONF, FOUR)
+    assert prop(conn, 'BootDropIn') == {'path': path, 'text': dropin(FOUR_PARAMS),
+                                        'up-to-date': False, 'contents': ''}
+    configure_boot(conn)
+    assert prop(conn, 'BootDropIn') == {'path': path, 'text': dropin(FOUR_PARAMS),
+                                        'up-to-date': True, 'contents': dropin(FOUR_PARAMS)}
+    # the right line is not enough: a line added by hand is lost at the next write
+    stale = dropin(FOUR_PARAMS) + 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX default_hugepagesz=1G"\n'
+    put(fake_kernel, DROPIN, stale)
+    assert prop(conn, 'BootDropIn') == {'path': path, 'text': dropin(FOUR_PARAMS),
+                                        'up-to-date': False, 'contents': stale}
+    configure_boot(conn)
+    assert prop(conn, 'BootDropIn')['up-to-date'] is True
+    # nothing asked any more: the file is to go
+    put(fake_kernel, CONF, '')
+    assert prop(conn, 'BootDropIn') == {'path': path, 'text': '', 'up-to-date': False,
+                                        'contents': dropin(FOUR_PARAMS)}
+
+
+def test_drop_in_contents_only_when_anybody_may_read_them(service, conn, fake_kernel):
+    debian(fake_kernel)
+    put(fake_kernel, CONF, FOUR)
+    put(fake_kernel, DROPIN, dropin(FOUR_PARAMS))
+    os.chmod(fake_kernel.path(DROPIN), 0o600)
+    # the comparison is still made: ConfigureBoot would leave it alone
+    assert prop(conn, 'BootDropIn') == {'path': fake_kernel.path(DROPIN),
+                                        'text': dropin(FOUR_PARAMS), 'up-to-date': True}
+    os.chmod(fake_kernel.path(DROPIN), 0o644)
+    os.chmod(fake_kernel.path(GRUB_D), 0o700)
+    try:
+        assert 'contents' not in prop(conn, 'BootDropIn')
+    finally:
+        os.chmod(fake_kernel.path(GRUB_D), 0o755)
+    # a link is not followed
+    os.unlink(fake_kernel.path(DROPIN))
+    os.symlink(fake_kernel.path(CONF), fake_kernel.path(DROPIN))
+    drop_in = prop(conn, 'BootDropIn')
+    assert 'contents' not in drop_in and drop_in['up-to-date'] is False
+
+
+def test_drop_in_contents_are_a_bus_string(service, conn, fake_kernel):
+    debian(fake_kernel)
+    with open(fake_kernel.path(DROPIN), 'wb') as f:
+        f.write(b'# caf\xe9\nGRUB_CMDLINE_LINUX="x"\n\0after the NUL\n')
+    drop_in = prop(conn, 'BootDropIn')
+    assert drop_in['contents'] == '# caf\ufffd\nGRUB_CMDLINE_LINUX="x"\n'
+    with open(fake_kernel.path(DROPIN), 'w') as f:
+        f.write('#' * (64 * 1024 + 1))
+    assert 'contents' not in prop(conn, 'BootDropIn')
+
+
 @pytest.mark.parametrize('missing', ['debian_version', 'grub', 'update-grub'])
 @pytest.mark.valgrind(first=1)
 def test_not_supported_says_what_to_add(service, conn, fake_kernel, allowed, missing):

@@ -128,6 +128,7 @@ def test_status_json(service, ctl):
         'last_allocation': None,
         'nodes': [{'node': 0, 'total': 4, 'free': 3, 'surplus': 0, 'minimum': 4},
                   {'node': 1, 'total': 2, 'free': 2, 'surplus': 0, 'minimum': 2}],
+        'node_targets': [{'node': 0, 'target': 0}, {'node': 1, 'target': 0}],
         'mounts': []}
     assert (giant['name'], giant['gigantic'], giant['demote_size']) == ('1GB', True, SMALL * 1024)
     assert (giant['minimum'], giant['total'], giant['free'], giant['reserved']) == (5, 5, 4, 1)
@@ -296,12 +297,17 @@ def test_config_json(service, ctl, fake_kernel):
 
 def test_boot_json(service, ctl, fake_kernel):
     doc = document(ctl('boot', '--json'))
+    dropin = fake_kernel.path('etc/default/grub.d/hugepagesd.cfg')
     assert doc == {'format_version': FORMAT_VERSION, 'boot_parameters': '',
-                   'kernel_command_line': '', 'reboot_required': False}
+                   'kernel_command_line': '', 'reboot_required': False,
+                   'drop_in': {'path': dropin, 'text': '', 'up_to_date': True}}
     fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[pool 1GB]\nminimum = 2\n')
     doc = document(ctl('boot', '--json'))
     assert doc['boot_parameters'] == 'hugepagesz=1G hugepages=2'
     assert doc['reboot_required'] is True
+    assert doc['drop_in']['up_to_date'] is False
+    assert doc['drop_in']['text'].endswith(
+        'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX hugepagesz=1G hugepages=2"\n')
     assert f'Boot parameters:      {doc["boot_parameters"]}' in ok(ctl('boot'))
 
 

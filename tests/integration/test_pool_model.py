@@ -134,3 +134,26 @@ def test_the_requested_base_is_read_from_memory(start_service, conn, fake_kernel
     start_service(fk.root)
     props = hpdtest.page_size_props(conn, SMALL)
     assert (props['Base'], props['Target']) == (3, 3 + 2)
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_node_targets_are_the_configured_node_pages_plus_the_node_claims(service, conn,
+                                                                          fake_kernel, kernel,
+                                                                          hugepagesd):
+    def node_targets():
+        records = hpdtest.page_size_props(conn, SMALL)['NodeTargets']
+        return {r['node']: r['target'] for r in records}
+
+    assert node_targets() == {0: 0, 1: 0}
+    fake_kernel.write(CONF, '[pool 2MB]\nnode0 = 3\n')
+    assert node_targets() == {0: 3, 1: 0}
+    # a claim on the pool is no node's; claims on a node add to its count
+    claim(conn, 'all', 1)
+    claim(conn, 'db', 2, **NODE1)
+    claim(conn, 'web', 1, node=GLib.Variant('u', 0))
+    assert node_targets() == {0: 3 + 1, 1: 2}
+    # --apply (after boot) brings the nodes to the same targets
+    proc = subprocess.run([hugepagesd, '--kernel-root', fake_kernel.root, '--apply'],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert kernel.pages[0] == 3 + 1 and kernel.pages[1] >= 2

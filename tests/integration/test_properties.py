@@ -141,6 +141,8 @@ def expected_page_size(fk, size_kb):
         'Base': 0,
         'Target': 0,
         'Nodes': nodes,
+        # nothing configured or claimed on a node: every node's record, at 0
+        'NodeTargets': [{'node': node, 'target': 0} for node in fk.pool_nodes],
         'CanOvercommit': can_overcommit,
         'DemoteSize': demote,
         'Mounts': expected_page_size_mounts(fk, size_kb),

@@ -184,6 +184,108 @@ test_write (void)
   hpd_test_remove (root);
 }
 
+/* hpd_boot_grub_holds () says TRUE exactly when hpd_boot_grub_write ()
+ * would report no change: BootDropIn's "up-to-date" is ConfigureBoot's
+ * own comparison. */
+static void
+assert_holds_as_write_finds (const char *root, const char *text, gboolean expected)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean changed;
+
+  g_assert_cmpint (hpd_boot_grub_holds (root, text), ==, expected);
+  g_assert_true (hpd_boot_grub_write (root, text, &changed, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (changed, ==, !expected);
+  g_assert_true (hpd_boot_grub_holds (root, text));
+}
+
+static void
+test_holds (void)
+{
+  g_autofree char *root = make_root ();
+  g_autofree char *elsewhere = NULL;
+  g_autofree char *link = NULL;
+
+  umask (022);
+  make_debian (root);
+  assert_holds_as_write_finds (root, NULL, TRUE);
+  assert_holds_as_write_finds (root, "one\n", FALSE);
+  assert_holds_as_write_finds (root, "one\n", TRUE);
+  /* a prefix or a longer text is not the same file */
+  assert_holds_as_write_finds (root, "one\nmore\n", FALSE);
+  assert_holds_as_write_finds (root, "one\n", FALSE);
+  assert_holds_as_write_finds (root, NULL, FALSE);
+
+  /* a link to the right text is replaced, and removed */
+  hpd_test_put (root, "elsewhere", "one\n");
+  elsewhere = g_build_filename (root, "elsewhere", NULL);
+  link = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
+  g_assert_cmpint (symlink (elsewhere, link), ==, 0);
+  assert_holds_as_write_finds (root, "one\n", FALSE);
+  g_assert_false (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_assert_cmpint (g_unlink (link), ==, 0);
+  g_assert_cmpint (symlink (elsewhere, link), ==, 0);
+  assert_holds_as_write_finds (root, NULL, FALSE);
+
+  hpd_test_remove (root);
+}
+
+static void
+test_read_shown (void)
+{
+  g_autofree char *root = make_root ();
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *big = NULL;
+  g_autofree char *shown = NULL;
+
+  umask (022);
+  make_debian (root);
+  path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
+  dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
+  /* no grub.d, then an empty one: no drop-in, as anybody sees */
+  shown = hpd_boot_grub_read_shown (root);
+  g_assert_cmpstr (shown, ==, "");
+  g_clear_pointer (&shown, g_free);
+  g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
+  shown = hpd_boot_grub_read_shown (root);
+  g_assert_cmpstr (shown, ==, "");
+  g_clear_pointer (&shown, g_free);
+
+  hpd_test_put (root, HPD_BOOT_GRUB_DROPIN, "one\n");
+  shown = hpd_boot_grub_read_shown (root);
+  g_assert_cmpstr (shown, ==, "one\n");
+  g_clear_pointer (&shown, g_free);
+
+  /* what not every account may read is not shown */
+  g_assert_cmpint (chmod (path, 0640), ==, 0);
+  g_assert_null (hpd_boot_grub_read_shown (root));
+  g_assert_cmpint (chmod (path, 0644), ==, 0);
+  g_assert_cmpint (chmod (dir, 0750), ==, 0);
+  g_assert_null (hpd_boot_grub_read_shown (root));
+  g_assert_cmpint (chmod (dir, 0755), ==, 0);
+
+  /* a bus string: UTF-8, up to the first NUL */
+  g_assert_true (g_file_set_contents (path, "caf\xe9\n\0rest", 10, NULL));
+  shown = hpd_boot_grub_read_shown (root);
+  g_assert_cmpstr (shown, ==, "caf\xef\xbf\xbd\n");
+  g_clear_pointer (&shown, g_free);
+
+  /* bounded */
+  big = g_strnfill (HPD_BOOT_GRUB_SHOWN_MAX, '#');
+  g_assert_true (g_file_set_contents (path, big, -1, NULL));
+  shown = hpd_boot_grub_read_shown (root);
+  g_assert_cmpuint (strlen (shown), ==, HPD_BOOT_GRUB_SHOWN_MAX);
+  g_clear_pointer (&shown, g_free);
+  g_clear_pointer (&big, g_free);
+  big = g_strnfill (HPD_BOOT_GRUB_SHOWN_MAX + 1, '#');
+  g_assert_true (g_file_set_contents (path, big, -1, NULL));
+  g_assert_null (hpd_boot_grub_read_shown (root));
+
+  hpd_test_remove (root);
+}
+
 static void
 test_write_links_and_leftovers (void)
 {
@@ -325,6 +427,8 @@ main (int argc, char **argv)
   g_test_add_func ("/boot-grub/dropin-text", test_dropin_text);
   g_test_add_func ("/boot-grub/write", test_write);
   g_test_add_func ("/boot-grub/write/links-and-leftovers", test_write_links_and_leftovers);
+  g_test_add_func ("/boot-grub/holds", test_holds);
+  g_test_add_func ("/boot-grub/read-shown", test_read_shown);
   g_test_add_func ("/boot-grub/real-root", test_real_root);
   g_test_add_func ("/boot-grub/run", test_run);
   return g_test_run ();

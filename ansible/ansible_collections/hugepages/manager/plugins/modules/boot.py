@@ -19,8 +19,9 @@ description:
     parameters (C(default_hugepagesz=), C(hugepagesz=), C(hugepages=)) from its configuration,
     which the other modules' C(persist) option writes, and writes them for GRUB on Debian
     (C(hugepagesctl boot --write)).
-  - The module compares the drop-in hugepagesd would write with the one in place, and writes
-    only when they differ. The running kernel is unchanged; C(reboot_required) says whether a
+  - hugepagesd compares the drop-in it would write with the one in place (its BootDropIn
+    property, read with C(hugepagesctl boot --json)); the module has it write only when they
+    differ, and shows its answer as the diff. The running kernel is unchanged; C(reboot_required) says whether a
     reboot would give other pages.
   - Where the service cannot write them (no Debian GRUB) the task fails with the parameters
     to add.
@@ -75,30 +76,15 @@ from ansible_collections.hugepages.manager.plugins.module_utils.hugepagesctl imp
     COMMON_ARGS, Hugepagesctl, HugepagesError, fail)
 
 
-def planned_path(ctl, parameters):
-    """The drop-in's path, from a dry run (which needs no authorization)."""
+def check_writable(ctl, parameters):
+    """hugepagesd's own check, as a dry run (which needs no authorization):
+    a system it cannot write the boot loader's configuration on, or a
+    configuration that cannot be used at boot, fails here in check mode too."""
     rc, out, err = ctl.run('boot', '--write', '--dry-run')
     if rc != 0:
         raise HugepagesError('hugepagesctl boot --write --dry-run failed: %s'
                              % ' '.join(line for line in (out + err).splitlines() if line),
                              rc=rc, boot_parameters=parameters)
-    line = out.splitlines()[0]
-    for prefix in ('would write ', 'would remove '):
-        if line.startswith(prefix):
-            return line[len(prefix):].rsplit(': ', 1)[0]
-    raise HugepagesError('hugepagesctl boot --write --dry-run said: %s' % line)
-
-
-def current_line(path, parameters):
-    """Whether the drop-in in place carries exactly @parameters (or, for none,
-    is absent)."""
-    try:
-        with open(path) as f:
-            text = f.read()
-    except (IOError, OSError):
-        return None, False
-    wanted = 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX %s"' % parameters
-    return text, bool(parameters) and wanted in text.splitlines()
 
 
 def main():
@@ -111,16 +97,25 @@ def main():
         result.update(boot_parameters=parameters,
                       kernel_command_line=boot['kernel_command_line'],
                       reboot_required=boot['reboot_required'])
-        path = planned_path(ctl, parameters)
+        check_writable(ctl, parameters)
+        # The drop-in's path, its text and whether the one in place is it
+        # are hugepagesd's (BootDropIn): the file is never read here.
+        drop_in = boot.get('drop_in')
+        if not drop_in:
+            raise HugepagesError('this hugepagesd does not report its boot drop-in (BootDropIn): '
+                                 'update hugepagesd on the host')
+        path = drop_in['path']
         result['path'] = path
-        before, up_to_date = current_line(path, parameters)
-        result['changed'] = not up_to_date if parameters else before is not None
+        result['changed'] = not drop_in['up_to_date']
         if result['changed'] and not module.check_mode:
             ctl.change('boot', '--write')
             result['reboot_required'] = ctl.read('boot')['reboot_required']
         if module._diff and result['changed']:
-            after = ('GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX %s"\n' % parameters) if parameters else ''
-            result['diff'] = dict(before=before or '', after=after, before_header=path,
+            # "contents" is left out by the service when not every account
+            # may read the file
+            shown = 'contents' in drop_in
+            result['diff'] = dict(before=drop_in.get('contents', ''), after=drop_in['text'],
+                                  before_header=path if shown else '%s (not shown)' % path,
                                   after_header=path)
     except HugepagesError as e:
         fail(module, e, **result)
