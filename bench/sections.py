@@ -1064,21 +1064,30 @@ def _footprint_under_load(ctx, sec):
     sec.row("RssAnon right after %d concurrent clients for %.0f s (the scale section's load)"
             % (clients, seconds), "%d kB" % after, "idle before: %d kB" % idle, "", "≤ 2 MiB",
             after <= 2048, "the peak during the load was %d kB. What the service keeps does not "
-            "grow with the callers (a caller's credentials and watch go when it leaves the bus); "
-            "the rest is memory freed during the load that glibc still holds: each "
-            "GetManagedObjects reply on this tree is ~40 kB, grown by doubling, and the calls' "
-            "GVariants, the refreshed properties and the kernel files' contents are allocated "
-            "among each other, which pushes the heap up; src/bus/hpd-memory.c gives it back "
-            "with malloc_trim 2 s after the calls stop" % max(peak))
+            "grow with the callers or the calls (a caller's credentials and watch go when it "
+            "leaves the bus; the live heap after a second load is what it was after the first); "
+            "the rest is the load's transient memory, which glibc holds until "
+            "src/bus/hpd-memory.c's malloc_trim 2 s after the calls stop: by heaptrack, run by "
+            "hand, the memory live at the peak is well under the heap's size, about half of it "
+            "GetManagedObjects replies being serialised (g_dbus_message_to_blob grows each "
+            "~40 kB blob by doubling; steps from 32 kB up come from mmap) and the rest the calls' "
+            "GVariants, and the blocks of the calls in flight, freed in another order than made, "
+            "spread it over a heap two to three times that size" % max(peak))
     sec.row("RssAnon back to idle after the load (within %d kB of %d kB)" % (slack, idle),
             "%.1f s" % back if back is not None else "not within 20 s", "", "", "≤ 10 s",
             back is not None and back <= 10,
             "RssAnon was still %d kB 20 s after the load, %d kB of it the heap: malloc_trim "
-            "returns only whole free pages, and after the load most heap pages still hold a "
-            "live chunk allocated among the transient ones (a property value replaced during "
-            "the load, GDBus's per-call state) or a freed chunk kept in a thread's tcache (up to "
-            "7 per size class and thread, which malloc_trim does not flush; glibc has no call "
-            "to flush it, only GLIBC_TUNABLES=glibc.malloc.tcache_count=0 before exec)"
+            "returned every free page, and what stays are the pages holding a chunk in use. "
+            "Measured by hand (a gdb walk of the main arena before and after, an allocation "
+            "tracer): the live heap after the load is little above what it was before, but a few "
+            "hundred of its chunks (some 40 kB: the polkit client's first use, GDBus's socket "
+            "sources, hash tables that grew, the Manager's THP texts from its first refresh) "
+            "were made during the load among the transient ones, so they sit one or two to a "
+            "page over the heap the load grew; and the main thread's tcache keeps up to 7 freed "
+            "chunks of each size class up to 1 kB (some 400 chunks, 230 kB) where the last "
+            "calls freed them, which malloc_trim does not flush: glibc has no call for it, only "
+            "GLIBC_TUNABLES=glibc.malloc.tcache_count=0 before exec, and with that the heap "
+            "still stays some 450 kB above idle"
             % (settled, heap))
     sec.note("Load: %d client processes (python gi, one connection each) on a fresh instance "
              "with --kernel-root on a %d-node, %d-size fake kernel, as in the scale section; "

@@ -9,6 +9,7 @@
 typedef struct {
   HpdRefreshFunc refresh;
   HpdFreshKernelFunc kernel;
+  void (*parent_notify)(GObject *object, GParamSpec *pspec);
   /* D-Bus property name -> its GParamSpec in the skeleton class (the
    * generated pspecs carry the D-Bus name as their nick) */
   GHashTable *pspecs;
@@ -140,6 +141,35 @@ fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
   return g_variant_builder_end (&builder);
 }
 
+/* A GVariant made by a builder is a tree: one block for each value in it,
+ * each string and each container (ThpSettings: some 600), where the
+ * serialised form is one. The skeleton keeps the value until the next
+ * change, and the refresh that makes it may run amid a burst of calls,
+ * whose memory around it is freed after: kept as a tree, its blocks stay
+ * spread over the heap's pages, and malloc_trim() can return none of
+ * them. A changed value's comparison with the one it replaces serialises
+ * it anyway; the first value of a property finds nothing to compare with
+ * and stayed a tree. GObject notifies every set (the generated pspecs lack
+ * G_PARAM_EXPLICIT_NOTIFY), so for a value already serialised this is a
+ * lookup and a reference, no copy. */
+static void
+fresh_notify (GObject *object, GParamSpec *pspec)
+{
+  FreshClass *fc = fresh_class_for (object);
+
+  if (G_PARAM_SPEC_VALUE_TYPE (pspec) == G_TYPE_VARIANT)
+    {
+      g_auto(GValue) value = G_VALUE_INIT;
+
+      g_value_init (&value, G_TYPE_VARIANT);
+      g_object_get_property (object, pspec->name, &value);
+      if (g_value_get_variant (&value) != NULL)
+        (void) g_variant_get_data (g_value_get_variant (&value));
+    }
+  if (fc->parent_notify != NULL)
+    fc->parent_notify (object, pspec);
+}
+
 void
 hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
                    HpdFreshKernelFunc kernel)
@@ -156,6 +186,8 @@ hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refresh,
   for (guint i = 0; i < n_pspecs; i++)
     g_hash_table_insert (fc->pspecs, (gpointer) g_param_spec_get_nick (pspecs[i]), pspecs[i]);
   g_type_set_qdata (G_TYPE_FROM_CLASS (klass), fresh_class_quark (), fc);
+  fc->parent_notify = G_OBJECT_CLASS (klass)->notify;
+  G_OBJECT_CLASS (klass)->notify = fresh_notify;
   klass->get_vtable = fresh_get_vtable;
   klass->get_properties = fresh_get_properties;
 }

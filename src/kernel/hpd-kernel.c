@@ -280,12 +280,19 @@ set_file_error (GError **error, int saved_errno, const char *what, const char *p
 static char *
 pread_whole (int fd, gboolean counter, gboolean short_is_whole, int *err)
 {
+  /* Most files fit a page: read on the stack, and the caller gets a copy
+   * of the text's own size. A page-sized buffer for a text of a few bytes
+   * would be what a value kept from the read (the THP files' texts behind
+   * ThpSettings) holds, spread over the heap among a burst of calls'
+   * transient memory, where it keeps pages from being trimmed. */
+  char first[TEXT_READ_FIRST + 1];
+  g_autofree char *grown = NULL;
   gsize size = counter ? COUNTER_READ_MAX : TEXT_READ_FIRST;
-  g_autofree char *buffer = g_malloc (size + 1);
   gsize length = 0;
 
   for (;;)
     {
+      char *buffer = grown != NULL ? grown : first;
       ssize_t n = pread (fd, buffer + length, size - length, (off_t) length);
 
       if (n < 0 && errno == EINTR)
@@ -301,11 +308,19 @@ pread_whole (int fd, gboolean counter, gboolean short_is_whole, int *err)
       if (length == size)
         {
           size *= 2;
-          buffer = g_realloc (buffer, size + 1);
+          if (grown == NULL)
+            grown = memcpy (g_malloc (size + 1), first, length);
+          else
+            grown = g_realloc (grown, size + 1);
         }
     }
-  buffer[length] = '\0';
-  return g_steal_pointer (&buffer);
+  if (grown == NULL)
+    {
+      first[length] = '\0';
+      return g_memdup2 (first, length + 1);
+    }
+  grown[length] = '\0';
+  return g_steal_pointer (&grown);
 }
 
 /* The files read again and again, by the refresh of every property read:

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -233,6 +234,8 @@ test_procfs_reads (void)
   g_assert_true (hpd_kernel_read_text (kernel, "proc/meminfo", &text, NULL));
   g_assert_cmpuint (value, >, 0);
   g_assert_true (g_str_has_prefix (text, "MemTotal:"));
+  /* a kept file's pread() fills no page-sized block for a short text */
+  g_assert_cmpuint (malloc_usable_size (text), <, strlen (text) + 64);
   g_assert_cmpuint (open_descriptors (), ==, before + 2);
   for (guint i = 0; i < 3; i++)
     {
@@ -418,6 +421,30 @@ test_mount_table_changes (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A text comes back whole at any length, the page-sized reads' boundary
+ * included, in a block of its own size: a text a value keeps (ThpSettings'
+ * texts) must not hold a page of the heap for a few bytes. */
+static void
+test_text_sizes (Fixture *f, gconstpointer data)
+{
+  const gsize lengths[] = { 23, 4095, 4096, 4097, 10000 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      g_autofree char *expected = g_malloc (lengths[i] + 1);
+      g_autofree char *text = NULL;
+
+      for (gsize j = 0; j < lengths[i]; j++)
+        expected[j] = (j % 64 == 63) ? '\n' : (char) ('a' + j % 26);
+      expected[lengths[i]] = '\0';
+      hpd_test_put (f->root, "proc/zoneinfo", expected);
+      g_assert_true (hpd_kernel_read_text (f->kernel, "proc/zoneinfo", &text, NULL));
+      g_assert_cmpstr (text, ==, expected);
+      if (lengths[i] < 4096)
+        g_assert_cmpuint (malloc_usable_size (text), <, lengths[i] + 64);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -435,6 +462,7 @@ main (int argc, char **argv)
   ADD ("list-dir-fixed-at-boot", test_list_dir_fixed_at_boot);
   ADD ("not-below-root", test_not_below_root);
   ADD ("one-read-per-turn", test_one_read_per_turn);
+  ADD ("text-sizes", test_text_sizes);
 #undef ADD
   g_test_add_func ("/kernel-read/procfs", test_procfs_reads);
   g_test_add_func ("/kernel-read/mount-table-changes", test_mount_table_changes);
