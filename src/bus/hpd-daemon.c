@@ -794,6 +794,8 @@ void
 hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages)
 {
   hpd_requested_note (self->requested, pool->name, pages);
+  /* from any thread: Base and Target change with it */
+  hpd_read_snapshot_drop (self->read_snapshot);
 }
 
 gboolean

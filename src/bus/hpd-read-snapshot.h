@@ -38,8 +38,6 @@ G_BEGIN_DECLS
 #define HPD_TYPE_READ_SNAPSHOT (hpd_read_snapshot_get_type ())
 G_DECLARE_FINAL_TYPE (HpdReadSnapshot, hpd_read_snapshot, HPD, READ_SNAPSHOT, GObject)
 
-
-
 /* For GetManagedObjects of @manager's path; made once, it outlives the
  * connections (the jobs it counts do too). */
 HpdReadSnapshot *hpd_read_snapshot_new (GDBusObjectManagerServer *manager, HpdDaemon *daemon);

@@ -26,6 +26,8 @@ MADE = re.compile(r'GetManagedObjects snapshot made \(\d+ kernel inputs; (\d+) c
 OM_IFACE = 'org.freedesktop.DBus.ObjectManager'
 CONF = 'etc/hugepagesd/hugepagesd.conf'
 P2M = page_size_path(2048)
+# hpd-memory.c, once the traffic says every call was answered
+QUIET_LINE = 'Calls stopped:'
 
 
 def made(service):
@@ -70,7 +72,10 @@ def settled(service, conn):
 
 def test_calls_are_answered_from_the_snapshot_with_the_same_bytes(settled, conn):
     start, slow = answered(conn, settled)
+    quiet = settled.log().count(QUIET_LINE)
     fast = [raw_managed_objects(conn) for _ in range(20)]
+    # the traffic saw each reply: the calls stopped, the memory trim looks
+    hpdtest.iterate_until(lambda: settled.log().count(QUIET_LINE) > quiet, timeout=10)
     end, _ = answered(conn, settled)
     assert end - start == 20
     for reply in fast:
@@ -139,3 +144,52 @@ def test_mount_change_is_seen(settled, conn, fake_kernel):
         assert set(pool(conn)['Mounts']) == {m.path for m in mounts}
     end, _ = answered(conn, settled)
     assert end > start
+
+
+def test_claim_file_written_by_a_package_is_seen(settled, conn, fake_kernel):
+    start, _ = answered(conn, settled)
+    assert pool(conn)['Target'] == 0
+    fake_kernel.write('etc/hugepagesd/claims.d/postgresql.conf', '[2MB]\npages = 3\n')
+    assert pool(conn)['Target'] == 3
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert pool(conn)['Target'] == 3
+    end, _ = answered(conn, settled)
+    assert end > start
+
+
+def test_change_of_memory_alone_is_seen(settled, conn, fake_kernel, polkit):
+    """SetMinimum that leaves every kernel file as it was (the pool already
+    holds the target) and only records the base, while reads come all the
+    time it waits for polkit: no snapshot made before its reply answers
+    after it."""
+    polkit.allow(hpdtest.ACTION_POOLS)
+    fk = fake_kernel
+    assert hpdtest.pool_call(conn, 2048, 'SetMinimum', 3) == 3
+    params = GLib.Variant('(sta{sv})', ('postgresql', 2, hpdtest.options()))
+    hpdtest.call(conn, P2M, PAGE_SIZE_IFACE, 'Claim', params, '(t)')
+    fk.write(fk.pool_file(2048, 'nr_hugepages'), 7)
+    time.sleep(SETTLE_S)
+    start, _ = answered(conn, settled)
+    props = pool(conn)
+    assert (props['Base'], props['Target'], props['Total']) == (3, 5, 7)
+    end, _ = answered(conn, settled)
+    assert end == start + 1
+
+    polkit.set_delay(0.5)
+    box = {}
+
+    def done(source, result):
+        box['reply'] = source.call_finish(result).unpack()
+    conn.call(hpdtest.BUS_NAME, P2M, PAGE_SIZE_IFACE, 'SetMinimum',
+              GLib.Variant('(ta{sv})', (5, hpdtest.options())), GLib.VariantType('(t)'),
+              Gio.DBusCallFlags.NONE, 10000, None, done)
+    while 'reply' not in box:
+        props = pool(conn)
+        if 'reply' not in box:
+            assert props['Base'] in (3, 5)
+        GLib.MainContext.default().iteration(False)
+        time.sleep(0.01)
+    props = pool(conn)
+    assert fk.read_int(fk.pool_file(2048, 'nr_hugepages')) == 7
+    assert (props['Base'], props['Target'], props['Total']) == (5, 7, 7)
