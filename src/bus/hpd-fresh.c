@@ -42,19 +42,6 @@ hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton)
   hpd_kernel_turn_store (kernel, key, writes, skeleton, NULL);
 }
 
-void
-hpd_fresh_refresh_again (GDBusInterfaceSkeleton *skeleton)
-{
-  FreshClass *fc = fresh_class_for (skeleton);
-  HpdKernel *kernel = fc->kernel (skeleton);
-  char key[32];
-  gint writes = hpd_kernel_get_writes (kernel);
-
-  g_snprintf (key, sizeof key, ":fresh %p", (gpointer) skeleton);
-  fc->refresh (skeleton);
-  hpd_kernel_turn_store (kernel, key, writes, skeleton, NULL);
-}
-
 /* A property the XML declares constant (EmitsChangedSignal "const") is
  * set when its object is made and never read again: no refresh for it. */
 static gboolean

@@ -62,8 +62,4 @@ void hpd_fresh_install (GDBusInterfaceSkeletonClass *klass, HpdRefreshFunc refre
  * (hpd-watchers.h). */
 void hpd_fresh_refresh (GDBusInterfaceSkeleton *skeleton);
 
-/* As hpd_fresh_refresh(), even if that already happened in this turn: for
- * whoever records what the refresh reads (hpd-read-snapshot.h). */
-void hpd_fresh_refresh_again (GDBusInterfaceSkeleton *skeleton);
-
 G_END_DECLS

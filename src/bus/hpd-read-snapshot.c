@@ -6,7 +6,6 @@
 #include "hpd-claims.h"
 #include "hpd-config-cache.h"
 #include "hpd-daemon.h"
-#include "hpd-fresh.h"
 #include "hpd-read-snapshot.h"
 
 #define OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
@@ -225,8 +224,9 @@ make_snapshot (gpointer user_data)
           complete = FALSE;
           continue;
         }
+      /* refreshed now whatever ran this turn: the turn's marks are not
+       * found while recording (hpd-kernel.h) */
       skeleton = G_DBUS_INTERFACE_SKELETON (ifaces->data);
-      hpd_fresh_refresh_again (skeleton);
       g_variant_builder_init (&one, G_VARIANT_TYPE ("a{sa{sv}}"));
       g_variant_builder_add_value (&one,
                                    g_variant_new_dict_entry (g_variant_new_string (g_dbus_interface_skeleton_get_info (skeleton)->name),

@@ -78,7 +78,9 @@ gboolean hpd_kernel_turn_store (HpdKernel *self, const char *key, gint writes,
  * through hpd_kernel_read_text/_counter (a value of the turn included, as
  * it is what the reader used), every hpd_kernel_exists(),
  * hpd_kernel_list_dir() and hpd_kernel_read_link(); not what the kernel
- * fixes at boot. NULL from the end when a read failed or a kernel file
+ * fixes at boot. While recording, the values a caller keeps under a ':' key
+ * are not found, so that it makes them again from recorded reads. NULL
+ * from the end when a read failed or a kernel file
  * was written through the service in between. The checker reads with
  * descriptors of its own (kept open on sysfs and procfs, a poll() of its
  * own mountinfo) and is used by one thread at a time. */
