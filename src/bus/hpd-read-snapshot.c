@@ -216,6 +216,7 @@ make_snapshot (gpointer user_data)
     {
       g_autolist(GDBusInterface) ifaces = g_dbus_object_get_interfaces (l->data);
       GDBusInterfaceSkeleton *skeleton;
+      g_autoptr(GVariant) properties = NULL;
       GVariantBuilder one;
 
       /* the order of several interfaces is that of a table we cannot see */
@@ -227,10 +228,11 @@ make_snapshot (gpointer user_data)
       /* refreshed now whatever ran this turn: the turn's marks are not
        * found while recording (hpd-kernel.h) */
       skeleton = G_DBUS_INTERFACE_SKELETON (ifaces->data);
+      properties = g_dbus_interface_skeleton_get_properties (skeleton);
       g_variant_builder_init (&one, G_VARIANT_TYPE ("a{sa{sv}}"));
       g_variant_builder_add_value (&one,
                                    g_variant_new_dict_entry (g_variant_new_string (g_dbus_interface_skeleton_get_info (skeleton)->name),
-                                                             g_dbus_interface_skeleton_get_properties (skeleton)));
+                                                             properties));
       g_variant_builder_add_value (&builder,
                                    g_variant_new_dict_entry (g_variant_new_object_path (g_dbus_object_get_object_path (l->data)),
                                                              g_variant_builder_end (&one)));
