@@ -158,7 +158,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
   reply = answer (shared, message);
   if (reply == NULL)
     {
-      /* answered by the main thread, which then makes the snapshot */
+      /* answered by the main thread, which makes the snapshot first */
       g_source_set_ready_time (shared->wanted, 0);
       return message;
     }
@@ -315,8 +315,12 @@ hpd_read_snapshot_new (GDBusObjectManagerServer *manager, HpdDaemon *daemon)
   g_mutex_init (&shared->lock);
   shared->path = g_strdup (g_dbus_object_manager_get_object_path (G_DBUS_OBJECT_MANAGER (manager)));
   shared->wanted = g_source_new (&wanted_funcs, sizeof (GSource));
-  /* after the call it follows, which GDBus dispatches at the default priority */
-  g_source_set_priority (shared->wanted, G_PRIORITY_DEFAULT_IDLE);
+  /* At GDBus's priority for calls, and attached before any: made ready as
+   * the call that wants it passes the filter, it runs just before that
+   * call in the same main loop turn, so the call's refresh is its refresh
+   * (no read the service would not have made, no PropertiesChanged a read
+   * would not have sent), and the call is answered from what it made. */
+  g_source_set_priority (shared->wanted, G_PRIORITY_DEFAULT);
   g_source_set_static_name (shared->wanted, "[hugepagesd] read snapshot");
   g_source_set_callback (shared->wanted, make_snapshot, self, NULL);
   g_source_attach (shared->wanted, g_main_context_get_thread_default ());

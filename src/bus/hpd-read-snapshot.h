@@ -8,7 +8,8 @@
  * it was made from, and a connection filter, added after the traffic's
  * (hpd-traffic.h), answers a GetManagedObjects itself when none of it
  * changed; otherwise the call goes its normal way, and the main thread
- * makes the snapshot anew once it has answered it.
+ * makes the snapshot anew right before it answers it, in the same main
+ * loop turn, with the call's own refresh.
  *
  * Exactly as fresh as the normal path (hpd-fresh.h): the body is valid
  * while
