@@ -22,6 +22,7 @@
 #include "hpd-page-size.h"
 #include "hpd-parse.h"
 #include "hpd-persist.h"
+#include "hpd-read-snapshot.h"
 #include "hpd-requested.h"
 #include "hpd-watchers.h"
 
@@ -80,6 +81,7 @@ struct _HpdDaemon
   double idle_timeout;
   gulong closed_id;
   HpdTraffic *traffic;
+  HpdReadSnapshot *read_snapshot;
   HpdMemory *memory;
   guint refresh_interval_ms;
   HpdWatchers *watchers;
@@ -136,6 +138,7 @@ hpd_daemon_dispose (GObject *object)
   g_clear_object (&self->object_manager);
   /* the queue waits for a running job, which uses the pools */
   g_clear_object (&self->queue);
+  g_clear_object (&self->read_snapshot);
   g_clear_pointer (&self->pools, g_ptr_array_unref);
   g_clear_pointer (&self->nodes, g_array_unref);
   g_clear_object (&self->auth);
@@ -317,6 +320,7 @@ attach (HpdDaemon *self, GDBusConnection *connection, gboolean replace, GError *
   /* watching the calls starts before the name is ours: the ones the bus
    * queued while it started us come right behind the RequestName reply */
   self->traffic = hpd_traffic_watch (connection);
+  hpd_read_snapshot_attach (self->read_snapshot, connection);
   self->memory = hpd_memory_watch (self->traffic);
   if (self->refresh_interval_ms > 0 && self->watchers == NULL)
     self->watchers = hpd_watchers_new (connection, self->traffic, watched_changed, self);
@@ -343,6 +347,8 @@ detach (HpdDaemon *self)
   if (self->watchers != NULL)
     hpd_watchers_suspend (self->watchers);
   g_clear_pointer (&self->memory, hpd_memory_free);
+  if (self->read_snapshot != NULL)
+    hpd_read_snapshot_detach (self->read_snapshot);
   g_clear_object (&self->traffic);
   if (self->manager != NULL &&
       g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->manager)) != NULL)
@@ -561,6 +567,7 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
       g_dbus_object_manager_server_export (self->object_manager, G_DBUS_OBJECT_SKELETON (object));
     }
   self->manager = hpd_manager_new (self);
+  self->read_snapshot = hpd_read_snapshot_new (self->object_manager, self);
   hpd_methods_serve (G_DBUS_INTERFACE_SKELETON (self->manager), self);
 
   /* the kernel tells about mount changes; our own and everybody else's */
@@ -660,6 +667,24 @@ HpdZoneCount *
 hpd_daemon_get_zone_count (HpdDaemon *self)
 {
   return &self->zones;
+}
+
+HpdConfigCache *
+hpd_daemon_get_config_cache (HpdDaemon *self)
+{
+  return self->config;
+}
+
+HpdClaimsCache *
+hpd_daemon_get_claims_cache (HpdDaemon *self)
+{
+  return self->claims;
+}
+
+HpdReadSnapshot *
+hpd_daemon_get_read_snapshot (HpdDaemon *self)
+{
+  return self->read_snapshot;
 }
 
 GPtrArray *
@@ -769,6 +794,8 @@ void
 hpd_daemon_note_requested (HpdDaemon *self, const HpdPool *pool, guint64 pages)
 {
   hpd_requested_note (self->requested, pool->name, pages);
+  /* from any thread: Base and Target change with it */
+  hpd_read_snapshot_drop (self->read_snapshot);
 }
 
 gboolean

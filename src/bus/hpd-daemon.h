@@ -16,6 +16,7 @@
 #include "hpd-namespace.h"
 #include "hpd-pool.h"
 #include "hpd-queue.h"
+#include "hpd-read-snapshot.h"
 #include "hpd-service.h"
 #include "hpd-slots.h"
 #include "hpd-tunables.h"
@@ -79,6 +80,14 @@ const char *hpd_daemon_get_mount_refusal (HpdDaemon *self);
  * @generation (may be NULL) changes when the files were read anew. Main
  * thread only. */
 const HpdConfig *hpd_daemon_get_config (HpdDaemon *self, guint64 *generation);
+/* The caches behind hpd_daemon_get_config() and hpd_daemon_get_claims(),
+ * for the read snapshot (hpd-read-snapshot.h). */
+typedef struct _HpdConfigCache HpdConfigCache;
+typedef struct _HpdClaimsCache HpdClaimsCache;
+HpdConfigCache *hpd_daemon_get_config_cache (HpdDaemon *self);
+HpdClaimsCache *hpd_daemon_get_claims_cache (HpdDaemon *self);
+/* NULL before start-up. */
+HpdReadSnapshot *hpd_daemon_get_read_snapshot (HpdDaemon *self);
 /* The populated zones kept between reads of proc/zoneinfo (hpd-tunables.h). */
 HpdZoneCount *hpd_daemon_get_zone_count (HpdDaemon *self);
 HpdAuth *hpd_daemon_get_auth (HpdDaemon *self);

@@ -31,7 +31,10 @@ job_free (Job *job)
     job->free_data (job->data);
   g_clear_object (&job->invocation);
   if (job->daemon != NULL)
-    hpd_idle_release (hpd_daemon_get_idle (job->daemon));
+    {
+      hpd_idle_release (hpd_daemon_get_idle (job->daemon));
+      hpd_read_snapshot_release (hpd_daemon_get_read_snapshot (job->daemon));
+    }
   g_clear_object (&job->daemon);
   g_clear_pointer (&job->caller, hpd_caller_free);
   g_free (job);
@@ -192,6 +195,9 @@ hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
    * even for a caller that asked for no reply (which the idle exit's count
    * of unanswered calls does not see). */
   hpd_idle_hold (hpd_daemon_get_idle (daemon));
+  /* and no GetManagedObjects is answered from what was before the work,
+   * whatever of the daemon's memory it changes, until its end */
+  hpd_read_snapshot_hold (hpd_daemon_get_read_snapshot (daemon));
   if (job->method->auth == HPD_AUTH_NONE)
     hpd_caller_lookup (invocation, job_identified, job);
   else

@@ -144,5 +144,8 @@ hpd_methods_dispatch (GDBusConnection *connection, const char *sender,
       hpd_job_return_error (invocation, error);
       return;
     }
+  /* the filter dropped it when the call came; a snapshot made since
+   * knows nothing of what the handler changes */
+  hpd_read_snapshot_drop (hpd_daemon_get_read_snapshot (call.daemon));
   call.method->handler (&call);
 }

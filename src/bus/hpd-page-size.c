@@ -893,6 +893,7 @@ hpd_page_size_get_pool (HpdPageSize *self)
 void
 hpd_page_size_set_last_allocation (HpdPageSize *self, const HpdAllocReport *report)
 {
+  hpd_read_snapshot_drop (hpd_daemon_get_read_snapshot (self->daemon));
   if (report->done)
     hp_dbus_manager_page_size_set_last_allocation (HP_DBUS_MANAGER_PAGE_SIZE (self),
                                                    hpd_alloc_report_to_variant (report));

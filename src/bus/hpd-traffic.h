@@ -13,9 +13,12 @@
  * others only when the main loop gets to them, after a decision to exit may
  * have been taken.
  *
- * It is the one filter on the connection: the idle exit, the memory trim
- * and the watchers of the properties all listen to its signals, which it
- * emits in the main context of the thread that created it. The filter
+ * It is the first filter on the connection, so it sees every call before
+ * another filter may answer one itself and drop it (the read snapshot,
+ * hpd-read-snapshot.h), and every reply, whoever sent it: the idle exit,
+ * the memory trim and the watchers of the properties all listen to its
+ * signals, which it emits in the main context of the thread that created
+ * it. The filter
  * makes one GSource ready only when there is something to say (the last
  * call answered, a caller not seen before), so a stream of calls costs a
  * hash lookup each and no wakeup. */

@@ -140,3 +140,20 @@ hpd_config_cache_get_loads (HpdConfigCache *self)
 {
   return self->generation;
 }
+
+GArray *
+hpd_config_cache_dup_paths (HpdConfigCache *self)
+{
+  GArray *paths;
+
+  if (self->config == NULL || !self->trusted)
+    return NULL;
+  paths = hpd_stat_paths_new ();
+  for (guint i = 0; i < self->seen->len; i++)
+    {
+      const Seen *seen = &g_array_index (self->seen, Seen, i);
+
+      hpd_stat_paths_add (paths, seen->path, &seen->state);
+    }
+  return paths;
+}

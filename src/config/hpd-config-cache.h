@@ -49,6 +49,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdConfigCache, hpd_config_cache_free)
  * changes whenever the files were read anew. */
 const HpdConfig *hpd_config_cache_get (HpdConfigCache *self, guint64 *generation);
 
+/* The paths and states the configuration kept now depends on (an array of
+ * HpdStatPath), or NULL when the cache does not trust them (it reads the
+ * files at every call). */
+GArray *hpd_config_cache_dup_paths (HpdConfigCache *self);
+
 /* For tests: how many calls read the files. */
 guint64 hpd_config_cache_get_loads (HpdConfigCache *self);
 

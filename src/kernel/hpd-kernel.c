@@ -63,7 +63,83 @@ struct _HpdKernel
   gint memo_writes;
   GHashTable *memo;      /* relative path or ":key" -> Memo */
   gint writes;           /* atomic: counts writes to kernel files */
+
+  /* between hpd_kernel_record_begin() and _end(), on that thread only */
+  GPtrArray *record;     /* Input */
+  GThread *record_thread;
+  gint record_writes;
+  gboolean record_tainted;
 };
+
+typedef enum {
+  INPUT_TEXT,
+  INPUT_COUNTER,
+  INPUT_EXISTS,
+  INPUT_DIR,
+  INPUT_LINK,
+} InputKind;
+
+typedef struct {
+  InputKind kind;
+  char *relative;
+  char *expected;        /* what the read gave */
+  int fd;                /* the checker's own, kept open; -1 */
+} Input;
+
+struct _HpdKernelInputs
+{
+  char *root;
+  gboolean keeps_open;
+  GPtrArray *inputs;     /* Input */
+  char *mount_table;     /* the text of the checker's own mountinfo, while current */
+};
+
+static void
+input_free (gpointer data)
+{
+  Input *input = data;
+
+  if (input->fd >= 0)
+    close (input->fd);
+  g_free (input->relative);
+  g_free (input->expected);
+  g_free (input);
+}
+
+/* What a read that failed with GFileError @code is recorded as: no text
+ * holds a byte 1. */
+static char *
+failure (int code)
+{
+  return g_strdup_printf ("\001%d", code);
+}
+
+static gboolean
+recording (HpdKernel *self)
+{
+  return self->record != NULL && self->record_thread == g_thread_self ();
+}
+
+/* @expected NULL: the read failed, which the record does not follow. */
+static void
+record (HpdKernel *self, InputKind kind, const char *relative, const char *expected)
+{
+  Input *input;
+
+  if (!recording (self))
+    return;
+  if (expected == NULL)
+    {
+      self->record_tainted = TRUE;
+      return;
+    }
+  input = g_new0 (Input, 1);
+  input->kind = kind;
+  input->relative = g_strdup (relative);
+  input->expected = g_strdup (expected);
+  input->fd = -1;
+  g_ptr_array_add (self->record, input);
+}
 
 G_DEFINE_TYPE (HpdKernel, hpd_kernel, G_TYPE_OBJECT)
 
@@ -75,6 +151,7 @@ hpd_kernel_finalize (GObject *object)
   GHashTableIter iter;
   gpointer fd;
 
+  g_clear_pointer (&self->record, g_ptr_array_unref);
   if (self->turn_source != NULL)
     {
       g_source_destroy (self->turn_source);
@@ -202,10 +279,16 @@ gboolean
 hpd_kernel_exists (HpdKernel *self, const char *relative)
 {
   g_autofree char *path = hpd_kernel_path (self, relative);
+  gboolean exists;
 
   if (path == NULL)
-    return FALSE;
-  return g_file_test (path, G_FILE_TEST_EXISTS);
+    {
+      record (self, INPUT_EXISTS, relative, NULL);
+      return FALSE;
+    }
+  exists = g_file_test (path, G_FILE_TEST_EXISTS);
+  record (self, INPUT_EXISTS, relative, exists ? "1" : "0");
+  return exists;
 }
 
 /* Whether the memo of this turn can answer: on the thread that runs the
@@ -231,6 +314,10 @@ hpd_kernel_turn_lookup (HpdKernel *self, const char *key)
   const Memo *memo;
 
   if (!memo_usable (self))
+    return NULL;
+  /* what a caller made from files is made again from recorded reads (a
+   * file's own text of the turn is recorded as it is used) */
+  if (key[0] == ':' && recording (self))
     return NULL;
   memo = g_hash_table_lookup (self->memo, key);
   return memo != NULL ? memo->data : NULL;
@@ -454,6 +541,7 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
 {
   const char *memo;
   gint writes;
+  g_autoptr(GError) local = NULL;
 
   /* refused as hpd_kernel_path() refuses it (its critical, then the
    * error), without making the path of every read */
@@ -466,11 +554,25 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
   if (memo != NULL)
     {
       *contents = g_strdup (memo);
+      record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, memo);
       return TRUE;
     }
   writes = hpd_kernel_get_writes (self);
-  if (!read_uncached (self, relative, counter, contents, error))
-    return FALSE;
+  if (!read_uncached (self, relative, counter, contents, &local))
+    {
+      /* a file that is not there (an optional one) is an input too */
+      if (local->domain == G_FILE_ERROR)
+        {
+          g_autofree char *failed = failure (local->code);
+
+          record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, failed);
+        }
+      else
+        record (self, INPUT_TEXT, relative, NULL);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, *contents);
   /* a counter's read that filled its buffer may not be the whole file */
   if (!counter || strlen (*contents) < COUNTER_READ_MAX)
     hpd_kernel_turn_store (self, relative, writes, g_strdup (*contents), g_free);
@@ -531,6 +633,7 @@ hpd_kernel_read_link (HpdKernel *self, const char *relative, char **target,
   g_autofree char *path = hpd_kernel_path (self, relative);
 
   *target = g_file_read_link (path, error);
+  record (self, INPUT_LINK, relative, *target);
   return *target != NULL;
 }
 
@@ -640,22 +743,49 @@ compare_names (gconstpointer a, gconstpointer b)
   return g_strcmp0 (*(char *const *) a, *(char *const *) b);
 }
 
-GPtrArray *
-hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
+static GPtrArray *
+list_names (const char *path, GError **error)
 {
-  g_autofree char *path = hpd_kernel_path (self, relative);
   g_autoptr(GDir) dir = NULL;
   g_autoptr(GPtrArray) names = NULL;
   const char *name;
 
+  if (path == NULL)
+    return NULL;
   dir = g_dir_open (path, 0, error);
   if (dir == NULL)
     return NULL;
-
   names = g_ptr_array_new_with_free_func (g_free);
   while ((name = g_dir_read_name (dir)) != NULL)
     g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, compare_names);
+  return g_steal_pointer (&names);
+}
+
+/* '/' is the one byte no name holds */
+static char *
+join_names (GPtrArray *names)
+{
+  GString *joined = g_string_new (NULL);
+
+  for (guint i = 0; i < names->len; i++)
+    g_string_append_printf (joined, "%s/", (const char *) g_ptr_array_index (names, i));
+  return g_string_free (joined, FALSE);
+}
+
+GPtrArray *
+hpd_kernel_list_dir (HpdKernel *self, const char *relative, GError **error)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  g_autoptr(GPtrArray) names = NULL;
+
+  names = list_names (path, error);
+  if (recording (self))
+    {
+      g_autofree char *joined = names != NULL ? join_names (names) : NULL;
+
+      record (self, INPUT_DIR, relative, joined);
+    }
   return g_steal_pointer (&names);
 }
 
@@ -689,4 +819,142 @@ hpd_kernel_list_dir_fixed_at_boot (HpdKernel *self, const char *relative, GError
   G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
   g_hash_table_replace (self->fixed_dirs, g_strdup (relative), g_ptr_array_copy (names, copy_name, NULL));
   return g_steal_pointer (&names);
+}
+
+void
+hpd_kernel_record_begin (HpdKernel *self)
+{
+  g_return_if_fail (self->record == NULL);
+  self->record = g_ptr_array_new_with_free_func (input_free);
+  self->record_thread = g_thread_self ();
+  self->record_writes = hpd_kernel_get_writes (self);
+  self->record_tainted = FALSE;
+}
+
+HpdKernelInputs *
+hpd_kernel_record_end (HpdKernel *self)
+{
+  g_autoptr(GPtrArray) inputs = g_steal_pointer (&self->record);
+  HpdKernelInputs *result;
+
+  g_return_val_if_fail (inputs != NULL, NULL);
+  self->record_thread = NULL;
+  /* a write through the service in between: what was read before it may
+   * no longer be what a read gives, though a file read after it agrees */
+  if (self->record_tainted || self->record_writes != hpd_kernel_get_writes (self))
+    return NULL;
+  result = g_new0 (HpdKernelInputs, 1);
+  result->root = g_strdup (self->root);
+  result->keeps_open = self->keeps_open;
+  result->inputs = g_steal_pointer (&inputs);
+  return result;
+}
+
+void
+hpd_kernel_inputs_free (HpdKernelInputs *inputs)
+{
+  if (inputs == NULL)
+    return;
+  g_ptr_array_unref (inputs->inputs);
+  g_free (inputs->mount_table);
+  g_free (inputs->root);
+  g_free (inputs);
+}
+
+/* As read_uncached() reads, on the checker's own descriptors: never one of
+ * HpdKernel's, which the main thread may close and whose number may be
+ * reused meanwhile, and never its mountinfo, whose poll() would take the
+ * change from the main thread. */
+static char *
+read_input (HpdKernelInputs *inputs, Input *input)
+{
+  gboolean counter = input->kind == INPUT_COUNTER;
+  g_autofree char *path = g_build_filename (inputs->root, input->relative, NULL);
+  int fd, err = 0;
+  char *text;
+
+  if (!inputs->keeps_open || !worth_keeping_open (input->relative))
+    {
+      fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+      if (fd < 0)
+        return failure (g_file_error_from_errno (errno));
+      text = pread_whole (fd, counter, FALSE, &err);
+      close (fd);
+      return text != NULL ? text : failure (g_file_error_from_errno (err));
+    }
+  if (input->fd < 0)
+    {
+      input->fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+      if (input->fd < 0)
+        return failure (g_file_error_from_errno (errno));
+      g_clear_pointer (&inputs->mount_table, g_free);
+    }
+  if (g_str_equal (input->relative, MOUNT_TABLE))
+    {
+      struct pollfd p = { .fd = input->fd, .events = POLLPRI };
+
+      if (inputs->mount_table != NULL && poll (&p, 1, 0) == 0)
+        return g_strdup (inputs->mount_table);
+      g_clear_pointer (&inputs->mount_table, g_free);
+      text = pread_whole (input->fd, FALSE, FALSE, &err);
+      inputs->mount_table = g_strdup (text);
+    }
+  else
+    text = pread_whole (input->fd, counter, g_str_has_prefix (input->relative, "sys/"), &err);
+  /* gone (a node taken offline): a difference now, opened anew next time */
+  if (text == NULL)
+    {
+      close (input->fd);
+      input->fd = -1;
+    }
+  return text;
+}
+
+static char *
+take_input (HpdKernelInputs *inputs, Input *input)
+{
+  g_autofree char *path = NULL;
+
+  switch (input->kind)
+    {
+    case INPUT_TEXT:
+    case INPUT_COUNTER:
+      return read_input (inputs, input);
+    case INPUT_EXISTS:
+      path = g_build_filename (inputs->root, input->relative, NULL);
+      return g_strdup (g_file_test (path, G_FILE_TEST_EXISTS) ? "1" : "0");
+    case INPUT_DIR:
+      {
+        g_autoptr(GPtrArray) names = NULL;
+
+        path = g_build_filename (inputs->root, input->relative, NULL);
+        names = list_names (path, NULL);
+        return names != NULL ? join_names (names) : NULL;
+      }
+    case INPUT_LINK:
+      path = g_build_filename (inputs->root, input->relative, NULL);
+      return g_file_read_link (path, NULL);
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+gboolean
+hpd_kernel_inputs_unchanged (HpdKernelInputs *inputs)
+{
+  for (guint i = 0; i < inputs->inputs->len; i++)
+    {
+      Input *input = g_ptr_array_index (inputs->inputs, i);
+      g_autofree char *now = take_input (inputs, input);
+
+      if (now == NULL || !g_str_equal (now, input->expected))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+guint
+hpd_kernel_inputs_count (HpdKernelInputs *inputs)
+{
+  return inputs->inputs->len;
 }

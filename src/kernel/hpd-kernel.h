@@ -73,4 +73,23 @@ gint hpd_kernel_get_writes (HpdKernel *self);
 gboolean hpd_kernel_turn_store (HpdKernel *self, const char *key, gint writes,
                                 gpointer data, GDestroyNotify destroy);
 
+/* What the reads of one thread gave between begin and end, to tell later,
+ * from any thread, whether reading again gives the same: every file read
+ * through hpd_kernel_read_text/_counter (a value of the turn included, as
+ * it is what the reader used), every hpd_kernel_exists(),
+ * hpd_kernel_list_dir() and hpd_kernel_read_link(); not what the kernel
+ * fixes at boot. While recording, the values a caller keeps under a ':' key
+ * are not found, so that it makes them again from recorded reads. NULL
+ * from the end when a read failed or a kernel file
+ * was written through the service in between. The checker reads with
+ * descriptors of its own (kept open on sysfs and procfs, a poll() of its
+ * own mountinfo) and is used by one thread at a time. */
+typedef struct _HpdKernelInputs HpdKernelInputs;
+void hpd_kernel_record_begin (HpdKernel *self);
+HpdKernelInputs *hpd_kernel_record_end (HpdKernel *self);
+gboolean hpd_kernel_inputs_unchanged (HpdKernelInputs *inputs);
+guint hpd_kernel_inputs_count (HpdKernelInputs *inputs);
+void hpd_kernel_inputs_free (HpdKernelInputs *inputs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdKernelInputs, hpd_kernel_inputs_free)
+
 G_END_DECLS

@@ -50,3 +50,41 @@ hpd_stat_state_settled (const HpdStatState *state, gint64 taken_at, gint64 settl
          (usec (&state->mtime) < taken_at - settle_us &&
           usec (&state->ctime) < taken_at - settle_us);
 }
+
+static void
+stat_path_clear (gpointer data)
+{
+  g_free (((HpdStatPath *) data)->path);
+}
+
+GArray *
+hpd_stat_paths_new (void)
+{
+  GArray *paths = g_array_new (FALSE, FALSE, sizeof (HpdStatPath));
+
+  g_array_set_clear_func (paths, stat_path_clear);
+  return paths;
+}
+
+void
+hpd_stat_paths_add (GArray *paths, const char *path, const HpdStatState *state)
+{
+  HpdStatPath p = { .path = g_strdup (path), .state = *state };
+
+  g_array_append_val (paths, p);
+}
+
+gboolean
+hpd_stat_paths_unchanged (GArray *paths)
+{
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const HpdStatPath *p = &g_array_index (paths, HpdStatPath, i);
+      HpdStatState now;
+
+      hpd_stat_state_take (p->path, &now);
+      if (!hpd_stat_state_equal (&p->state, &now))
+        return FALSE;
+    }
+  return TRUE;
+}

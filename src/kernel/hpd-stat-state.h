@@ -31,4 +31,17 @@ gboolean hpd_stat_state_equal (const HpdStatState *a, const HpdStatState *b);
 gboolean hpd_stat_state_settled (const HpdStatState *state, gint64 taken_at,
                                  gint64 settle_us);
 
+/* A path and what stat() said of it: for a reader in another thread that
+ * wants to know whether a cache would still trust its contents. */
+typedef struct {
+  char *path;
+  HpdStatState state;
+} HpdStatPath;
+
+/* An array of HpdStatPath that frees the paths. */
+GArray *hpd_stat_paths_new (void);
+void hpd_stat_paths_add (GArray *paths, const char *path, const HpdStatState *state);
+/* stat() of every path gives what it gave. */
+gboolean hpd_stat_paths_unchanged (GArray *paths);
+
 G_END_DECLS

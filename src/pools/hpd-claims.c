@@ -362,6 +362,20 @@ hpd_claims_cache_get (HpdClaimsCache *self)
   return g_ptr_array_ref (self->claims);
 }
 
+GArray *
+hpd_claims_cache_dup_paths (HpdClaimsCache *self)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->lock);
+  GArray *paths;
+
+  if (self->claims == NULL || !self->trusted)
+    return NULL;
+  paths = hpd_stat_paths_new ();
+  for (guint i = 0; i < G_N_ELEMENTS (self->dirs); i++)
+    hpd_stat_paths_add (paths, self->dirs[i], &self->seen[i]);
+  return paths;
+}
+
 guint64
 hpd_claims_cache_get_loads (HpdClaimsCache *self)
 {

@@ -84,6 +84,8 @@ void hpd_claims_cache_free (HpdClaimsCache *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdClaimsCache, hpd_claims_cache_free)
 GPtrArray *hpd_claims_cache_get (HpdClaimsCache *self);
 /* For tests: how many calls read the files. */
+/* As hpd_config_cache_dup_paths(), for the claims. */
+GArray *hpd_claims_cache_dup_paths (HpdClaimsCache *self);
 guint64 hpd_claims_cache_get_loads (HpdClaimsCache *self);
 
 /* The claim of @consumer on (@page_size, @node), NULL if none. */

@@ -387,6 +387,7 @@ test_mount_table_changes (void)
   g_autofree char *dir = NULL;
   g_autofree char *line = NULL;
   g_autoptr(HpdKernel) kernel = NULL;
+  g_autoptr(HpdKernelInputs) inputs = NULL;
 
   if (!g_test_subprocess ())
     {
@@ -408,7 +409,16 @@ test_mount_table_changes (void)
 
   for (guint i = 0; i < 3; i++)
     g_assert_false (table_has (kernel, line));
+  /* a checker of what was read polls a mountinfo of its own: the change
+   * it sees is still there for the kernel's next read */
+  hpd_kernel_record_begin (kernel);
+  g_assert_false (table_has (kernel, line));
+  inputs = hpd_kernel_record_end (kernel);
+  g_assert_nonnull (inputs);
+  for (guint i = 0; i < 3; i++)
+    g_assert_true (hpd_kernel_inputs_unchanged (inputs));
   g_assert_cmpint (mount ("hpd-test", dir, "tmpfs", 0, "mode=0700"), ==, 0);
+  g_assert_false (hpd_kernel_inputs_unchanged (inputs));
   g_assert_true (table_has (kernel, line));
   g_assert_true (table_has (kernel, "mode=700"));
   g_assert_false (table_has (kernel, "size=10240k"));
@@ -445,6 +455,63 @@ test_text_sizes (Fixture *f, gconstpointer data)
     }
 }
 
+/* What a recording saw is checked again by another thread's reads: every
+ * kind of input, a failed read as one, and a write through the service
+ * spoils the record. */
+static void
+test_recorded_inputs (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdKernelInputs) inputs = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *overcommit = g_build_filename (f->root, "proc/sys/vm/nr_overcommit_hugepages",
+                                                  NULL);
+  g_autofree char *node = g_build_filename (f->root, NODE_COUNTER, NULL);
+  guint64 value;
+
+  hpd_kernel_record_begin (f->kernel);
+  g_assert_true (hpd_kernel_read_counter (f->kernel, COUNTER, &value, NULL));
+  g_assert_true (hpd_kernel_read_text (f->kernel, "proc/meminfo", &text, NULL));
+  g_assert_true (hpd_kernel_exists (f->kernel, NODE_COUNTER));
+  g_assert_false (hpd_kernel_exists (f->kernel, "sys/kernel/mm/hugepages/hugepages-1048576kB"));
+  names = hpd_kernel_list_dir (f->kernel, "sys/kernel/mm/hugepages", NULL);
+  g_assert_nonnull (names);
+  g_assert_false (hpd_kernel_read_text (f->kernel, "proc/sys/vm/nr_overcommit_hugepages", &text,
+                                        &error));
+  inputs = hpd_kernel_record_end (f->kernel);
+  g_assert_nonnull (inputs);
+  g_assert_cmpuint (hpd_kernel_inputs_count (inputs), ==, 6);
+
+  for (guint i = 0; i < 2; i++)
+    g_assert_true (hpd_kernel_inputs_unchanged (inputs));
+  hpd_test_put_in_place (f->root, COUNTER, "6\n");
+  g_assert_false (hpd_kernel_inputs_unchanged (inputs));
+  hpd_test_put_in_place (f->root, COUNTER, "5\n");
+  g_assert_true (hpd_kernel_inputs_unchanged (inputs));
+  hpd_test_put (f->root, "proc/meminfo", "MemTotal:       16385 kB\n");
+  g_assert_false (hpd_kernel_inputs_unchanged (inputs));
+  hpd_test_put (f->root, "proc/meminfo", "MemTotal:       16384 kB\n");
+  g_assert_true (hpd_kernel_inputs_unchanged (inputs));
+  /* a file that appears, one that goes, a directory that grows */
+  hpd_test_put (f->root, "proc/sys/vm/nr_overcommit_hugepages", "0\n");
+  g_assert_false (hpd_kernel_inputs_unchanged (inputs));
+  g_assert_cmpint (g_remove (overcommit), ==, 0);
+  g_assert_true (hpd_kernel_inputs_unchanged (inputs));
+  g_assert_cmpint (g_remove (node), ==, 0);
+  g_assert_false (hpd_kernel_inputs_unchanged (inputs));
+  hpd_test_put (f->root, NODE_COUNTER, "3\n");
+  g_assert_true (hpd_kernel_inputs_unchanged (inputs));
+  hpd_test_put (f->root, "sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "0\n");
+  g_assert_false (hpd_kernel_inputs_unchanged (inputs));
+
+  /* a write in between: what was read before it may be stale */
+  hpd_kernel_record_begin (f->kernel);
+  g_assert_true (hpd_kernel_read_counter (f->kernel, COUNTER, &value, NULL));
+  g_assert_true (hpd_kernel_write_counter (f->kernel, COUNTER, 7, NULL));
+  g_assert_null (hpd_kernel_record_end (f->kernel));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -463,6 +530,7 @@ main (int argc, char **argv)
   ADD ("not-below-root", test_not_below_root);
   ADD ("one-read-per-turn", test_one_read_per_turn);
   ADD ("text-sizes", test_text_sizes);
+  ADD ("recorded-inputs", test_recorded_inputs);
 #undef ADD
   g_test_add_func ("/kernel-read/procfs", test_procfs_reads);
   g_test_add_func ("/kernel-read/mount-table-changes", test_mount_table_changes);

@@ -1,0 +1,390 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include "hpd-claims.h"
+#include "hpd-config-cache.h"
+#include "hpd-daemon.h"
+#include "hpd-read-snapshot.h"
+
+#define OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
+
+/* What the filter shares with the main thread; counted apart from the
+ * object for the same reason as the traffic's (hpd-traffic.c). */
+typedef struct {
+  gatomicrefcount ref;
+  GMutex lock;
+  char *path;                /* the ObjectManager's */
+  guint64 generation;        /* moves with every drop */
+  guint held;                /* jobs under way */
+  /* the snapshot, valid while generation is still made_in */
+  guint64 made_in;
+  GVariant *body;            /* (a{oa{sa{sv}}}); NULL: none */
+  HpdKernelInputs *inputs;
+  GArray *config_paths;      /* HpdStatPath */
+  GArray *claims_paths;
+  guint64 answered;
+  GSource *wanted;           /* makes one in the main thread */
+} Shared;
+
+struct _HpdReadSnapshot
+{
+  GObject parent_instance;
+
+  GDBusConnection *connection;
+  GDBusObjectManagerServer *manager;
+  HpdDaemon *daemon;         /* owns us */
+  guint filter_id;
+  Shared *shared;
+};
+
+G_DEFINE_TYPE (HpdReadSnapshot, hpd_read_snapshot, G_TYPE_OBJECT)
+
+/* Under the lock. */
+static void
+clear_snapshot (Shared *shared)
+{
+  g_clear_pointer (&shared->body, g_variant_unref);
+  g_clear_pointer (&shared->inputs, hpd_kernel_inputs_free);
+  g_clear_pointer (&shared->config_paths, g_array_unref);
+  g_clear_pointer (&shared->claims_paths, g_array_unref);
+}
+
+static void
+drop_locked (Shared *shared)
+{
+  shared->generation++;
+  clear_snapshot (shared);
+}
+
+static Shared *
+shared_ref (Shared *shared)
+{
+  g_atomic_ref_count_inc (&shared->ref);
+  return shared;
+}
+
+static void
+shared_unref (Shared *shared)
+{
+  if (!g_atomic_ref_count_dec (&shared->ref))
+    return;
+  clear_snapshot (shared);
+  g_source_unref (shared->wanted);
+  g_free (shared->path);
+  g_mutex_clear (&shared->lock);
+  g_free (shared);
+}
+
+static gboolean
+wanted_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+{
+  g_source_set_ready_time (source, -1);
+  if (callback != NULL)
+    callback (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+/* GLib takes a non-const table; it is never written. */
+static GSourceFuncs wanted_funcs = { .dispatch = wanted_dispatch };
+
+/* A call that cannot change what the service holds. */
+static gboolean
+is_read (GDBusMessage *call)
+{
+  const char *iface = g_dbus_message_get_interface (call);
+  const char *member = g_dbus_message_get_member (call);
+
+  if (g_strcmp0 (iface, "org.freedesktop.DBus.Peer") == 0 ||
+      g_strcmp0 (iface, "org.freedesktop.DBus.Introspectable") == 0)
+    return TRUE;
+  if (g_strcmp0 (iface, "org.freedesktop.DBus.Properties") == 0)
+    return g_strcmp0 (member, "Get") == 0 || g_strcmp0 (member, "GetAll") == 0;
+  return g_strcmp0 (iface, OBJECT_MANAGER) == 0 &&
+         g_strcmp0 (member, "GetManagedObjects") == 0;
+}
+
+/* In GDBus's worker thread: the reply if the snapshot still holds. The
+ * checks are a few pread()s and stat()s, under the lock so that the main
+ * thread cannot replace what is being checked. */
+static GDBusMessage *
+answer (Shared *shared, GDBusMessage *call)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
+  GDBusMessage *reply;
+
+  if (shared->body == NULL || shared->made_in != shared->generation || shared->held > 0)
+    return NULL;
+  if (!hpd_kernel_inputs_unchanged (shared->inputs) ||
+      !hpd_stat_paths_unchanged (shared->config_paths) ||
+      !hpd_stat_paths_unchanged (shared->claims_paths))
+    {
+      /* for good: the main thread makes the next one */
+      clear_snapshot (shared);
+      return NULL;
+    }
+  reply = g_dbus_message_new_method_reply (call);
+  g_dbus_message_set_body (reply, shared->body);
+  shared->answered++;
+  return reply;
+}
+
+static GDBusMessage *
+filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
+        gpointer user_data)
+{
+  Shared *shared = user_data;
+  g_autoptr(GDBusMessage) reply = NULL;
+
+  if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
+    return message;
+  if (!is_read (message))
+    {
+      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
+
+      drop_locked (shared);
+      return message;
+    }
+  /* GetManagedObjects with no arguments on the ObjectManager's path; any
+   * other (wrong arguments, another path) gets GDBus's own answer */
+  if (g_strcmp0 (g_dbus_message_get_member (message), "GetManagedObjects") != 0 ||
+      g_strcmp0 (g_dbus_message_get_interface (message), OBJECT_MANAGER) != 0 ||
+      g_strcmp0 (g_dbus_message_get_path (message), shared->path) != 0 ||
+      g_dbus_message_get_body (message) != NULL)
+    return message;
+  if ((g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)
+    return message;
+  reply = answer (shared, message);
+  if (reply == NULL)
+    {
+      /* answered by the main thread, which makes the snapshot first */
+      g_source_set_ready_time (shared->wanted, 0);
+      return message;
+    }
+  /* written by this thread at its next iteration; our filters see it */
+  g_dbus_connection_send_message (connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+  g_object_unref (message);
+  return NULL;
+}
+
+static void
+free_paths (GArray *paths)
+{
+  if (paths != NULL)
+    g_array_unref (paths);
+}
+
+/* Main thread: the body as the ObjectManager makes it (each object in the
+ * order of its table, whose listing is made by prepending, each property
+ * set by fresh_get_properties), refreshed now with every read recorded. */
+static gboolean
+make_snapshot (gpointer user_data)
+{
+  HpdReadSnapshot *self = user_data;
+  Shared *shared = self->shared;
+  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
+  HpdConfigCache *config = hpd_daemon_get_config_cache (self->daemon);
+  HpdClaimsCache *claims = hpd_daemon_get_claims_cache (self->daemon);
+  g_autolist(GDBusObject) objects = NULL;
+  g_autoptr(HpdKernelInputs) inputs = NULL;
+  g_autoptr(GVariant) body = NULL;
+  GArray *config_paths = NULL, *claims_paths = NULL;
+  GVariantBuilder builder;
+  guint64 generation, config_loads, claims_loads;
+  gboolean complete = TRUE;
+
+  g_mutex_lock (&shared->lock);
+  generation = shared->generation;
+  if (shared->held > 0 || (shared->body != NULL && shared->made_in == generation))
+    complete = FALSE;
+  g_mutex_unlock (&shared->lock);
+  if (!complete)
+    return G_SOURCE_CONTINUE;
+
+  /* the caches checked first: a load during the making would mean values
+   * made from two versions of the files */
+  (void) hpd_config_cache_get (config, NULL);
+  g_ptr_array_unref (hpd_claims_cache_get (claims));
+  config_loads = hpd_config_cache_get_loads (config);
+  claims_loads = hpd_claims_cache_get_loads (claims);
+
+  objects = g_list_reverse (g_dbus_object_manager_get_objects (G_DBUS_OBJECT_MANAGER (self->manager)));
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{oa{sa{sv}}}"));
+  hpd_kernel_record_begin (kernel);
+  for (GList *l = objects; l != NULL; l = l->next)
+    {
+      g_autolist(GDBusInterface) ifaces = g_dbus_object_get_interfaces (l->data);
+      GDBusInterfaceSkeleton *skeleton;
+      g_autoptr(GVariant) properties = NULL;
+      GVariantBuilder one;
+
+      /* the order of several interfaces is that of a table we cannot see */
+      if (ifaces == NULL || ifaces->next != NULL)
+        {
+          complete = FALSE;
+          continue;
+        }
+      /* refreshed now whatever ran this turn: the turn's marks are not
+       * found while recording (hpd-kernel.h) */
+      skeleton = G_DBUS_INTERFACE_SKELETON (ifaces->data);
+      properties = g_dbus_interface_skeleton_get_properties (skeleton);
+      g_variant_builder_init (&one, G_VARIANT_TYPE ("a{sa{sv}}"));
+      g_variant_builder_add_value (&one,
+                                   g_variant_new_dict_entry (g_variant_new_string (g_dbus_interface_skeleton_get_info (skeleton)->name),
+                                                             properties));
+      g_variant_builder_add_value (&builder,
+                                   g_variant_new_dict_entry (g_variant_new_object_path (g_dbus_object_get_object_path (l->data)),
+                                                             g_variant_builder_end (&one)));
+    }
+  inputs = hpd_kernel_record_end (kernel);
+  body = g_variant_ref_sink (g_variant_new_tuple ((GVariant *[]) { g_variant_builder_end (&builder) }, 1));
+  if (!complete || inputs == NULL ||
+      config_loads != hpd_config_cache_get_loads (config) ||
+      claims_loads != hpd_claims_cache_get_loads (claims))
+    {
+      g_debug ("No GetManagedObjects snapshot: %s", !complete ? "an object of several interfaces"
+               : inputs == NULL ? "a kernel file failed or was written"
+               : "the configuration or the claims changed");
+      return G_SOURCE_CONTINUE;
+    }
+  config_paths = hpd_config_cache_dup_paths (config);
+  claims_paths = hpd_claims_cache_dup_paths (claims);
+  if (config_paths == NULL || claims_paths == NULL)
+    {
+      g_debug ("No GetManagedObjects snapshot: the configuration or the claims changed too recently");
+      free_paths (config_paths);
+      free_paths (claims_paths);
+      return G_SOURCE_CONTINUE;
+    }
+  /* serialised once, here, not by each reply in the worker */
+  (void) g_variant_get_data (body);
+
+  g_mutex_lock (&shared->lock);
+  if (shared->generation == generation && shared->held == 0)
+    {
+      clear_snapshot (shared);
+      shared->made_in = generation;
+      shared->body = g_steal_pointer (&body);
+      g_debug ("GetManagedObjects snapshot made (%u kernel inputs; %" G_GUINT64_FORMAT
+               " calls answered from snapshots so far)",
+               hpd_kernel_inputs_count (inputs), shared->answered);
+      shared->inputs = g_steal_pointer (&inputs);
+      shared->config_paths = g_steal_pointer (&config_paths);
+      shared->claims_paths = g_steal_pointer (&claims_paths);
+    }
+  g_mutex_unlock (&shared->lock);
+  free_paths (config_paths);
+  free_paths (claims_paths);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+hpd_read_snapshot_dispose (GObject *object)
+{
+  HpdReadSnapshot *self = HPD_READ_SNAPSHOT (object);
+
+  hpd_read_snapshot_detach (self);
+  if (self->shared != NULL)
+    {
+      g_source_destroy (self->shared->wanted);
+      g_clear_pointer (&self->shared, shared_unref);
+    }
+  g_clear_object (&self->manager);
+  G_OBJECT_CLASS (hpd_read_snapshot_parent_class)->dispose (object);
+}
+
+static void
+hpd_read_snapshot_class_init (HpdReadSnapshotClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = hpd_read_snapshot_dispose;
+}
+
+static void
+hpd_read_snapshot_init (HpdReadSnapshot *self)
+{
+}
+
+HpdReadSnapshot *
+hpd_read_snapshot_new (GDBusObjectManagerServer *manager, HpdDaemon *daemon)
+{
+  HpdReadSnapshot *self = g_object_new (HPD_TYPE_READ_SNAPSHOT, NULL);
+  Shared *shared = g_new0 (Shared, 1);
+
+  g_atomic_ref_count_init (&shared->ref);
+  g_mutex_init (&shared->lock);
+  shared->path = g_strdup (g_dbus_object_manager_get_object_path (G_DBUS_OBJECT_MANAGER (manager)));
+  shared->wanted = g_source_new (&wanted_funcs, sizeof (GSource));
+  /* At GDBus's priority for calls, and attached before any: made ready as
+   * the call that wants it passes the filter, it runs just before that
+   * call in the same main loop turn, so the call's refresh is its refresh
+   * (no read the service would not have made, no PropertiesChanged a read
+   * would not have sent), and the call is answered from what it made. */
+  g_source_set_priority (shared->wanted, G_PRIORITY_DEFAULT);
+  g_source_set_static_name (shared->wanted, "[hugepagesd] read snapshot");
+  g_source_set_callback (shared->wanted, make_snapshot, self, NULL);
+  g_source_attach (shared->wanted, g_main_context_get_thread_default ());
+
+  self->manager = g_object_ref (manager);
+  self->daemon = daemon;
+  self->shared = shared;
+  return self;
+}
+
+void
+hpd_read_snapshot_attach (HpdReadSnapshot *self, GDBusConnection *connection)
+{
+  g_return_if_fail (self->connection == NULL);
+  hpd_read_snapshot_drop (self);
+  self->connection = g_object_ref (connection);
+  self->filter_id = g_dbus_connection_add_filter (connection, filter, shared_ref (self->shared),
+                                                  (GDestroyNotify) shared_unref);
+}
+
+void
+hpd_read_snapshot_detach (HpdReadSnapshot *self)
+{
+  if (self->connection == NULL)
+    return;
+  g_dbus_connection_remove_filter (self->connection, self->filter_id);
+  g_clear_object (&self->connection);
+  hpd_read_snapshot_drop (self);
+}
+
+void
+hpd_read_snapshot_drop (HpdReadSnapshot *self)
+{
+  if (self == NULL)
+    return;
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+  drop_locked (self->shared);
+}
+
+void
+hpd_read_snapshot_hold (HpdReadSnapshot *self)
+{
+  if (self == NULL)
+    return;
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+  self->shared->held++;
+  drop_locked (self->shared);
+}
+
+void
+hpd_read_snapshot_release (HpdReadSnapshot *self)
+{
+  if (self == NULL)
+    return;
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+  g_return_if_fail (self->shared->held > 0);
+  self->shared->held--;
+  drop_locked (self->shared);
+}
+
+guint64
+hpd_read_snapshot_get_answered (HpdReadSnapshot *self)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+
+  return self->shared->answered;
+}

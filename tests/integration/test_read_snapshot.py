@@ -1,0 +1,195 @@
+# SPDX-FileCopyrightText: 2026 The hugepagesd authors
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+"""GetManagedObjects answered in GDBus's worker thread from a snapshot
+(src/bus/hpd-read-snapshot.h): it is used while nothing it was made from
+changed, its reply is the very bytes the main thread's reply has, and a
+change by anyone (a raw write, SetMinimum, the configuration, a claim, the
+mount table) is seen by the very next call. The service logs, when it makes
+a snapshot, how many calls snapshots answered so far: the tests read that
+count."""
+
+import re
+import time
+
+import pytest
+
+import hpdtest
+from hpdtest import BusError, MANAGER_PATH, PAGE_SIZE_IFACE, page_size_path
+from fakekernel import Mount
+from gi.repository import Gio, GLib
+
+# HPD_CONFIG_SETTLE_US in src/config/hpd-config-cache.h, and a margin: the
+# caches trust nothing younger, and no snapshot is made before
+SETTLE_S = 3.0 + 0.5
+MADE = re.compile(r'GetManagedObjects snapshot made \(\d+ kernel inputs; (\d+) calls answered')
+OM_IFACE = 'org.freedesktop.DBus.ObjectManager'
+CONF = 'etc/hugepagesd/hugepagesd.conf'
+P2M = page_size_path(2048)
+# hpd-memory.c, once the traffic says every call was answered
+QUIET_LINE = 'Calls stopped:'
+
+
+def made(service):
+    return [int(m.group(1)) for m in MADE.finditer(service.log())]
+
+
+def raw_managed_objects(conn):
+    """The reply's body as sent: its serialised bytes keep the order."""
+    return conn.call_sync(hpdtest.BUS_NAME, MANAGER_PATH, OM_IFACE, 'GetManagedObjects', None,
+                          GLib.VariantType('(a{oa{sa{sv}}})'), Gio.DBusCallFlags.NONE, 10000,
+                          None)
+
+
+def drop(conn):
+    """A call that is no read (a property is never written: an error from
+    GDBus): the service drops its snapshot."""
+    with pytest.raises(BusError):
+        hpdtest.call(conn, P2M, 'org.freedesktop.DBus.Properties', 'Set',
+                     GLib.Variant('(ssv)', (PAGE_SIZE_IFACE, 'Total', GLib.Variant('t', 1))))
+
+
+def answered(conn, service):
+    """How many calls snapshots answered: a dropped snapshot, one call the
+    main thread answers, and the log line of the snapshot it then makes."""
+    before = len(made(service))
+    drop(conn)
+    reply = raw_managed_objects(conn)
+    hpdtest.iterate_until(lambda: len(made(service)) > before)
+    return made(service)[-1], reply
+
+
+def pool(conn):
+    return hpdtest.managed_objects(conn)[P2M][PAGE_SIZE_IFACE]
+
+
+@pytest.fixture
+def settled(service, conn):
+    time.sleep(SETTLE_S)
+    answered(conn, service)
+    return service
+
+
+def test_calls_are_answered_from_the_snapshot_with_the_same_bytes(settled, conn):
+    start, slow = answered(conn, settled)
+    quiet = settled.log().count(QUIET_LINE)
+    fast = [raw_managed_objects(conn) for _ in range(20)]
+    # the traffic saw each reply: the calls stopped, the memory trim looks
+    hpdtest.iterate_until(lambda: settled.log().count(QUIET_LINE) > quiet, timeout=10)
+    end, _ = answered(conn, settled)
+    assert end - start == 20
+    for reply in fast:
+        assert reply.get_data_as_bytes().get_data() == slow.get_data_as_bytes().get_data()
+
+
+def test_raw_write_is_seen_by_the_next_call(settled, conn, fake_kernel):
+    fk = fake_kernel
+    start, _ = answered(conn, settled)
+    for value in (5, 6, 6, 2):
+        fk.write(fk.pool_file(2048, 'nr_hugepages'), value)
+        assert pool(conn)['Total'] == value
+        assert pool(conn)['Total'] == value
+    end, _ = answered(conn, settled)
+    # the second read of each value, bar the first (6 twice), came from one
+    assert end - start >= 3
+
+
+def test_set_minimum_reply_then_read_sees_it(settled, conn, polkit):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    start, _ = answered(conn, settled)
+    for pages in (3, 7, 1):
+        pool(conn)
+        assert hpdtest.pool_call(conn, 2048, 'SetMinimum', pages) == pages
+        props = pool(conn)
+        assert (props['Minimum'], props['Target'], props['Base']) == (pages, pages, pages)
+    end, _ = answered(conn, settled)
+    assert end > start
+
+
+def test_configuration_edit_is_seen(settled, conn, fake_kernel):
+    start, _ = answered(conn, settled)
+    for pages in (4, 9):
+        pool(conn)
+        fake_kernel.write(CONF, f'[pool 2MB]\nminimum = {pages}\n')
+        assert pool(conn)['Base'] == pages
+        time.sleep(SETTLE_S)
+        assert pool(conn)['Base'] == pages
+        assert pool(conn)['Base'] == pages
+    end, _ = answered(conn, settled)
+    assert end > start
+
+
+def test_claim_is_seen(settled, conn, polkit):
+    polkit.allow(hpdtest.ACTION_POOLS)
+    start, _ = answered(conn, settled)
+    assert pool(conn)['Target'] == 0
+    params = GLib.Variant('(sta{sv})', ('postgresql', 2, hpdtest.options()))
+    hpdtest.call(conn, P2M, PAGE_SIZE_IFACE, 'Claim', params, '(t)')
+    assert pool(conn)['Target'] == 2
+    assert pool(conn)['Target'] == 2
+    # the claims' directory trusted again: from snapshots, still right
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert pool(conn)['Target'] == 2
+    end, _ = answered(conn, settled)
+    assert end > start
+
+
+def test_mount_change_is_seen(settled, conn, fake_kernel):
+    start, _ = answered(conn, settled)
+    for mounts in ([Mount('/mnt/fresh')], [], [Mount('/mnt/a'), Mount('/mnt/b')]):
+        pool(conn)
+        fake_kernel.write_mountinfo(mounts)
+        assert set(pool(conn)['Mounts']) == {m.path for m in mounts}
+        assert set(pool(conn)['Mounts']) == {m.path for m in mounts}
+    end, _ = answered(conn, settled)
+    assert end > start
+
+
+def test_claim_file_written_by_a_package_is_seen(settled, conn, fake_kernel):
+    start, _ = answered(conn, settled)
+    assert pool(conn)['Target'] == 0
+    fake_kernel.write('etc/hugepagesd/claims.d/postgresql.conf', '[2MB]\npages = 3\n')
+    assert pool(conn)['Target'] == 3
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert pool(conn)['Target'] == 3
+    end, _ = answered(conn, settled)
+    assert end > start
+
+
+def test_change_of_memory_alone_is_seen(settled, conn, fake_kernel, polkit):
+    """SetMinimum that leaves every kernel file as it was (the pool already
+    holds the target) and only records the base, while reads come all the
+    time it waits for polkit: no snapshot made before its reply answers
+    after it."""
+    polkit.allow(hpdtest.ACTION_POOLS)
+    fk = fake_kernel
+    assert hpdtest.pool_call(conn, 2048, 'SetMinimum', 3) == 3
+    params = GLib.Variant('(sta{sv})', ('postgresql', 2, hpdtest.options()))
+    hpdtest.call(conn, P2M, PAGE_SIZE_IFACE, 'Claim', params, '(t)')
+    fk.write(fk.pool_file(2048, 'nr_hugepages'), 7)
+    time.sleep(SETTLE_S)
+    start, _ = answered(conn, settled)
+    props = pool(conn)
+    assert (props['Base'], props['Target'], props['Total']) == (3, 5, 7)
+    end, _ = answered(conn, settled)
+    assert end == start + 1
+
+    polkit.set_delay(0.5)
+    box = {}
+
+    def done(source, result):
+        box['reply'] = source.call_finish(result).unpack()
+    conn.call(hpdtest.BUS_NAME, P2M, PAGE_SIZE_IFACE, 'SetMinimum',
+              GLib.Variant('(ta{sv})', (5, hpdtest.options())), GLib.VariantType('(t)'),
+              Gio.DBusCallFlags.NONE, 10000, None, done)
+    while 'reply' not in box:
+        props = pool(conn)
+        if 'reply' not in box:
+            assert props['Base'] in (3, 5)
+        GLib.MainContext.default().iteration(False)
+        time.sleep(0.01)
+    props = pool(conn)
+    assert fk.read_int(fk.pool_file(2048, 'nr_hugepages')) == 7
+    assert (props['Base'], props['Target'], props['Total']) == (5, 7, 7)
