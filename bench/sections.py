@@ -143,6 +143,7 @@ def section_read(ctx, sec):
                                   GLib.Variant("(ss)", ("org.hugepages.Manager", "Version")), None,
                                   Gio.DBusCallFlags.NONE, 10000, None)
         reply_size = len(gmo().get_data_as_bytes().get_data())
+        bodies = {"GetManagedObjects": gmo().print_(True), "GetAll": getall().print_(True)}
         for _ in range(50):
             gmo()
             ping()
@@ -160,6 +161,8 @@ def section_read(ctx, sec):
         conn.close_sync(None)
     g, p, a = median(lat["gmo"]), median(lat["ping"]), median(lat["getall"])
     v = median(lat["version"])
+    fl = _floor_reads(ctx, stack, bodies, calls, block)
+    fg, fa, fp = median(fl["gmo"]), median(fl["getall"]), median(fl["ping"])
     # the client's one call (hpctl_connect_page_sizes: GetManagedObjects)
     # against gdbus's one Ping, measured in-process
     sec.row("`hugepagesctl pools`, whole process (median of %d)" % runs, fmt_ms(client),
@@ -168,8 +171,7 @@ def section_read(ctx, sec):
             "the client takes %s more than a bare gdbus Ping%s; its one call to the service, "
             "GetManagedObjects (%s in-process), takes %s more than a Ping (%s): the service "
             "reads every pool's counters afresh from sysfs, which gives no change notification "
-            "to cache on, and the call is dispatched in the service's main thread where GDBus "
-            "answers a Ping in its own" % (
+            "to cache on, and its reply body is some kB where a Ping's is empty" % (
                 fmt_ms(client - gdbus), client_messages, fmt_us(g), fmt_us(g - p), fmt_us(p)))
     sec.row("`hugeadm --pool-list`, whole process (median of %d)" % runs, fmt_ms(hugeadm),
             "bare `gdbus call` Ping: %s" % fmt_ms(gdbus), ratio_text(hugeadm, gdbus), "(for comparison)")
@@ -180,27 +182,42 @@ def section_read(ctx, sec):
         stack.call(MANAGER_PATH, OM, "GetManagedObjects", timeout_ms=10000)
     sec.row("GetManagedObjects round trip, in-process (median of %d)" % len(lat["gmo"]), fmt_us(g),
             "Peer.Ping: %s" % fmt_us(p), ratio_text(g, p), "≤ 1.5×", g <= 1.5 * p,
-            "GetManagedObjects builds and sends every page size object's properties (%d bytes of reply "
-            "body) where Ping sends an empty reply; the difference, %s, is the service's "
-            "work, the marshalling and the hand-over to the main thread (GDBus answers a Ping "
-            "in its worker thread, every other call in the main loop; that hand-over alone, a Get "
-            "of the constant Version, costs %s, %s Ping)%s" % (
-                reply_size, fmt_us(g - p), fmt_us(v), ratio_text(v, p),
+            "GetManagedObjects sends every page size object's properties (%d bytes of reply "
+            "body) where Ping sends an empty reply. It is answered in GDBus's worker thread from "
+            "the read snapshot (src/bus/hpd-read-snapshot.h) once the service has re-read every "
+            "kernel file and stat()ed every configuration and claim file the snapshot was made "
+            "from; the main thread only makes the snapshot again after a change. A GDBus service "
+            "that answers with the same body from its worker thread and reads nothing "
+            "(bench/floor.c) takes %s, %s its own Ping: the body's marshalling, its way through "
+            "the bus and the client's reading of it %s the target by themselves; the "
+            "difference, %s beyond Ping here against %s there, is the service's checks%s" % (
+                reply_size, fmt_us(fg), ratio_text(fg, fp),
+                "exceed" if fg > 1.5 * fp else "stay within",
+                fmt_us(g - p), fmt_us(fg - fp),
                 _io_per_call(ctx.shared_service.pid, gmo_fresh,
                              "sysfs and procfs files stay open and are read with one pread64 "
-                             "each, once per main loop turn, and mountinfo's text is made again "
-                             "only when poll() on it says the mount table changed "
-                             "(src/kernel/hpd-kernel.c, src/bus/hpd-fresh.h)")))
+                             "each, and mountinfo is read again only when poll() on it says the "
+                             "mount table changed (src/kernel/hpd-kernel.c, src/bus/hpd-fresh.h)")))
     sec.row("Manager GetAll round trip, in-process (median of %d)" % len(lat["getall"]), fmt_us(a),
             "Peer.Ping: %s" % fmt_us(p), ratio_text(a, p), "≤ 1.5×", a <= 1.5 * p,
             "GetAll of org.hugepages.Manager refreshes every Manager property first: meminfo, "
             "the sysctls and THP files, each hugetlbfs mount's root (the mount table itself "
             "when poll() says it changed), the configuration's files (stat), the boot hook's "
             "unit or runlevel directories and the drift of every pool against it; GDBus's "
-            "GetAll asks for each of the %d properties one by one; and the call is handed to "
-            "the main thread as GetManagedObjects is" % _manager_properties())
+            "GetAll asks for each of the %d properties one by one; the call is handed to the "
+            "main thread and its reply back to GDBus's worker (a Get of the constant Version, "
+            "which only makes that way, costs %s, %s Ping); and a GDBus service answering the same "
+            "body from its worker thread, reading nothing (bench/floor.c), takes %s, %s its own "
+            "Ping" % (_manager_properties(), fmt_us(v), ratio_text(v, p), fmt_us(fa),
+                      ratio_text(fa, fp)))
     sec.row("Get of the constant Version, in-process (median of %d)" % len(lat["version"]),
             fmt_us(v), "Peer.Ping: %s" % fmt_us(p), ratio_text(v, p), "(for comparison)")
+    sec.row("Floor: the same GetManagedObjects body from a GDBus service's worker thread, "
+            "nothing read (bench/floor.c; median of %d)" % len(fl["gmo"]), fmt_us(fg),
+            "its Peer.Ping: %s" % fmt_us(fp), ratio_text(fg, fp), "(for comparison)")
+    sec.row("Floor: the same Manager GetAll body from a GDBus service's worker thread, "
+            "nothing read (bench/floor.c; median of %d)" % len(fl["getall"]), fmt_us(fa),
+            "its Peer.Ping: %s" % fmt_us(fp), ratio_text(fa, fp), "(for comparison)")
     sec.note("In-process figures: GDBus through python gi (Gio.DBusConnection.call_sync, the "
              "reply not unpacked), one private connection, %d calls of each in alternating blocks "
              "of %d; p99 GetManagedObjects %s, Ping %s, Manager GetAll %s (median %s). "
@@ -208,6 +225,53 @@ def section_read(ctx, sec):
              % (len(lat["gmo"]), block, fmt_us(percentile(lat["gmo"], 99)),
                 fmt_us(percentile(lat["ping"], 99)), fmt_us(percentile(lat["getall"], 99)),
                 fmt_us(a), reply_size))
+
+
+def _floor_reads(ctx, stack, bodies, calls, block):
+    """Round trips to bench/floor.c answering each of @bodies (member: reply
+    body as GVariant text) from GDBus's worker thread, and its Ping, timed
+    as the service's are. On a bus of its own with the same policy, which
+    lets only the service's name be owned, while the service keeps its own."""
+    extra = hpdsys.ExtraService(stack.dir, "floor")
+    try:
+        args = [str(Path(ctx.builddir) / "bench" / "floor"), BUS_NAME]
+        for member, text in bodies.items():
+            path = extra.dir / ("%s.gvariant" % member)
+            path.write_text(text)
+            args.append("%s=%s" % (member, path))
+        with open(extra.dir / "floor.log", "w") as f:
+            extra.proc = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL,
+                                          env=dict(stack.env(), DBUS_SYSTEM_BUS_ADDRESS=extra.address))
+        deadline = time.monotonic() + 15
+        while extra.owner_pid() != extra.proc.pid:
+            if extra.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("bench/floor did not own %s: %s" % (
+                    BUS_NAME, (extra.dir / "floor.log").read_text(errors="replace")))
+            time.sleep(0.01)
+        conn = hpdsys.connect(extra.address)
+        try:
+            def call(iface, member, params):
+                return lambda: conn.call_sync(BUS_NAME, MANAGER_PATH, iface, member, params, None,
+                                              Gio.DBusCallFlags.NONE, 10000, None)
+            order = [("gmo", call(OM, "GetManagedObjects", None)),
+                     ("getall", call(PROPS, "GetAll", GLib.Variant("(s)", ("org.hugepages.Manager",)))),
+                     ("ping", call(PEER, "Ping", None))]
+            for _ in range(50):
+                for _key, fn in order:
+                    fn()
+            lat = {key: [] for key, _ in order}
+            for b in range(calls // block):
+                for key, fn in order[b % 3:] + order[:b % 3]:
+                    for _ in range(block):
+                        t0 = time.perf_counter()
+                        fn()
+                        lat[key].append(time.perf_counter() - t0)
+        finally:
+            conn.close_sync(None)
+        return lat
+    finally:
+        extra.close()
 
 
 def _manager_properties():
