@@ -7,6 +7,7 @@
 #include "hpd-config-cache.h"
 #include "hpd-daemon.h"
 #include "hpd-read-snapshot.h"
+#include "hpd-wakeup.h"
 
 #define OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
 
@@ -76,18 +77,6 @@ shared_unref (Shared *shared)
   g_mutex_clear (&shared->lock);
   g_free (shared);
 }
-
-static gboolean
-wanted_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
-{
-  g_source_set_ready_time (source, -1);
-  if (callback != NULL)
-    callback (user_data);
-  return G_SOURCE_CONTINUE;
-}
-
-/* GLib takes a non-const table; it is never written. */
-static GSourceFuncs wanted_funcs = { .dispatch = wanted_dispatch };
 
 /* A call that cannot change what the service holds. */
 static gboolean
@@ -159,7 +148,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
   if (reply == NULL)
     {
       /* answered by the main thread, which makes the snapshot first */
-      g_source_set_ready_time (shared->wanted, 0);
+      hpd_wakeup_ring (shared->wanted);
       return message;
     }
   /* written by this thread at its next iteration; our filters see it */
@@ -314,16 +303,13 @@ hpd_read_snapshot_new (GDBusObjectManagerServer *manager, HpdDaemon *daemon)
   g_atomic_ref_count_init (&shared->ref);
   g_mutex_init (&shared->lock);
   shared->path = g_strdup (g_dbus_object_manager_get_object_path (G_DBUS_OBJECT_MANAGER (manager)));
-  shared->wanted = g_source_new (&wanted_funcs, sizeof (GSource));
   /* At GDBus's priority for calls, and attached before any: made ready as
    * the call that wants it passes the filter, it runs just before that
    * call in the same main loop turn, so the call's refresh is its refresh
    * (no read the service would not have made, no PropertiesChanged a read
    * would not have sent), and the call is answered from what it made. */
-  g_source_set_priority (shared->wanted, G_PRIORITY_DEFAULT);
-  g_source_set_static_name (shared->wanted, "[hugepagesd] read snapshot");
-  g_source_set_callback (shared->wanted, make_snapshot, self, NULL);
-  g_source_attach (shared->wanted, g_main_context_get_thread_default ());
+  shared->wanted = hpd_wakeup_new ("[hugepagesd] read snapshot", G_PRIORITY_DEFAULT, make_snapshot,
+                                   self);
 
   self->manager = g_object_ref (manager);
   self->daemon = daemon;

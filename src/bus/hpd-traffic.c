@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hpd-traffic.h"
+#include "hpd-wakeup.h"
 
 /* What the filter shares with the main thread. Counted apart from
  * HpdTraffic because GDBus may still run the filter after it was removed,
@@ -56,21 +57,6 @@ shared_unref (Shared *shared)
   g_mutex_clear (&shared->lock);
   g_free (shared);
 }
-
-/* The filter makes the wakeup source ready from the worker thread, which
- * g_source_set_ready_time() allows; it dispatches once however much
- * happened meanwhile. */
-static gboolean
-wakeup_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
-{
-  g_source_set_ready_time (source, -1);
-  if (callback != NULL)
-    callback (user_data);
-  return G_SOURCE_CONTINUE;
-}
-
-/* GLib takes a non-const table; it is never written. */
-static GSourceFuncs wakeup_funcs = { .dispatch = wakeup_dispatch };
 
 static char *
 call_key (const char *peer, guint32 serial)
@@ -140,7 +126,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
   /* for a call: before it is dispatched, so its handler runs with the
    * caller already known */
   if (tell)
-    g_source_set_ready_time (shared->wakeup, 0);
+    hpd_wakeup_ring (shared->wakeup);
   return message;
 }
 
@@ -211,10 +197,7 @@ hpd_traffic_watch (GDBusConnection *connection)
   shared->own_name = g_strdup (g_dbus_connection_get_unique_name (connection));
   shared->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   shared->arrived = g_ptr_array_new_with_free_func (g_free);
-  shared->wakeup = g_source_new (&wakeup_funcs, sizeof (GSource));
-  g_source_set_static_name (shared->wakeup, "[hugepagesd] calls");
-  g_source_set_callback (shared->wakeup, tell_main_thread, self, NULL);
-  g_source_attach (shared->wakeup, g_main_context_get_thread_default ());
+  shared->wakeup = hpd_wakeup_new ("[hugepagesd] calls", G_PRIORITY_DEFAULT, tell_main_thread, self);
 
   self->connection = g_object_ref (connection);
   self->shared = shared;
