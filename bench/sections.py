@@ -149,14 +149,8 @@ def section_read(ctx, sec):
             ping()
             getall()
             version()
-        lat = {"gmo": [], "ping": [], "getall": [], "version": []}
-        order = [("gmo", gmo), ("ping", ping), ("getall", getall), ("version", version)]
-        for b in range(calls // block):
-            for key, fn in order[b % 4:] + order[:b % 4]:
-                for _ in range(block):
-                    t0 = time.perf_counter()
-                    fn()
-                    lat[key].append(time.perf_counter() - t0)
+        lat = _rotate([("gmo", gmo), ("ping", ping), ("getall", getall), ("version", version)],
+                      calls, block)
     finally:
         conn.close_sync(None)
     g, p, a = median(lat["gmo"]), median(lat["ping"]), median(lat["getall"])
@@ -227,6 +221,21 @@ def section_read(ctx, sec):
                 fmt_us(a), reply_size))
 
 
+def _rotate(order, calls, block):
+    """{key: [seconds]}: @calls round trips of each (key, fn) of @order, in
+    blocks of @block, the order rotating from block to block so that no
+    call always follows the same other."""
+    lat = {key: [] for key, _ in order}
+    for b in range(calls // block):
+        k = b % len(order)
+        for key, fn in order[k:] + order[:k]:
+            for _ in range(block):
+                t0 = time.perf_counter()
+                fn()
+                lat[key].append(time.perf_counter() - t0)
+    return lat
+
+
 def _floor_reads(ctx, stack, bodies, calls, block):
     """Round trips to bench/floor.c answering each of @bodies (member: reply
     body as GVariant text) from GDBus's worker thread, and its Ping, timed
@@ -260,13 +269,7 @@ def _floor_reads(ctx, stack, bodies, calls, block):
             for _ in range(50):
                 for _key, fn in order:
                     fn()
-            lat = {key: [] for key, _ in order}
-            for b in range(calls // block):
-                for key, fn in order[b % 3:] + order[:b % 3]:
-                    for _ in range(block):
-                        t0 = time.perf_counter()
-                        fn()
-                        lat[key].append(time.perf_counter() - t0)
+            lat = _rotate(order, calls, block)
         finally:
             conn.close_sync(None)
         return lat
