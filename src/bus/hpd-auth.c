@@ -14,12 +14,28 @@
 #define CHECK_TIMEOUT_S 25
 #define INTERACTIVE_CHECK_TIMEOUT_S 300
 
+/* polkitd's D-Bus interface, asked directly rather than through
+ * libpolkit: when a check is given up (the caller left, or the timeout
+ * came), libpolkit ends its call at once, while the bus goes on counting
+ * the call against our connection until polkitd answers it. A slot freed
+ * then lets a user who sends calls and leaves have us start more checks
+ * than the bus lets a connection have pending, and the bus then fails
+ * every check, root's too. Here a check keeps its slot until polkitd's
+ * answer (or the bus's error) has come back, and asks polkitd to cancel
+ * it, which makes that answer come at once. */
+#define POLKIT_BUS_NAME "org.freedesktop.PolicyKit1"
+#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
+#define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
+#define POLKIT_ERROR_PREFIX "org.freedesktop.PolicyKit1.Error."
+#define POLKIT_CHECK_ALLOW_USER_INTERACTION 1u
+
 /* Checks waiting for polkitd, counted per uid (hpd-slots.h). Each one is
  * a call from us awaiting its reply, and a system bus lets a connection
  * have only 128 of those (max_replies_per_connection): past that the bus
- * itself would fail our checks, and the callers would be told they are not
- * authorized. So refuse earlier, with Busy, and bound the memory a flood of
- * calls can pin. One user may hold a quarter of them, so that a user whose
+ * itself would fail our checks. So refuse earlier, with Busy, and bound the
+ * memory a flood of calls can pin. A check holds its slot for as long as
+ * the bus counts its call, which is until polkitd's answer, even when its
+ * caller was answered before (left the bus, timed out). One user may hold a quarter of them, so that a user whose
  * polkit agent never answers cannot keep others waiting; root keeps a
  * reserve that no other user can take. */
 #define MAX_PENDING_CHECKS 64
@@ -69,11 +85,7 @@ struct _HpdAuth
   GDBusConnection *connection;     /* where callers' departures are watched */
   guint name_lost_id;
   guint linger_id;                 /* no check pending: watching ends then */
-  /* Kept once obtained: libpolkit's authority is a singleton that is
-   * finalized with its last reference, while its proxy, still held by a
-   * call in flight, can deliver polkitd's Changed signal (sent when an
-   * agent goes away) to it: a crash. */
-  PolkitAuthority *authority;
+  guint64 last_cancellation_id;    /* polkitd's handle on each check */
   HpdLogLimit *refusal_lines;      /* refusal lines per uid */
   guint refusal_summary_id;        /* the summary of lines held back is due */
 };
@@ -106,7 +118,6 @@ hpd_auth_finalize (GObject *object)
       log_refusals_held_back (self);
     }
   hpd_log_limit_free (self->refusal_lines);
-  g_clear_object (&self->authority);
   g_hash_table_unref (self->checks_by_caller);
   g_hash_table_unref (self->pending_by_caller);
   hpd_slots_free (self->slots);
@@ -158,21 +169,14 @@ hpd_auth_new (void)
   return g_object_new (HPD_TYPE_AUTH, NULL);
 }
 
-void
-hpd_auth_forget_authority (HpdAuth *self)
-{
-  /* a closed connection delivers no more signals to it, so the crash the
-   * reference guards against cannot happen once it goes */
-  g_clear_object (&self->authority);
-}
-
 typedef struct {
+  GTask *task;        /* not owned: the check is its data */
   GDBusMethodInvocation *invocation;
   PolkitDetails *details;
   const char *action;
   gboolean interactive;
-  gboolean caller_left;
-  GCancellable *cancellable;
+  gboolean answered;  /* the caller has its answer; polkitd's may still come */
+  char *cancellation_id;
   guint timeout_id;
   HpdCaller *caller;  /* once the bus has told us who it is */
   HpdAuth *counted;   /* owned; set while the check counts as pending */
@@ -208,9 +212,11 @@ check_free (Check *check)
   g_clear_pointer (&check->caller, hpd_caller_free);
   g_clear_object (&check->invocation);
   g_clear_object (&check->details);
-  g_clear_object (&check->cancellable);
+  g_free (check->cancellation_id);
   g_free (check);
 }
+
+static void give_up (Check *check, const char *message);
 
 static gboolean
 check_timed_out (gpointer user_data)
@@ -218,13 +224,13 @@ check_timed_out (gpointer user_data)
   Check *check = user_data;
 
   check->timeout_id = 0;
-  g_cancellable_cancel (check->cancellable);
+  give_up (check, "Authorization timed out");
   return G_SOURCE_REMOVE;
 }
 
-/* A caller that left the bus can get no answer: its checks end now rather
- * than hold their slots until polkit (or an agent that never answers)
- * replies or the timeout comes. */
+/* A caller that left the bus can get no answer: its checks are given up
+ * now, and polkitd (or an agent that would never answer) is asked to stop
+ * working on them. */
 static void
 name_lost (GDBusConnection *connection, const char *sender_name, const char *object_path,
            const char *interface_name, const char *signal_name, GVariant *parameters,
@@ -233,7 +239,6 @@ name_lost (GDBusConnection *connection, const char *sender_name, const char *obj
   HpdAuth *self = user_data;
   const char *name, *old_owner, *new_owner;
   GPtrArray *checks;
-  g_autoptr(GPtrArray) cancellables = g_ptr_array_new_with_free_func (g_object_unref);
 
   if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
     return;
@@ -241,17 +246,13 @@ name_lost (GDBusConnection *connection, const char *sender_name, const char *obj
   if (name[0] != ':' || new_owner[0] != '\0' ||
       (checks = g_hash_table_lookup (self->checks_by_caller, name)) == NULL)
     return;
-  /* cancelling may end a check, and so change the list, at once */
+  g_debug ("%s left the bus: dropping its %u authorization checks", name, checks->len);
+  /* a check given up stays in the list until polkitd's answer frees it,
+   * but its caller's answer runs code of others: go over a copy */
+  checks = g_ptr_array_copy (checks, NULL, NULL);
   for (guint i = 0; i < checks->len; i++)
-    {
-      Check *check = g_ptr_array_index (checks, i);
-
-      check->caller_left = TRUE;
-      g_ptr_array_add (cancellables, g_object_ref (check->cancellable));
-    }
-  g_debug ("%s left the bus: dropping its %u authorization checks", name, cancellables->len);
-  for (guint i = 0; i < cancellables->len; i++)
-    g_cancellable_cancel (g_ptr_array_index (cancellables, i));
+    give_up (g_ptr_array_index (checks, i), "The caller left the bus");
+  g_ptr_array_unref (checks);
 }
 
 static void
@@ -340,9 +341,15 @@ log_denial (HpdAuth *self, Check *check, const HpdCaller *caller, const char *me
                message);
 }
 
+/* Every answer to the caller goes through one of return_denial(), busy()
+ * and authorized(), which drop the reference the check's own way holds;
+ * a call to polkitd in flight holds another, and with it the slot. */
 static void
 return_denial (GTask *task, const char *message)
 {
+  Check *check = g_task_get_task_data (task);
+
+  check->answered = TRUE;
   g_task_return_new_error (task, HP_ERROR, HP_ERROR_NOT_AUTHORIZED, "%s", message);
   g_object_unref (task);
 }
@@ -361,6 +368,9 @@ deny (GTask *task, const char *message)
 static void
 busy (GTask *task, GError *error)
 {
+  Check *check = g_task_get_task_data (task);
+
+  check->answered = TRUE;
   g_task_return_error (task, error);
   g_object_unref (task);
 }
@@ -537,53 +547,56 @@ authorized (GTask *task)
 {
   Check *check = g_task_get_task_data (task);
 
+  check->answered = TRUE;
   check->caller->authorized = TRUE;
   g_task_return_pointer (task, g_steal_pointer (&check->caller), (GDestroyNotify) hpd_caller_free);
   g_object_unref (task);
 }
 
+/* The bus could not bring our question to polkitd: polkitd is not on
+ * the bus (and cannot be started), or the bus refused to hold one more
+ * call of ours awaiting a reply. Other errors, from polkitd or about the
+ * caller, deny; so does NoReply, which polkitd may also pass on from its
+ * own question to the bus about the caller. */
 static gboolean
-polkit_has_owner (PolkitAuthority *authority)
+polkit_unreachable (const char *error_name)
 {
-  g_autofree char *owner = polkit_authority_get_owner (authority);
-
-  return owner != NULL;
+  return g_strcmp0 (error_name, "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
+         g_strcmp0 (error_name, "org.freedesktop.DBus.Error.LimitsExceeded") == 0 ||
+         (error_name != NULL && g_str_has_prefix (error_name, "org.freedesktop.DBus.Error.Spawn."));
 }
 
-/* polkitd is not on the bus: only root may go on. */
+/* polkitd cannot be asked: root may go on, as polkitd itself allows uid 0
+ * every action. Others are denied, or told to try again when the bus was
+ * only too busy. */
 static void
-polkit_unavailable (GTask *task)
+polkit_unavailable (GTask *task, const char *error_name)
 {
   Check *check = g_task_get_task_data (task);
 
-  if (check->caller->uid != 0)
-    deny (task, "Authorization is unavailable (polkit is not running); only root may make changes");
-  else
+  if (check->caller->uid == 0)
     authorized (task);
+  else if (g_strcmp0 (error_name, "org.freedesktop.DBus.Error.LimitsExceeded") == 0)
+    busy (task, g_error_new (HP_ERROR, HP_ERROR_BUSY,
+                             "Too many changes are waiting for authorization; try again later"));
+  else
+    deny (task, "Authorization is unavailable (polkit is not running); only root may make changes");
 }
 
 static void
-checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data)
+answer_from_polkit (GTask *task, GVariant *reply, const GError *error)
 {
-  GTask *task = user_data;
   Check *check = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(PolkitAuthorizationResult) auth = NULL;
+  gboolean is_authorized, is_challenge;
 
-  auth = polkit_authority_check_authorization_finish (POLKIT_AUTHORITY (source), result, &error);
-  if (auth == NULL)
+  if (reply == NULL)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          deny (task, check->caller_left ? "The caller left the bus" : "Authorization timed out");
-          return;
-        }
-      /* Any other error, such as a caller that left before polkitd looked
-       * it up, denies. */
-      if (error->domain != POLKIT_ERROR && !polkit_has_owner (POLKIT_AUTHORITY (source)))
+      g_autofree char *name = g_dbus_error_get_remote_error (error);
+
+      if (polkit_unreachable (name))
         {
           g_debug ("polkit unavailable: %s", error->message);
-          polkit_unavailable (task);
+          polkit_unavailable (task, name);
           return;
         }
       g_debug ("Checking %s failed: %s", check->action, error->message);
@@ -591,63 +604,95 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
       return;
     }
 
-  if (!polkit_authorization_result_get_is_authorized (auth))
+  g_variant_get (reply, "((bb@a{ss}))", &is_authorized, &is_challenge, NULL);
+  if (is_authorized)
+    authorized (task);
+  else if (is_challenge && !check->interactive)
     {
-      if (polkit_authorization_result_get_is_challenge (auth) && !check->interactive)
-        {
-          g_autofree char *message = g_strdup_printf ("%s: authentication is required, but the "
-                                                      "caller did not allow interactive authorization",
-                                                      hp_error_refusal_for_action (check->action));
-          deny (task, message);
-        }
-      else
-        deny (task, hp_error_refusal_for_action (check->action));
-      return;
+      g_autofree char *message = g_strdup_printf ("%s: authentication is required, but the "
+                                                  "caller did not allow interactive authorization",
+                                                  hp_error_refusal_for_action (check->action));
+      deny (task, message);
     }
-
-  authorized (task);
+  else
+    deny (task, hp_error_refusal_for_action (check->action));
 }
 
+/* @user_data is the call's reference to the task, dropped here: the slot
+ * is free only now. The check's own way holds the other one until the
+ * caller is answered, here or before. */
 static void
-ask_polkit (GTask *task, PolkitAuthority *authority)
+checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  Check *check = g_task_get_task_data (task);
-  g_autoptr(PolkitSubject) subject = NULL;
-  PolkitCheckAuthorizationFlags flags = POLKIT_CHECK_AUTHORIZATION_FLAGS_NONE;
-
-  if (check->interactive)
-    flags |= POLKIT_CHECK_AUTHORIZATION_FLAGS_ALLOW_USER_INTERACTION;
-
-  subject = polkit_system_bus_name_new (g_dbus_method_invocation_get_sender (check->invocation));
-  polkit_authority_check_authorization (authority, subject, check->action,
-                                        check->details, flags, check->cancellable,
-                                        checked_authorization, task);
-}
-
-static void
-got_authority (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
+  g_autoptr(GTask) task = user_data;
   Check *check = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  g_autoptr(PolkitAuthority) authority = NULL;
+  g_autoptr(GVariant) reply = NULL;
 
-  authority = polkit_authority_get_finish (result, &error);
-  if (authority == NULL)
-    {
-      if (check->caller_left || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          deny (task, check->caller_left ? "The caller left the bus" : "Authorization timed out");
-          return;
-        }
-      g_debug ("polkit unavailable: %s", error->message);
-      polkit_unavailable (task);
-      return;
-    }
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  g_clear_handle_id (&check->timeout_id, g_source_remove);
+  if (!check->answered)
+    answer_from_polkit (task, reply, error);
+  else
+    g_debug ("polkitd answered check %s, given up before: %s", check->cancellation_id,
+             reply != NULL ? "a result" : error->message);
+}
 
-  if (check->counted->authority == NULL)
-    check->counted->authority = g_object_ref (authority);
-  ask_polkit (task, authority);
+/* Answers the caller now. polkitd is asked to cancel the check, without a
+ * reply of its own (which the bus would count against us too); its answer
+ * to the check then comes at once, and frees the slot. */
+static void
+give_up (Check *check, const char *message)
+{
+  g_autoptr(GDBusMessage) cancel = NULL;
+
+  if (check->answered)
+    return;
+  g_clear_handle_id (&check->timeout_id, g_source_remove);
+  cancel = g_dbus_message_new_method_call (POLKIT_BUS_NAME, POLKIT_PATH, POLKIT_INTERFACE,
+                                           "CancelCheckAuthorization");
+  g_dbus_message_set_body (cancel, g_variant_new ("(s)", check->cancellation_id));
+  g_dbus_message_set_flags (cancel, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED);
+  /* a closed connection has failed the check already */
+  g_dbus_connection_send_message (g_dbus_method_invocation_get_connection (check->invocation),
+                                  cancel, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+  deny (check->task, message);
+}
+
+static GVariant *
+details_to_variant (PolkitDetails *details)
+{
+  g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a{ss}"));
+  g_auto(GStrv) keys = polkit_details_get_keys (details);
+
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    g_variant_builder_add (&builder, "{ss}", keys[i], polkit_details_lookup (details, keys[i]));
+  return g_variant_builder_end (&builder);
+}
+
+/* On the connection the call came on: the caller's unique name means
+ * something only on that bus. The subject is that name, never a pid. */
+static void
+ask_polkit (GTask *task)
+{
+  Check *check = g_task_get_task_data (task);
+  HpdAuth *self = check->counted;
+  const char *sender = g_dbus_method_invocation_get_sender (check->invocation);
+  GVariantBuilder subject;
+
+  g_variant_builder_init (&subject, G_VARIANT_TYPE ("a{sv}"));
+  g_variant_builder_add (&subject, "{sv}", "name", g_variant_new_string (sender));
+  check->cancellation_id = g_strdup_printf ("hugepagesd-%" G_GUINT64_FORMAT,
+                                            ++self->last_cancellation_id);
+  g_dbus_connection_call (g_dbus_method_invocation_get_connection (check->invocation),
+                          POLKIT_BUS_NAME, POLKIT_PATH, POLKIT_INTERFACE, "CheckAuthorization",
+                          g_variant_new ("((sa{sv})s@a{ss}us)", "system-bus-name", &subject,
+                                         check->action, details_to_variant (check->details),
+                                         check->interactive ? POLKIT_CHECK_ALLOW_USER_INTERACTION
+                                                            : 0u,
+                                         check->cancellation_id),
+                          G_VARIANT_TYPE ("((bba{ss}))"), G_DBUS_CALL_FLAGS_NONE, G_MAXINT,
+                          NULL, checked_authorization, g_object_ref (task));
 }
 
 /* The uid first: the slots are counted per uid. */
@@ -687,12 +732,7 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
   check->timeout_id = g_timeout_add_seconds (check->interactive ? INTERACTIVE_CHECK_TIMEOUT_S
                                                                 : CHECK_TIMEOUT_S,
                                              check_timed_out, check);
-  /* the authority is a singleton: once held, asking libpolkit for it again
-   * only costs a main loop iteration before every check */
-  if (self->authority != NULL)
-    ask_polkit (task, self->authority);
-  else
-    polkit_authority_get_async (check->cancellable, got_authority, task);
+  ask_polkit (task);
 }
 
 void
@@ -711,7 +751,7 @@ hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation, const ch
   check->interactive = (g_dbus_message_get_flags (message) &
                         G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
   check->action = action;
-  check->cancellable = g_cancellable_new ();
+  check->task = task;
   g_task_set_task_data (task, check, (GDestroyNotify) check_free);
 
   if (pending_of (self, sender) >= MAX_PENDING_CHECKS_PER_CALLER)

@@ -44,16 +44,13 @@ G_DECLARE_FINAL_TYPE (HpdAuth, hpd_auth, HPD, AUTH, GObject)
 
 HpdAuth *hpd_auth_new (void);
 
-/* The bus connection polkit's library talks over has closed: let go of
- * the authority bound to it, so that the next check gets one on a new
- * connection. */
-void hpd_auth_forget_authority (HpdAuth *self);
-
 /* Authorizes @action (the method's, from its row in hpd-methods.c) for
  * @invocation's sender. @details (may be NULL) is
  * shown to polkit rules (for example page-size and pages). Busy when the
  * sender's uid has its share of the checks waiting (hpd-slots.h); denied
- * at once when the sender leaves the bus while its check waits. */
+ * at once when the sender leaves the bus while its check waits, though
+ * the check keeps its place until polkitd has answered. Asked over
+ * @invocation's connection. */
 void hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
                            const char *action, PolkitDetails *details, GCancellable *cancellable,
                            GAsyncReadyCallback callback, gpointer user_data);

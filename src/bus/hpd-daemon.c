@@ -43,9 +43,6 @@
  * the next message counts the ones in between. */
 #define RECONNECT_LOG_INTERVAL_US (10 * G_USEC_PER_SEC)
 
-/* How often to look again whether the closed shared connection is gone. */
-#define SHARED_BUS_RETRY_MS 50
-
 struct _HpdDaemon
 {
   GObject parent_instance;
@@ -65,10 +62,6 @@ struct _HpdDaemon
   char *bus_address;
   GDBusConnection *connection;
   GCancellable *reconnecting;
-  GDBusConnection *shared_bus;
-  gulong shared_closed_id;
-  guint shared_retry_id;
-  GCancellable *shared_getting;
   gint64 reconnect_started;
   gint64 reconnect_logged;
   guint reconnects_unlogged;
@@ -121,11 +114,6 @@ hpd_daemon_dispose (GObject *object)
   g_cancellable_cancel (self->reconnecting);
   g_clear_object (&self->reconnecting);
   detach (self);
-  g_cancellable_cancel (self->shared_getting);
-  g_clear_object (&self->shared_getting);
-  g_clear_handle_id (&self->shared_retry_id, g_source_remove);
-  g_clear_signal_handler (&self->shared_closed_id, self->shared_bus);
-  g_clear_object (&self->shared_bus);
   g_clear_pointer (&self->watchers, hpd_watchers_free);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
   if (self->idle != NULL)
@@ -467,79 +455,6 @@ connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
                                      NULL, self->reconnecting, reconnected, reconnect);
 }
 
-/* polkit's library talks over g_bus_get()'s shared connection. We hold
- * it, so that it is not made anew for every check (polkit holds it only
- * while a check runs). When it closes (the same undecodable message can be
- * sent to it), the checks in flight on it fail and we let go of it; once
- * they are done g_bus_get() makes a new one, which we hold again. GLib
- * raises no SIGTERM for such a close, but exit-on-close is off all the
- * same: only connection_closed() decides about the bus. */
-static void get_shared_bus (HpdDaemon *self);
-
-static void
-shared_bus_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
-                   GError *error, gpointer user_data)
-{
-  HpdDaemon *self = user_data;
-
-  g_clear_signal_handler (&self->shared_closed_id, self->shared_bus);
-  g_clear_object (&self->shared_bus);
-  hpd_auth_forget_authority (self->auth);
-  get_shared_bus (self);
-}
-
-static gboolean
-retry_shared_bus (gpointer user_data)
-{
-  HpdDaemon *self = user_data;
-
-  self->shared_retry_id = 0;
-  get_shared_bus (self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-hold_shared_bus (HpdDaemon *self, GDBusConnection *bus)
-{
-  g_dbus_connection_set_exit_on_close (bus, FALSE);
-  self->shared_bus = bus;
-  self->shared_closed_id = g_signal_connect (self->shared_bus, "closed",
-                                             G_CALLBACK (shared_bus_closed), self);
-}
-
-static void
-got_shared_bus (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr(GCancellable) cancellable = user_data;
-  g_autoptr(GDBusConnection) bus = g_bus_get_finish (result, NULL);
-  HpdDaemon *self;
-
-  /* cancelled when the daemon is disposed of */
-  if (g_cancellable_is_cancelled (cancellable))
-    return;
-  self = g_object_get_data (G_OBJECT (cancellable), "hpd-daemon");
-  g_clear_object (&self->shared_getting);
-  /* still the closed one (a check holds it), or no bus (then
-   * connection_closed() ends the service) */
-  if (bus == NULL || g_dbus_connection_is_closed (bus))
-    {
-      self->shared_retry_id = g_timeout_add (SHARED_BUS_RETRY_MS, retry_shared_bus, self);
-      return;
-    }
-  hold_shared_bus (self, g_steal_pointer (&bus));
-}
-
-static void
-get_shared_bus (HpdDaemon *self)
-{
-  if (self->shared_getting != NULL || self->shared_retry_id != 0)
-    return;
-  self->shared_getting = g_cancellable_new ();
-  g_object_set_data (G_OBJECT (self->shared_getting), "hpd-daemon", self);
-  g_bus_get (G_BUS_TYPE_SYSTEM, self->shared_getting, got_shared_bus,
-             g_object_ref (self->shared_getting));
-}
-
 void
 hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *connection,
                   gboolean replace)
@@ -578,23 +493,6 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
 
   if (!attach (self, connection, replace, &error))
     g_signal_emit (self, signals[SIGNAL_LOST], 0, error->message, TRUE);
-
-  /* at start-up at once: g_bus_get()'s asynchronous form runs in a thread
-   * of GLib's pool, which would then idle and exit while the service is
-   * quiet. After the name is asked for: the bus gives it while this
-   * second connection authenticates, and no check can start before the
-   * main loop runs. */
-  {
-    GDBusConnection *shared = g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, NULL);
-
-    if (shared != NULL && !g_dbus_connection_is_closed (shared))
-      hold_shared_bus (self, shared);
-    else
-      {
-        g_clear_object (&shared);
-        get_shared_bus (self);
-      }
-  }
 }
 
 void

@@ -195,7 +195,7 @@ BUS_CONFIG = '''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
 
   <!-- the project's real policy -->
   <includedir>{policy_dir}</includedir>
-{servicedir}</busconfig>
+{servicedir}{limits}</busconfig>
 '''
 
 
@@ -291,16 +291,19 @@ def wait_for(predicate, timeout, what, interval=0.01):
 class Bus:
     """A private dbus-daemon of type system with the project's policy."""
 
-    def __init__(self, directory, servicedir=None):
+    def __init__(self, directory, servicedir=None, limits=None):
         self.dir = directory
         os.chmod(directory, 0o755)  # unprivileged clients must reach the socket
         self.socket = os.path.join(directory, 'system_bus_socket')
         self.config = os.path.join(directory, 'bus.conf')
         self.log_path = os.path.join(directory, 'dbus-daemon.log')
         activation = f'  <servicedir>{servicedir}</servicedir>\n' if servicedir else ''
+        # limits other than the stock system bus's, e.g. {'max_replies_per_connection': 4}
+        limit_lines = ''.join(f'  <limit name="{name}">{value}</limit>\n'
+                              for name, value in (limits or {}).items())
         with open(self.config, 'w') as f:
             f.write(BUS_CONFIG.format(socket=self.socket, policy_dir=hpdtest.POLICY_DIR,
-                                      servicedir=activation))
+                                      servicedir=activation, limits=limit_lines))
         with open(self.log_path, 'w') as log:
             self.proc = subprocess.Popen(
                 ['dbus-daemon', '--config-file=' + self.config, '--nofork', '--nopidfile',
@@ -350,9 +353,9 @@ def bus(_session_dir):
 def make_bus(_session_dir, request):
     buses = []
 
-    def make():
+    def make(limits=None):
         d = tempfile.mkdtemp(prefix='bus-', dir=_session_dir)
-        b = Bus(d)
+        b = Bus(d, limits=limits)
         attach_log(request, f'dbus-daemon log ({d})', b.log_path)
         buses.append(b)
         return b
@@ -441,6 +444,18 @@ class Polkit:
             subject, action, details, flags, cancellation_id = args
             result.append(Check(tuple(subject), action, dict(details), flags, cancellation_id))
         return result
+
+    def record_cancels(self):
+        """Gives the mock polkitd's CancelCheckAuthorization, which the
+        template lacks. It only records the call: the template's hanging
+        calls do not keep their cancellation id, so release() answers them."""
+        self._mock('AddMethod', '(sssss)', ('org.freedesktop.PolicyKit1.Authority',
+                                            'CancelCheckAuthorization', 's', '', ''))
+
+    def cancels(self):
+        """The cancellation ids CancelCheckAuthorization was called with."""
+        calls = self._mock('GetMethodCalls', '(s)', ('CancelCheckAuthorization',), '(a(tav))')[0]
+        return [args[0] for _timestamp, args in calls]
 
     def stop(self):
         if self.proc.poll() is None:

@@ -15,7 +15,7 @@ import time
 import pytest
 
 import hpdtest
-from conftest import wait_for
+from conftest import Polkit, wait_for
 from hpdtest import (ACTION_POOLS, BusError, MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE,
                      iterate_until, page_size_path)
 from fakekernel import Pool
@@ -367,10 +367,20 @@ def test_calls_carrying_16_fds_leak_none(service, bus, fake_kernel, polkit):
 # --- a caller that leaves while its checks wait -------------------------------------------
 
 @pytest.mark.fake_kernel(pools=POOLS)
-def test_checks_of_a_caller_that_left_are_dropped(service, conn, fake_kernel, polkit, NOBODY):
-    """A user holds its 16 places with checks polkit never answers, then
-    leaves the bus: its checks end at once (the polkit call is cancelled),
-    so the same user's next changes get places again instead of Busy."""
+def test_checks_of_a_caller_that_left_keep_their_places_until_polkit_answers(service, conn,
+                                                                           fake_kernel, polkit,
+                                                                           NOBODY):
+    """A user holds its 16 places with checks polkit does not answer yet,
+    then leaves the bus. Its checks are given up at once: the service asks
+    polkitd to cancel each one (CancelCheckAuthorization, by its
+    cancellation id). But each keeps its place until polkitd's answer has
+    come back, as the bus counts the call against the service until then:
+    the same user's next changes are Busy, not sent to polkit, until
+    polkitd answers the cancelled checks; then they get places again.
+    Freeing the places at once let a user who sends calls and leaves make
+    the service pass the bus's limit of pending replies, and the bus then
+    failed every check, root's too."""
+    polkit.record_cancels()
     polkit.hang(True)
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
 
@@ -378,18 +388,67 @@ def test_checks_of_a_caller_that_left_are_dropped(service, conn, fake_kernel, po
         return subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}',
                                  '--clear-groups', '/usr/bin/python3', '-c', FLOOD, '1', str(calls)],
                                 stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+
+    def outcome(proc):
+        return [json.loads(line) for line in proc.communicate(timeout=30)[0].splitlines()][-1]
+
     first = flood(20)
+    third = None
     try:
         wait_for(lambda: len(polkit.checks()) == 16, 30, "the first caller's checks")
         first.kill()
         first.wait()
-        wait_for(lambda: 'left the bus: dropping its 16 authorization checks' in service.log(), 10,
-                 'the checks to be dropped')
-        second = flood(16)
-        wait_for(lambda: len(polkit.checks()) == 32, 10, "the second caller's checks")
+        wait_for(lambda: len(polkit.cancels()) == 16, 10, 'the checks to be cancelled')
+        assert sorted(polkit.cancels()) == sorted(c.cancellation_id for c in polkit.checks())
+        assert len(set(polkit.cancels())) == 16
+        # polkitd has not answered: the places are still taken
+        second = flood(4)
+        assert outcome(second)['answered'] == {BUSY: 4}
+        assert len(polkit.checks()) == 16
+        # polkitd answers the cancelled checks: the places are free again
+        polkit.release()
+        wait_for(lambda: not polkit.have_hanging(), 10, 'the answers')
+        third = flood(16)
+        wait_for(lambda: len(polkit.checks()) == 32, 10, "the third caller's checks")
     finally:
         polkit.hang(False)
         polkit.release()
-    [*_, last] = [json.loads(line) for line in second.communicate(timeout=30)[0].splitlines()]
-    assert last['answered'] == {hpdtest.ERR_NOT_AUTHORIZED: 16}, last
+    assert outcome(third)['answered'] == {hpdtest.ERR_NOT_AUTHORIZED: 16}
     assert service.proc.poll() is None
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_the_bus_refusing_a_check_is_busy_for_users_and_lets_root_go_on(make_bus, start_service,
+                                                                        fake_kernel, tmp_path,
+                                                                        NOBODY):
+    """When the bus refuses to carry one more check of the service's to
+    polkitd (LimitsExceeded: here a bus that lets a connection have only 4
+    calls awaiting replies, while polkitd holds 4), polkit's answer is
+    unknown, not no: a user is told Busy, not NotAuthorized, and root goes
+    on, as polkitd allows uid 0 every action and as when polkitd is not
+    running. The bus used to turn every check of every caller into
+    "Authorization failed" for as long as it was full."""
+    bus = make_bus(limits={'max_replies_per_connection': 4})
+    polkit = Polkit(bus, str(tmp_path / 'polkitd.log'))
+    try:
+        polkit.reset()
+        polkit.hang(True)        # and no action is allowed, root's neither
+        svc = start_service(fake_kernel.root, bus=bus, check=True)
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
+        # two connections of three calls: each within the bus's limit itself
+        flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}',
+                                  '--clear-groups', '/usr/bin/python3', '-c', FLOOD, '2', '3'],
+                                 stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+        wait_for(lambda: 'LimitsExceeded' in svc.log(), 30, 'the bus to refuse a check')
+        assert len(polkit.checks()) == 4
+        root = bus.connect()
+        try:
+            assert hpdtest.pool_call(root, SMALL, 'SetMinimum', 3) == 3
+        finally:
+            root.close_sync(None)
+        assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 3
+        polkit.release()
+        last = [json.loads(line) for line in flood.communicate(timeout=30)[0].splitlines()][-1]
+        assert last['answered'] == {BUSY: 2, hpdtest.ERR_NOT_AUTHORIZED: 4}, last
+    finally:
+        polkit.stop()

@@ -468,9 +468,8 @@ class System:
         return reply.unpack()[0]
 
     def service_calls(self, monitor):
-        """The calls a bus monitor saw from the service: from any of its
-        connections, as it owns its name on one and polkit's library talks
-        over g_bus_get()'s shared one."""
+        """The calls a bus monitor saw from the service, from any connection
+        of its process (one, but a new one after a reconnect)."""
         pid = self.name_pid(BUS_NAME)
         pids = {}
         found = []

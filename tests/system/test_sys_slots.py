@@ -70,19 +70,25 @@ def send(opened):
                    Gio.DBusCallFlags.ALLOW_INTERACTIVE_AUTHORIZATION, 600000, None, done, None)
     return len(opened) * per
 
-# SIGUSR1: the calling connections leave the bus (the agent stays), and a
-# new one sends as many calls again
-def leave_and_again():
-    global opened, sent
+# SIGUSR1: the calling connections leave the bus (the agent stays);
+# SIGUSR2: a new one sends as many calls again
+def leave():
+    global opened
     for c in opened:
         c.close_sync(None)
     outcomes.clear()
+    opened = []
+    return True
+
+def again():
+    global opened, sent
     opened = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None)]
     sent = send(opened)
     return True
 
 import signal
-GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, leave_and_again)
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, leave)
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR2, again)
 opened = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None) for _ in range(conns)]
 sent = send(opened)
 ctx = GLib.MainContext.default()
@@ -166,13 +172,22 @@ def test_a_user_with_a_hanging_agent_leaves_others_their_changes(system):
         assert max(times) < 5
         assert counters(KB_2M)["Minimum"] == before["Minimum"]
 
-        # the callers leave the bus (their agent stays, and polkitd keeps
-        # waiting on it): their checks end at once, so the same user's next
-        # 16 changes get places again, not Busy
+        # the callers leave the bus (their agent stays): the service asks
+        # polkitd to cancel their checks, polkitd cancels the agent's
+        # sessions and answers, and only then are the places free (the bus
+        # counts each check against the service until polkitd answers it);
+        # so the same user's next 16 changes get places again, not Busy
         t = time.monotonic()
         flood.proc.send_signal(signal.SIGUSR1)
+        flood.wait_for(lambda s: s["agent_cancelled"] >= 16, timeout=30)
+        deadline = time.monotonic() + 10
+        while (system.log("hugepagesd")[log_start:].count("given up before") < 16 and
+               time.monotonic() < deadline):
+            time.sleep(0.05)
+        freed = time.monotonic() - t
+        flood.proc.send_signal(signal.SIGUSR2)
         again = flood.wait_for(lambda s: s["agent_asked"] >= 32, timeout=30)
-        print("after the callers left: %s within %.1f s" % (again, time.monotonic() - t))
+        print("the places were free %.2f s after the callers left; then %s" % (freed, again))
         assert flood.settle()["answered"] == {}, flood.state
         assert "left the bus: dropping its" in system.log("hugepagesd")[log_start:]
     finally:
