@@ -172,7 +172,7 @@ hpd_auth_new (void)
 typedef struct {
   GTask *task;        /* not owned: the check is its data */
   GDBusMethodInvocation *invocation;
-  PolkitDetails *details;
+  GHashTable *details;
   const char *action;
   gboolean interactive;
   gboolean answered;  /* the caller has its answer; polkitd's may still come */
@@ -211,7 +211,7 @@ check_free (Check *check)
   g_clear_handle_id (&check->timeout_id, g_source_remove);
   g_clear_pointer (&check->caller, hpd_caller_free);
   g_clear_object (&check->invocation);
-  g_clear_object (&check->details);
+  g_clear_pointer (&check->details, g_hash_table_unref);
   g_free (check->cancellation_id);
   g_free (check);
 }
@@ -659,14 +659,28 @@ give_up (Check *check, const char *message)
   deny (check->task, message);
 }
 
+GHashTable *
+hpd_auth_details_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+void
+hpd_auth_details_set (GHashTable *details, const char *key, const char *value)
+{
+  g_hash_table_replace (details, g_strdup (key), g_strdup (value));
+}
+
 static GVariant *
-details_to_variant (PolkitDetails *details)
+details_to_variant (GHashTable *details)
 {
   g_auto(GVariantBuilder) builder = G_VARIANT_BUILDER_INIT (G_VARIANT_TYPE ("a{ss}"));
-  g_auto(GStrv) keys = polkit_details_get_keys (details);
+  GHashTableIter iter;
+  const char *key, *value;
 
-  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
-    g_variant_builder_add (&builder, "{ss}", keys[i], polkit_details_lookup (details, keys[i]));
+  g_hash_table_iter_init (&iter, details);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &key, (gpointer *) &value))
+    g_variant_builder_add (&builder, "{ss}", key, value);
   return g_variant_builder_end (&builder);
 }
 
@@ -737,7 +751,7 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
 
 void
 hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation, const char *action,
-                      PolkitDetails *details, GCancellable *cancellable,
+                      GHashTable *details, GCancellable *cancellable,
                       GAsyncReadyCallback callback, gpointer user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
@@ -747,7 +761,7 @@ hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation, const ch
 
   g_task_set_source_tag (task, hpd_auth_check_async);
   check->invocation = g_object_ref (invocation);
-  check->details = details ? g_object_ref (details) : polkit_details_new ();
+  check->details = details ? g_hash_table_ref (details) : hpd_auth_details_new ();
   check->interactive = (g_dbus_message_get_flags (message) &
                         G_DBUS_MESSAGE_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION) != 0;
   check->action = action;

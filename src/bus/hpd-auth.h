@@ -8,7 +8,6 @@
 #pragma once
 
 #include <gio/gio.h>
-#include <polkit/polkit.h>
 
 G_BEGIN_DECLS
 
@@ -39,6 +38,12 @@ HpdCaller *hpd_caller_lookup_finish (GAsyncResult *result, GError **error);
  * goes with it. */
 void hpd_caller_forget (GDBusConnection *connection, const char *sender);
 
+/* What polkit rules see of a change besides its action (polkit's
+ * "details", for example page-size and pages): string keys to string
+ * values. */
+GHashTable *hpd_auth_details_new (void);
+void hpd_auth_details_set (GHashTable *details, const char *key, const char *value);
+
 #define HPD_TYPE_AUTH (hpd_auth_get_type ())
 G_DECLARE_FINAL_TYPE (HpdAuth, hpd_auth, HPD, AUTH, GObject)
 
@@ -52,7 +57,7 @@ HpdAuth *hpd_auth_new (void);
  * the check keeps its place until polkitd has answered. Asked over
  * @invocation's connection. */
 void hpd_auth_check_async (HpdAuth *self, GDBusMethodInvocation *invocation,
-                           const char *action, PolkitDetails *details, GCancellable *cancellable,
+                           const char *action, GHashTable *details, GCancellable *cancellable,
                            GAsyncReadyCallback callback, gpointer user_data);
 HpdCaller *hpd_auth_check_finish (HpdAuth *self, GAsyncResult *result,
                                   GError **error);

@@ -153,7 +153,7 @@ hpd_boot_calls_configure (const HpdCall *method_call)
   gboolean dry_run = FALSE;
   g_auto(HpdBootState) state = { 0, };
   g_autoptr(GError) error = NULL;
-  g_autoptr(PolkitDetails) details = NULL;
+  g_autoptr(GHashTable) details = NULL;
   g_autofree char *update_grub = NULL;
   g_autofree char *path = NULL;
   BootCall *call;
@@ -200,9 +200,9 @@ hpd_boot_calls_configure (const HpdCall *method_call)
   if (hpd_boot_is_real_root (root))
     call->update_grub = g_steal_pointer (&update_grub);
 
-  details = polkit_details_new ();
-  polkit_details_insert (details, "boot-parameters", call->parameters);
-  polkit_details_insert (details, "path", call->path);
+  details = hpd_auth_details_new ();
+  hpd_auth_details_set (details, "boot-parameters", call->parameters);
+  hpd_auth_details_set (details, "path", call->path);
   hpd_job_run (daemon, invocation, details, boot_work, boot_done, call,
                (GDestroyNotify) boot_call_free);
 }

@@ -318,21 +318,21 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
 static void
 run (HpdDaemon *daemon, GDBusMethodInvocation *invocation, ClaimOp *op)
 {
-  g_autoptr(PolkitDetails) details = polkit_details_new ();
+  g_autoptr(GHashTable) details = hpd_auth_details_new ();
   g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT, op->pool->size);
   g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, op->pages);
 
-  polkit_details_insert (details, "consumer", op->consumer);
-  polkit_details_insert (details, "page-size", size);
+  hpd_auth_details_set (details, "consumer", op->consumer);
+  hpd_auth_details_set (details, "page-size", size);
   if (!op->release)
-    polkit_details_insert (details, "pages", count);
+    hpd_auth_details_set (details, "pages", count);
   if (op->node != HPD_CLAIM_ALL_NODES)
     {
       g_autofree char *node = g_strdup_printf ("%u", op->node);
-      polkit_details_insert (details, "node", node);
+      hpd_auth_details_set (details, "node", node);
     }
   if (op->persist)
-    polkit_details_insert (details, "persist", "true");
+    hpd_auth_details_set (details, "persist", "true");
 
   hpd_job_run_full (daemon, invocation, details, claim_authorized, apply_claim, claim_done, NULL,
                     op, (GDestroyNotify) claim_op_free);

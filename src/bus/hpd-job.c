@@ -164,7 +164,7 @@ job_authorized (GObject *source, GAsyncResult *result, gpointer user_data)
 
 void
 hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-             PolkitDetails *details, HpdJobWork work, HpdJobDone done,
+             GHashTable *details, HpdJobWork work, HpdJobDone done,
              gpointer data, GDestroyNotify free_data)
 {
   hpd_job_run_full (daemon, invocation, details, NULL, work, done, NULL, data, free_data);
@@ -172,7 +172,7 @@ hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
 
 void
 hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                  PolkitDetails *details, HpdJobAuthorized authorized,
+                  GHashTable *details, HpdJobAuthorized authorized,
                   HpdJobWork work, HpdJobDone done, HpdJobDone replied,
                   gpointer data, GDestroyNotify free_data)
 {

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <gio/gio.h>
-#include <polkit/polkit.h>
 
 #include "hpd-auth.h"
 
@@ -39,11 +38,11 @@ typedef void (*HpdJobAuthorized) (gpointer data, const HpdCaller *caller);
 /* Runs @invocation's method's work along its row (hpd-methods.c). Takes
  * @data. @details (may be NULL) is shown to polkit rules. */
 void hpd_job_run (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                  PolkitDetails *details, HpdJobWork work, HpdJobDone done,
+                  GHashTable *details, HpdJobWork work, HpdJobDone done,
                   gpointer data, GDestroyNotify free_data);
 
 void hpd_job_run_full (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
-                       PolkitDetails *details, HpdJobAuthorized authorized,
+                       GHashTable *details, HpdJobAuthorized authorized,
                        HpdJobWork work, HpdJobDone done, HpdJobDone replied,
                        gpointer data, GDestroyNotify free_data);
 

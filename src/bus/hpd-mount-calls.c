@@ -194,7 +194,7 @@ create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
   g_autoptr(HpdMountRequest) request = NULL;
   g_autoptr(GPtrArray) mounts = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(PolkitDetails) details = NULL;
+  g_autoptr(GHashTable) details = NULL;
   g_autofree char *uid = NULL;
   g_autofree char *gid = NULL;
   g_autofree char *mode = NULL;
@@ -277,20 +277,20 @@ create (HpdDaemon *daemon, GDBusMethodInvocation *invocation,
     }
 
   /* the owner goes to polkit: rules can tell a user's own mount from others' */
-  details = polkit_details_new ();
+  details = hpd_auth_details_new ();
   uid = g_strdup_printf ("%u", request->uid);
   gid = g_strdup_printf ("%u", request->gid);
   mode = g_strdup_printf ("%04o", request->mode);
   joined = g_strjoinv (",", (char **) call->paths->pdata);
-  polkit_details_insert (details, "scope", scope);
-  polkit_details_insert (details, "owner-uid", uid);
-  polkit_details_insert (details, "owner-gid", gid);
-  polkit_details_insert (details, "mode", mode);
-  polkit_details_insert (details, "paths", joined);
+  hpd_auth_details_set (details, "scope", scope);
+  hpd_auth_details_set (details, "owner-uid", uid);
+  hpd_auth_details_set (details, "owner-gid", gid);
+  hpd_auth_details_set (details, "mode", mode);
+  hpd_auth_details_set (details, "paths", joined);
   if (request->persist)
-    polkit_details_insert (details, "persist", "true");
+    hpd_auth_details_set (details, "persist", "true");
   if (request->secure)
-    polkit_details_insert (details, "secure-directories", "true");
+    hpd_auth_details_set (details, "secure-directories", "true");
 
   hpd_job_run (daemon, invocation, details, create_work, create_done,
                g_steal_pointer (&call), (GDestroyNotify) mount_call_free);
@@ -351,7 +351,7 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
   GDBusMethodInvocation *invocation = method_call->invocation;
   g_autoptr(MountCall) call = mount_call_new (daemon);
   g_autoptr(GPtrArray) mounts = NULL;
-  g_autoptr(PolkitDetails) details = NULL;
+  g_autoptr(GHashTable) details = NULL;
   gboolean persist = FALSE, dry_run = FALSE;
   const char *path;
 
@@ -410,10 +410,10 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
     }
 
   call->unmount_path = g_strdup (path);
-  details = polkit_details_new ();
-  polkit_details_insert (details, "path", path);
+  details = hpd_auth_details_new ();
+  hpd_auth_details_set (details, "path", path);
   if (persist)
-    polkit_details_insert (details, "persist", "true");
+    hpd_auth_details_set (details, "persist", "true");
   hpd_job_run (daemon, invocation, details, unmount_work, unmount_done,
                g_steal_pointer (&call), (GDestroyNotify) mount_call_free);
 }

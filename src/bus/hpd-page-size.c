@@ -679,7 +679,7 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
                      const HpdAllocOptions *alloc, gboolean persist)
 {
   Change *change = g_new0 (Change, 1);
-  g_autoptr(PolkitDetails) details = polkit_details_new ();
+  g_autoptr(GHashTable) details = hpd_auth_details_new ();
   g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT, self->pool->size);
   g_autofree char *count = g_strdup_printf ("%" G_GUINT64_FORMAT, pages);
 
@@ -695,15 +695,15 @@ authorize_and_apply (HpdPageSize *self, GDBusMethodInvocation *invocation,
   change->throttle.interval_us = HPD_ALLOC_PROGRESS_INTERVAL_US;
   g_mutex_init (&change->lock);
 
-  polkit_details_insert (details, "page-size", size);
-  polkit_details_insert (details, "pages", count);
+  hpd_auth_details_set (details, "page-size", size);
+  hpd_auth_details_set (details, "pages", count);
   if (kind == CHANGE_NODE)
     {
       g_autofree char *node_text = g_strdup_printf ("%u", node);
-      polkit_details_insert (details, "node", node_text);
+      hpd_auth_details_set (details, "node", node_text);
     }
   if (persist)
-    polkit_details_insert (details, "persist", "true");
+    hpd_auth_details_set (details, "persist", "true");
 
   hpd_job_run_full (self->daemon, invocation, details, start_grace, apply_change, change_done,
                     change_replied, change, (GDestroyNotify) change_free);

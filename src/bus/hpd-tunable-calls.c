@@ -266,14 +266,14 @@ tunable_done (gpointer data, const HpdCaller *caller, GVariant *reply, const GEr
 static void
 run (TunableCall *call, GDBusMethodInvocation *invocation, const char *detail_value)
 {
-  g_autoptr(PolkitDetails) details = polkit_details_new ();
+  g_autoptr(GHashTable) details = hpd_auth_details_new ();
   HpdDaemon *daemon = call->daemon;
 
-  polkit_details_insert (details, "tunable", call->what);
+  hpd_auth_details_set (details, "tunable", call->what);
   if (call->persist != NULL)
-    polkit_details_insert (details, "persist", "true");
+    hpd_auth_details_set (details, "persist", "true");
   if (detail_value != NULL)
-    polkit_details_insert (details, "value", detail_value);
+    hpd_auth_details_set (details, "value", detail_value);
   hpd_job_run (daemon, invocation, details, tunable_work, tunable_done,
                call, (GDestroyNotify) tunable_call_free);
 }

@@ -104,7 +104,7 @@ void
 hpd_usage_calls_remove_orphan (const HpdCall *call)
 {
   HpdDaemon *daemon = call->daemon;
-  g_autoptr(PolkitDetails) details = NULL;
+  g_autoptr(GHashTable) details = NULL;
   gboolean dry_run = FALSE, ignore_unreadable = FALSE;
   const char *path;
   OrphanCall *orphan;
@@ -120,12 +120,12 @@ hpd_usage_calls_remove_orphan (const HpdCall *call)
   orphan->dry_run = dry_run;
   orphan->ignore_unreadable = ignore_unreadable;
 
-  details = polkit_details_new ();
-  polkit_details_insert (details, "path", path);
+  details = hpd_auth_details_new ();
+  hpd_auth_details_set (details, "path", path);
   if (ignore_unreadable)
-    polkit_details_insert (details, "ignore-unreadable", "true");
+    hpd_auth_details_set (details, "ignore-unreadable", "true");
   if (dry_run)
-    polkit_details_insert (details, "dry-run", "true");
+    hpd_auth_details_set (details, "dry-run", "true");
   hpd_job_run (daemon, call->invocation, details, orphan_work, orphan_done, orphan,
                (GDestroyNotify) orphan_call_free);
 }
