@@ -29,7 +29,7 @@ import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table/dist/es
 import { formatBytes } from "./format.js";
 import { pagesError } from "./validate.js";
 import { _, format, ngettext } from "./i18n.js";
-import { ClaimsCard, ConfigCard, ExplainCard, HpCard, Kebab, MountsCard, TunablesCard, UsageCard } from "./cards.jsx";
+import { ClaimsCard, ConfigCard, ExplainCard, HpCard, Kebab, MountsCard, TunablesCard, UsageCard, bootDropIn } from "./cards.jsx";
 
 /* An id from a pool's name ("2MB"), as the tests and labels use it */
 const poolId = name => name.replace(/[^A-Za-z0-9]/g, "");
@@ -324,6 +324,7 @@ function Summary({ api }) {
     const findings = state.explain || [];
     const bySeverity = s => findings.filter(e => e[0] === s).length;
     const drift = valid ? (m.Drift || []).length : 0;
+    const dropIn = valid ? bootDropIn(m) : null;
     const thp = valid && m.ThpSettings && m.ThpSettings.enabled ? m.ThpSettings.enabled[0] : null;
     return (
         <Gallery hasGutter minWidths={{ default: "100%", md: "20rem" }} id="hp-summary">
@@ -366,6 +367,8 @@ function Summary({ api }) {
                     {ngettext("$0 setting", "$0 settings", (m.ConfiguredState || []).length)}
                     {drift > 0 && <>, <Label isCompact color="orange">{format(_("$0 with drift"), drift)}</Label></>}
                     {m.RebootRequired && <> <Label isCompact color="orange">{_("reboot required")}</Label></>}
+                    {dropIn && !dropIn.upToDate &&
+                        <> <Label isCompact color="orange" id="hp-summary-dropin-stale">{_("boot loader file not up to date")}</Label></>}
                 </>}
             </SummaryCard>
         </Gallery>

@@ -578,13 +578,72 @@ function BootDialog({ api, onClose }) {
     );
 }
 
-/* The boot section's action; read only, the reason is said next to it */
-function BootWrite({ api }) {
+/* BootDropIn's fields; the property is absent from a service older than
+ * it, and then so is its part of the page */
+export function bootDropIn(manager) {
+    const d = manager.BootDropIn;
+    if (!d || !d.path)
+        return null;
+    return {
+        path: d.path.v,
+        text: d.text ? d.text.v : "",
+        upToDate: Boolean(d["up-to-date"] && d["up-to-date"].v),
+        /* undefined: the service does not show them (a file or directory
+         * not every account may read) */
+        contents: d.contents ? d.contents.v : undefined,
+    };
+}
+
+/* Why the drop-in is not what ConfigureBoot would leave: in words, with
+ * what a write does about it */
+function staleReason(dropIn) {
+    if (dropIn.text === "")
+        return _("The configuration asks for no huge pages at boot, but the file is still there: writing the boot configuration removes it.");
+    if (dropIn.contents === "")
+        return _("The configuration asks for huge pages at boot, but the file is missing: writing the boot configuration creates it.");
+    return _("The file does not hold the configuration's boot parameters: writing the boot configuration replaces it.");
+}
+
+/* The GRUB drop-in ConfigureBoot writes: where, whether it is what the
+ * configuration asks for, and what it holds when the service shows that */
+function BootDropIn({ dropIn }) {
+    let contents;
+    if (dropIn.contents === undefined)
+        contents = <span id="hp-boot-dropin-hidden">{_("Not shown: the service shows the file only when every account may read it.")}</span>;
+    else if (dropIn.contents === "")
+        contents = <span id="hp-boot-dropin-none">{_("no file")}</span>;
+    else
+        contents = <pre id="hp-boot-dropin-contents" className="hp-boot-contents" tabIndex={0}
+                        aria-label={_("Boot loader file as it is now")}>{dropIn.contents}</pre>;
+    return (
+        <>
+            <DescriptionListGroup>
+                <DescriptionListTerm>{_("Boot loader file")}</DescriptionListTerm>
+                <DescriptionListDescription>
+                    <code id="hp-boot-dropin-path">{dropIn.path}</code>{" "}
+                    <Label isCompact id="hp-boot-dropin-state" color={dropIn.upToDate ? "green" : "orange"}
+                           data-up-to-date={dropIn.upToDate ? "yes" : "no"}>
+                        {dropIn.upToDate ? _("up to date") : _("not up to date")}
+                    </Label>
+                    {!dropIn.upToDate && <p id="hp-boot-dropin-why">{staleReason(dropIn)}</p>}
+                </DescriptionListDescription>
+            </DescriptionListGroup>
+            <DescriptionListGroup>
+                <DescriptionListTerm>{_("In the boot loader file now")}</DescriptionListTerm>
+                <DescriptionListDescription>{contents}</DescriptionListDescription>
+            </DescriptionListGroup>
+        </>
+    );
+}
+
+/* The boot section's action, the primary one while the drop-in is not up
+ * to date; read only, the reason is said next to it */
+function BootWrite({ api, stale }) {
     const [open, setOpen] = useState(false);
     const disabled = api.disabled();
     return (
         <>
-            <Button variant="secondary" id="hp-boot-write" isDisabled={disabled} onClick={() => setOpen(true)}>
+            <Button variant={stale ? "primary" : "secondary"} id="hp-boot-write" isDisabled={disabled} onClick={() => setOpen(true)}>
                 {_("Write boot configuration…")}
             </Button>
             {api.state.limited &&
@@ -625,6 +684,7 @@ export function ConfigCard({ api }) {
     const hook = m.ApplyAtBoot || {};
     const hookValue = key => (hook[key] ? hook[key].v : undefined);
     const overrides = api.records(m.ConfigurationOverrides, ["key", "value", "origin", "overridden", "overridden-origin"]);
+    const dropIn = bootDropIn(m);
     return (
         <HpCard name="config" title={_("Configuration")}>
             {rows.length
@@ -655,8 +715,9 @@ export function ConfigCard({ api }) {
                         {m.RebootRequired && <> <Label isCompact color="orange" id="hp-reboot-required">{_("reboot required")}</Label></>}
                     </DescriptionListDescription>
                 </DescriptionListGroup>
+                {dropIn && <BootDropIn dropIn={dropIn} />}
             </DescriptionList>
-            <BootWrite api={api} />
+            <BootWrite api={api} stale={Boolean(dropIn && !dropIn.upToDate)} />
         </HpCard>
     );
 }

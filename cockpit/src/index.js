@@ -15,7 +15,7 @@ import "./index.css";
 import { describeError, isNotAuthorized } from "./errors.js";
 import { planFix } from "./fixes.js";
 import { formatBytes } from "./format.js";
-import { parseBytes } from "./validate.js";
+import { parseSize } from "./validate.js";
 import { _, format } from "./i18n.js";
 import { mountApp } from "./app.jsx";
 
@@ -229,7 +229,7 @@ function createMounts(scope, owner, pageSize, maxSize) {
     const options = changeOptions();
     /* the dialog checked the limit (validate.js) */
     if (maxSize)
-        options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", parseBytes(maxSize));
+        options["max-size"] = /%$/.test(maxSize) ? variant("s", maxSize) : variant("t", Number(parseSize(maxSize)));
     return change(_("Creating the mount"), async () => {
         if (pageSize === "all")
             return (await call(MANAGER_PATH, MANAGER_IFACE, "CreateMounts", [scope, owner, options], "ssa{sv}"))[0];

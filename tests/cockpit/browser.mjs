@@ -448,6 +448,52 @@ const scenarios = {
         await shot(page, "boot-written");
     },
 
+    /* BootDropIn beside the boot parameters: the file missing, offered as
+     * the primary action, written, edited by hand, then unreadable to
+     * other accounts (its contents are then not shown) */
+    async bootDropIn(page) {
+        await page.goto(URL);
+        await page.locator("body[data-ready=yes]").waitFor({ timeout: TIMEOUT });
+        result.summary = await text(page, "#hp-summary-dropin-stale");
+        await go(page, "config");
+        result.path = await text(page, "#hp-boot-dropin-path");
+        const state = page.locator("#hp-boot-dropin-state");
+        assert.equal(await state.getAttribute("data-up-to-date"), "no");
+        result.stale = (await state.textContent()).trim();
+        result.missing = await text(page, "#hp-boot-dropin-why");
+        result.none = await text(page, "#hp-boot-dropin-none");
+        result.primaryWhenStale = await page.locator("#hp-boot-write.pf-m-primary").count();
+        await shot(page, "dropin-missing");
+
+        await page.click("#hp-boot-write");
+        await page.locator("#hp-boot-dialog-path").waitFor({ timeout: TIMEOUT });
+        await page.click("#hp-boot-write-button");
+        await waitText(page, "#hp-notice", /Wrote/);
+        await page.locator('#hp-boot-dropin-state[data-up-to-date="yes"]').waitFor({ timeout: TIMEOUT });
+        result.fresh = await text(page, "#hp-boot-dropin-state");
+        result.written = await page.locator("#hp-boot-dropin-contents").textContent({ timeout: TIMEOUT });
+        assert.equal(await page.locator("#hp-boot-dropin-why").count(), 0);
+        result.primaryWhenFresh = await page.locator("#hp-boot-write.pf-m-primary").count();
+        await shot(page, "dropin-written");
+
+        /* a line added by hand: lost at the next write, so not up to date */
+        const file = PARAMS.path;
+        fs.appendFileSync(file, PARAMS.handLine);
+        await page.locator('#hp-boot-dropin-state[data-up-to-date="no"]').waitFor({ timeout: 10000 });
+        result.edited = await page.locator("#hp-boot-dropin-contents").textContent({ timeout: TIMEOUT });
+        result.differs = await text(page, "#hp-boot-dropin-why");
+        result.primaryWhenEdited = await page.locator("#hp-boot-write.pf-m-primary").count();
+        await shot(page, "dropin-edited");
+
+        /* readable by root only: still compared, but its contents not shown */
+        fs.chmodSync(file, 0o600);
+        await page.locator("#hp-boot-dropin-hidden").waitFor({ timeout: 10000 });
+        result.hidden = await text(page, "#hp-boot-dropin-hidden");
+        assert.equal(await page.locator("#hp-boot-dropin-contents").count(), 0);
+        assert.equal(await state.getAttribute("data-up-to-date"), "no");
+        await shot(page, "dropin-hidden");
+    },
+
     /* a system ConfigureBoot cannot write for: the dialog's dry run says
      * so with the text to add by hand, and Write stays off */
     async bootUnsupported(page) {

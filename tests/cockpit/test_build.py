@@ -27,6 +27,16 @@ def test_fix_plans_and_error_texts(tools):
     assert '# fail 0' in run.stdout
 
 
+def test_sizes_as_hugepagesd_reads_them(tools):
+    """node --test units.test.mjs: the page's size parser against
+    tests/units.json, the vectors of the C parser and the collection's."""
+    test = os.path.join(REPO, 'tests', 'cockpit', 'units.test.mjs')
+    run = subprocess.run(['node', '--test', test],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert '# fail 0' in run.stdout
+
+
 def test_every_page_string_has_a_german_translation(tools):
     """Every string the page marks for translation (_() and ngettext() in
     cockpit/src) is in cockpit/po/de.po, and the .pot is current."""

@@ -238,3 +238,30 @@ def test_write_boot_configuration_says_why_not_here(service, fake_kernel, polkit
     assert boot.NODES_PARAMS in seen['error']
     assert fake_kernel.changes_since(before) == {}
     assert polkit.checks() == []
+
+
+def test_boot_drop_in_state_and_contents_in_the_config_card(service, fake_kernel, polkit, browser):
+    polkit.allow(boot.ACTION_BOOT)
+    boot.debian(fake_kernel)
+    fake_kernel.write(CONF, boot.NODES)
+    path = fake_kernel.path(boot.DROPIN)
+    hand = 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX default_hugepagesz=1G"\n'
+    seen = browser('bootDropIn', path=path, handLine=hand)
+    # no file yet: said on the summary and the card, Write is the primary action
+    assert seen['summary'] == 'boot loader file not up to date'
+    assert seen['path'] == path
+    assert seen['stale'] == 'not up to date'
+    assert 'the file is missing' in seen['missing']
+    assert seen['none'] == 'no file'
+    assert (seen['primaryWhenStale'], seen['primaryWhenFresh']) == (1, 0)
+    # written: the file as ConfigureBoot wrote it, as the service showed it
+    assert seen['fresh'] == 'up to date'
+    assert seen['written'] == boot.dropin(boot.NODES_PARAMS)
+    # edited by hand behind the service's back: shown, and no longer up to date
+    assert seen['edited'] == boot.dropin(boot.NODES_PARAMS) + hand
+    assert 'does not hold' in seen['differs']
+    assert seen['primaryWhenEdited'] == 1
+    # not readable by every account: the service does not show it, nor the page
+    assert seen['hidden'].startswith('Not shown')
+    assert fake_kernel.read(boot.DROPIN) == boot.dropin(boot.NODES_PARAMS) + hand
+    assert [c.action for c in polkit.checks()] == [boot.ACTION_BOOT]

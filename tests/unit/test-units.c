@@ -4,6 +4,10 @@
 /* Strict parsing of sizes and amounts: what hugeadm got wrong must fail here. */
 #include "config.h"
 
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
 #include "hp-error.h"
 #include "hp-units.h"
 
@@ -136,6 +140,104 @@ test_amount (void)
   g_assert_false (hp_parse_amount ("512M", GiB, &a, NULL));
 }
 
+/* tests/units.json: the vectors the Cockpit page's and the Ansible
+ * collection's parsers are checked against as well, so that none of the
+ * three takes what another refuses. */
+static JsonArray *
+shared_vectors (JsonParser *parser, const char *list)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "units.json", NULL);
+  g_autoptr(GError) error = NULL;
+  JsonArray *vectors;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  vectors = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), list);
+  g_assert_nonnull (vectors);
+  g_assert_cmpuint (json_array_get_length (vectors), >, 0);
+  return vectors;
+}
+
+static guint64
+decimal_member (JsonObject *vector, const char *member)
+{
+  const char *text = json_object_get_string_member (vector, member);
+  guint64 value;
+
+  g_assert_true (g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &value, NULL));
+  return value;
+}
+
+static void
+test_shared_sizes (void)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *vectors = shared_vectors (parser, "size");
+
+  for (guint i = 0; i < json_array_get_length (vectors); i++)
+    {
+      JsonObject *vector = json_array_get_object_element (vectors, i);
+      const char *text = json_object_get_string_member (vector, "text");
+      g_autoptr(GError) error = NULL;
+      guint64 bytes = 0;
+      gboolean ok = hp_parse_size (text, &bytes, &error);
+
+      g_test_message ("size '%s'", text);
+      if (json_object_has_member (vector, "bytes"))
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_cmpuint (bytes, ==, decimal_member (vector, "bytes"));
+        }
+      else
+        {
+          g_assert_false (ok);
+          g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+          g_assert_nonnull (strstr (error->message, json_object_get_string_member (vector, "error")));
+        }
+    }
+}
+
+static void
+test_shared_amounts (void)
+{
+  static const struct { const char *name; HpAmountKind kind; } kinds[] = {
+    { "set", HP_AMOUNT_SET }, { "add", HP_AMOUNT_ADD }, { "remove", HP_AMOUNT_REMOVE },
+  };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *vectors = shared_vectors (parser, "amount");
+
+  for (guint i = 0; i < json_array_get_length (vectors); i++)
+    {
+      JsonObject *vector = json_array_get_object_element (vectors, i);
+      const char *text = json_object_get_string_member (vector, "text");
+      g_autoptr(GError) error = NULL;
+      HpAmount amount = { 0 };
+      gboolean ok = hp_parse_amount (text, decimal_member (vector, "page-size"), &amount, &error);
+
+      g_test_message ("amount '%s'", text);
+      if (json_object_has_member (vector, "pages"))
+        {
+          const char *kind = json_object_get_string_member (vector, "kind");
+          gsize k = 0;
+
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          while (k < G_N_ELEMENTS (kinds) && g_strcmp0 (kinds[k].name, kind) != 0)
+            k++;
+          g_assert_cmpuint (k, <, G_N_ELEMENTS (kinds));
+          g_assert_cmpint (amount.kind, ==, kinds[k].kind);
+          g_assert_cmpuint (amount.pages, ==, decimal_member (vector, "pages"));
+        }
+      else
+        {
+          g_assert_false (ok);
+          g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+          g_assert_nonnull (strstr (error->message, json_object_get_string_member (vector, "error")));
+        }
+    }
+}
+
 static void
 test_resolve (void)
 {
@@ -209,6 +311,8 @@ main (int argc, char **argv)
   g_test_add_func ("/units/u32", test_u32);
   g_test_add_func ("/units/size", test_size);
   g_test_add_func ("/units/amount", test_amount);
+  g_test_add_func ("/units/shared-sizes", test_shared_sizes);
+  g_test_add_func ("/units/shared-amounts", test_shared_amounts);
   g_test_add_func ("/units/resolve", test_resolve);
   g_test_add_func ("/units/names", test_names);
   g_test_add_func ("/units/pages-to-bytes", test_pages_to_bytes);

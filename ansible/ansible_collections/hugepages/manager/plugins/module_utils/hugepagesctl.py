@@ -13,15 +13,22 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
-import re
 
 # hugepagesctl's documented exit statuses
 EXIT_SHORTFALL = 3
 
 JSON_FORMAT_VERSION = 1
 
-_UNITS = {'': 1, 'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30, 't': 1 << 40}
-_SIZE = re.compile(r'^([0-9]+)\s*([kmgt]?)(?:i?b)?$', re.IGNORECASE)
+# hugepagesd's units (src/common/hp-units.c), in any ASCII case; "b" is
+# bytes. tests/units.json holds the vectors this, the C parser and the
+# Cockpit page's are all checked against.
+_SHIFTS = {'': 0, 'b': 0,
+           'k': 10, 'kb': 10, 'kib': 10,
+           'm': 20, 'mb': 20, 'mib': 20,
+           'g': 30, 'gb': 30, 'gib': 30,
+           't': 40, 'tb': 40, 'tib': 40}
+_DIGITS = '0123456789'
+_UINT64_MAX = (1 << 64) - 1
 
 COMMON_ARGS = dict(hugepagesctl=dict(type='path'))
 
@@ -33,24 +40,45 @@ class HugepagesError(Exception):
         self.figures = figures
 
 
+def _number_with_unit(text, shown):
+    """(bytes, whether a unit was given) of '123M', as hp-units.c reads it:
+    ASCII digits, then nothing or one of the units, no space, no sign."""
+    count = len(text) - len(text.lstrip(_DIGITS))
+    if count == 0:
+        raise HugepagesError("'%s' does not start with a decimal number" % shown)
+    number = int(text[:count])
+    suffix = text[count:]
+    if number > _UINT64_MAX:
+        raise HugepagesError("'%s' is too large" % shown)
+    # str.lower() would make the Kelvin sign a 'k': units are ASCII only
+    shift = _SHIFTS.get(suffix.lower()) if all(ord(c) < 128 for c in suffix) else None
+    if shift is None:
+        raise HugepagesError("'%s' has an unknown unit '%s' (use K, M, G or T)" % (shown, suffix))
+    if number > _UINT64_MAX >> shift:
+        raise HugepagesError("'%s' is too large" % shown)
+    return number << shift, suffix != ''
+
+
 def parse_size(value):
     """Bytes of a page size or amount of memory: 2097152, '2M', '2MB',
-    '2MiB', '1G', '2048kB'. Binary units, as hugepagesctl."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 0:
-            raise HugepagesError('a size cannot be negative: %d' % value)
-        return value
-    match = _SIZE.match(str(value).strip())
-    if not match:
+    '2MiB', '1G', '2048kB'. Binary units, read as hugepagesctl reads them
+    (hp_parse_size): no spaces, no zero."""
+    if isinstance(value, bool):
         raise HugepagesError("'%s' is not a size (2M, 1G, 2097152)" % value)
-    return int(match.group(1)) * _UNITS[match.group(2).lower()]
+    text = str(value)
+    if text == '':
+        raise HugepagesError('empty size')
+    nbytes = _number_with_unit(text, text)[0]
+    if nbytes == 0:
+        raise HugepagesError("size '%s' is zero" % text)
+    return nbytes
 
 
 def parse_pages(value, page_size, what):
     """Pages of an absolute amount: a number of pages (512, '512') or memory
-    ('1G') that is a whole number of pages. Relative amounts ('+4', '-1G')
-    are refused: a task must say what it wants, so that a second run
-    changes nothing."""
+    ('1G') that is a whole number of pages, as hp_parse_amount reads them.
+    Relative amounts ('+4', '-1G') are refused: a task must say what it
+    wants, so that a second run changes nothing."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -59,18 +87,25 @@ def parse_pages(value, page_size, what):
         if value < 0:
             raise HugepagesError('%s: relative amounts are refused, give the pages wanted: %d'
                                  % (what, value))
+        if value > _UINT64_MAX:
+            raise HugepagesError("%s: '%d' is too large" % (what, value))
         return value
-    text = str(value).strip()
+    text = str(value)
     if text[:1] in ('+', '-'):
         raise HugepagesError("%s: relative amounts are refused, give the pages wanted: '%s'"
                              % (what, text))
-    if text.isdigit():
-        return int(text)
-    nbytes = parse_size(text)
-    if nbytes % page_size:
-        raise HugepagesError("%s: '%s' is not a whole number of %d-byte pages"
+    if text == '':
+        raise HugepagesError('%s: empty amount' % what)
+    try:
+        number, has_unit = _number_with_unit(text, text)
+    except HugepagesError as e:
+        raise HugepagesError('%s: %s' % (what, e.msg))
+    if not has_unit:
+        return number
+    if number % page_size:
+        raise HugepagesError("%s: %s is not a whole number of %d-byte pages"
                              % (what, text, page_size))
-    return nbytes // page_size
+    return number // page_size
 
 
 def size_name(page_size):

@@ -137,7 +137,6 @@ def differs(mount, p, uid, gid, mode):
 
 def limit_value(text):
     """A saved or asked size limit, comparable: bytes, or 'N%'."""
-    text = text.strip()
     return text if text.endswith('%') else parse_size(text)
 
 
