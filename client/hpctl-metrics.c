@@ -104,19 +104,16 @@ pool_family (GString *out, GPtrArray *page_sizes, const char *name, const char *
     }
 }
 
-typedef GVariant *(*NodesGetter) (HpDBusManagerPageSize *p);
-
-/* @key is one of the figures of the per-node records @get returns
- * (Nodes, NodeTargets). */
+/* @key is one of the figures of the per-node records of Nodes. */
 static void
 node_family (GString *out, GPtrArray *page_sizes, const char *name, const char *help,
-             NodesGetter get, const char *key)
+             const char *key)
 {
   family (out, name, "gauge", help);
   for (guint i = 0; i < page_sizes->len; i++)
     {
       HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
-      GVariant *nodes = get (p);
+      GVariant *nodes = hp_dbus_manager_page_size_get_nodes (p);
       g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
                                                hp_dbus_manager_page_size_get_size (p));
 
@@ -525,16 +522,16 @@ render (HpctlContext *ctx, GPtrArray *page_sizes, GVariant *findings)
                "The persistent pool the service keeps: the base plus every claim (minimum below it is a shortfall)",
                get_target);
   node_family (out, page_sizes, "hugepages_node_pool_pages", "Pages of the pool on a NUMA node",
-               hp_dbus_manager_page_size_get_nodes, "total");
+               "total");
   node_family (out, page_sizes, "hugepages_node_pool_free_pages", "Free pages on a NUMA node",
-               hp_dbus_manager_page_size_get_nodes, "free");
+               "free");
   node_family (out, page_sizes, "hugepages_node_pool_surplus_pages",
-               "Surplus pages on a NUMA node", hp_dbus_manager_page_size_get_nodes, "surplus");
+               "Surplus pages on a NUMA node", "surplus");
   node_family (out, page_sizes, "hugepages_node_pool_minimum_pages",
-               "Persistent pages on a NUMA node", hp_dbus_manager_page_size_get_nodes, "minimum");
+               "Persistent pages on a NUMA node", "minimum");
   node_family (out, page_sizes, "hugepages_node_pool_target_pages",
-               "The persistent pages the service keeps on a NUMA node (PageSize NodeTargets): its configured nodeN pages plus the claims on it, 0 where neither asks (minimum below it is a shortfall)",
-               hp_dbus_manager_page_size_get_node_targets, "target");
+               "The persistent pages the service keeps on a NUMA node (PageSize Nodes' target): its configured nodeN pages plus the claims on it, 0 where neither asks (minimum below it is a shortfall)",
+               "target");
   requested_families (out, ctx, page_sizes);
   last_allocation_families (out, page_sizes);
   claim_family (out, ctx);

@@ -739,10 +739,10 @@ def test_metrics_node_target(service, polkit, fake_kernel, bus, conn, builddir):
                         for s in families['hugepages_node_pool_minimum_pages'].samples}
     assert got == {(str(SMALL_BYTES), '0'): 4, (str(SMALL_BYTES), '1'): 2,
                    (str(GIANT * 1024), '0'): 0, (str(GIANT * 1024), '1'): 0}
-    # the service's figures (NodeTargets), not the client's sum
+    # the service's figures (Nodes' target), not the client's sum
     for kb in (SMALL, GIANT):
         for record in hpdtest.get(conn, hpdtest.page_size_path(kb), hpdtest.PAGE_SIZE_IFACE,
-                                  'NodeTargets'):
+                                  'Nodes'):
             assert got[(str(kb * 1024), str(record['node']))] == record['target']
 
     proc = subprocess.run([promtool(), 'check', 'metrics'], input=text, capture_output=True,

@@ -141,7 +141,7 @@ def test_node_targets_are_the_configured_node_pages_plus_the_node_claims(service
                                                                           fake_kernel, kernel,
                                                                           hugepagesd):
     def node_targets():
-        records = hpdtest.page_size_props(conn, SMALL)['NodeTargets']
+        records = hpdtest.page_size_props(conn, SMALL)['Nodes']
         return {r['node']: r['target'] for r in records}
 
     assert node_targets() == {0: 0, 1: 0}
@@ -157,3 +157,4 @@ def test_node_targets_are_the_configured_node_pages_plus_the_node_claims(service
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert kernel.pages[0] == 3 + 1 and kernel.pages[1] >= 2
+
