@@ -57,8 +57,9 @@ counters_equal (const HpdPoolCounters *a, const HpdPoolCounters *b)
 static gboolean
 targets_equal (GArray *a, GArray *b)
 {
+  /* no memcmp () of an empty array, whose data may be NULL */
   return a != NULL && b != NULL && a->len == b->len &&
-         memcmp (a->data, b->data, a->len * sizeof (guint64)) == 0;
+         (a->len == 0 || memcmp (a->data, b->data, a->len * sizeof (guint64)) == 0);
 }
 
 /* Sets the counters' properties and Nodes, unless the counters just read
