@@ -389,9 +389,8 @@ hpctl_json_add_pool (JsonBuilder *builder, HpDBusManagerPageSize *p)
     hpctl_json_add_variant (builder, "last_allocation", NULL);
 
   hpctl_json_add_records (builder, "nodes", nodes,
-                          (const char *[]) { "node", "total", "free", "surplus", "minimum", NULL });
-  hpctl_json_add_records (builder, "node_targets", hp_dbus_manager_page_size_get_node_targets (p),
-                          (const char *[]) { "node", "target", NULL });
+                          (const char *[]) { "node", "total", "free", "surplus", "minimum", "target",
+                                             NULL });
 
   json_builder_set_member_name (builder, "mounts");
   json_builder_begin_array (builder);

@@ -12,7 +12,6 @@
 
 #include "hp-files.h"
 #include "hp-names.h"
-#include "hp-units.h"
 #include "hpctl.h"
 
 #define METRICS_HELP \
@@ -104,19 +103,16 @@ pool_family (GString *out, GPtrArray *page_sizes, const char *name, const char *
     }
 }
 
-typedef GVariant *(*NodesGetter) (HpDBusManagerPageSize *p);
-
-/* @key is one of the figures of the per-node records @get returns
- * (Nodes, NodeTargets). */
+/* @key is one of the figures of the per-node records of Nodes. */
 static void
 node_family (GString *out, GPtrArray *page_sizes, const char *name, const char *help,
-             NodesGetter get, const char *key)
+             const char *key)
 {
   family (out, name, "gauge", help);
   for (guint i = 0; i < page_sizes->len; i++)
     {
       HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
-      GVariant *nodes = get (p);
+      GVariant *nodes = hp_dbus_manager_page_size_get_nodes (p);
       g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
                                                hp_dbus_manager_page_size_get_size (p));
 
@@ -136,113 +132,39 @@ node_family (GString *out, GPtrArray *page_sizes, const char *name, const char *
     }
 }
 
-/* The pages the configuration asks for in a pool: its "pool NAME minimum"
- * (or "pool DEFAULT minimum" for the default size), FALSE when it asks for
- * none or in a form this cannot count. */
-static gboolean
-configured_minimum (GVariant *state, HpDBusManagerPageSize *p, guint64 *pages)
-{
-  g_autofree char *own = g_strdup_printf ("pool %s minimum", hp_dbus_manager_page_size_get_name (p));
-  GVariantIter iter;
-  GVariant *record;
-  gboolean found = FALSE;
-
-  if (state == NULL)
-    return FALSE;
-  g_variant_iter_init (&iter, state);
-  while ((record = g_variant_iter_next_value (&iter)) != NULL)
-    {
-      G_GNUC_UNUSED g_autoptr(GVariant) owned = record;
-      const char *key = "", *value = "";
-      HpAmount amount;
-
-      g_variant_lookup (record, "key", "&s", &key);
-      g_variant_lookup (record, "value", "&s", &value);
-      if (strcmp (key, own) != 0 &&
-          !(hp_dbus_manager_page_size_get_is_default (p) &&
-            strcmp (key, "pool DEFAULT minimum") == 0))
-        continue;
-      if (hp_parse_amount (value, hp_dbus_manager_page_size_get_size (p), &amount, NULL) &&
-          amount.kind == HP_AMOUNT_SET)
-        {
-          *pages = amount.pages;
-          found = TRUE;
-        }
-    }
-  return found;
-}
-
-static guint64
-claimed_pages (GVariant *claims, guint64 size)
-{
-  GVariantIter iter;
-  GVariant *claim;
-  guint64 sum = 0;
-
-  if (claims == NULL)
-    return 0;
-  g_variant_iter_init (&iter, claims);
-  while ((claim = g_variant_iter_next_value (&iter)) != NULL)
-    {
-      G_GNUC_UNUSED g_autoptr(GVariant) owned = claim;
-      guint64 claim_size = 0, pages = 0;
-
-      g_variant_lookup (claim, "page-size", "t", &claim_size);
-      g_variant_lookup (claim, "pages", "t", &pages);
-      if (claim_size == size)
-        sum += pages;
-    }
-  return sum;
-}
-
-/* Requested against achieved: what the configuration and the claims ask the
- * persistent pool to hold, and what it holds. */
+/* Requested against achieved: the persistent pool the service keeps
+ * (PageSize Target: its base plus every claim, the daemon's one rule, so a
+ * SetMinimum since boot and claims on a size the configuration leaves out
+ * count as they do for the service) and what the pool lacks of it. Every
+ * size has both: 0 where nothing is asked. */
 static void
-requested_families (GString *out, HpctlContext *ctx, GPtrArray *page_sizes)
+requested_families (GString *out, GPtrArray *page_sizes)
 {
-  GVariant *state = hp_dbus_manager_get_configured_state (ctx->manager);
-  GVariant *claims = hp_dbus_manager_get_claims (ctx->manager);
-  g_autoptr(GArray) requested = g_array_sized_new (FALSE, TRUE, sizeof (gint64), page_sizes->len);
-
-  for (guint i = 0; i < page_sizes->len; i++)
-    {
-      HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
-      guint64 base;
-      gint64 want = -1;
-
-      if (configured_minimum (state, p, &base))
-        want = (gint64) MIN (base + claimed_pages (claims, hp_dbus_manager_page_size_get_size (p)),
-                             (guint64) G_MAXINT64);
-      g_array_append_val (requested, want);
-    }
-
   family (out, "hugepages_pool_requested_pages", "gauge",
-          "Persistent pages the configuration asks for (its minimum plus the claims); only sizes it configures");
+          "Persistent pages the service keeps in the pool (PageSize Target: the base plus every claim)");
   for (guint i = 0; i < page_sizes->len; i++)
     {
       HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
-      gint64 want = g_array_index (requested, gint64, i);
       g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
                                                hp_dbus_manager_page_size_get_size (p));
 
-      if (want >= 0)
-        sample (out, "hugepages_pool_requested_pages",
-                (const char *[]) { "page_size_bytes", size, NULL }, (guint64) want);
+      sample (out, "hugepages_pool_requested_pages",
+              (const char *[]) { "page_size_bytes", size, NULL },
+              hp_dbus_manager_page_size_get_target (p));
     }
 
   family (out, "hugepages_pool_shortfall_pages", "gauge",
-          "Requested persistent pages the pool lacks (0 when it holds them or nothing is requested)");
+          "Requested persistent pages the pool lacks (0 when it holds them)");
   for (guint i = 0; i < page_sizes->len; i++)
     {
       HpDBusManagerPageSize *p = g_ptr_array_index (page_sizes, i);
-      gint64 want = g_array_index (requested, gint64, i);
+      guint64 want = hp_dbus_manager_page_size_get_target (p);
       guint64 have = hp_dbus_manager_page_size_get_minimum (p);
       g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT,
                                                hp_dbus_manager_page_size_get_size (p));
 
       sample (out, "hugepages_pool_shortfall_pages",
-              (const char *[]) { "page_size_bytes", size, NULL },
-              want >= 0 && (guint64) want > have ? (guint64) want - have : 0);
+              (const char *[]) { "page_size_bytes", size, NULL }, want > have ? want - have : 0);
     }
 }
 
@@ -525,17 +447,17 @@ render (HpctlContext *ctx, GPtrArray *page_sizes, GVariant *findings)
                "The persistent pool the service keeps: the base plus every claim (minimum below it is a shortfall)",
                get_target);
   node_family (out, page_sizes, "hugepages_node_pool_pages", "Pages of the pool on a NUMA node",
-               hp_dbus_manager_page_size_get_nodes, "total");
+               "total");
   node_family (out, page_sizes, "hugepages_node_pool_free_pages", "Free pages on a NUMA node",
-               hp_dbus_manager_page_size_get_nodes, "free");
+               "free");
   node_family (out, page_sizes, "hugepages_node_pool_surplus_pages",
-               "Surplus pages on a NUMA node", hp_dbus_manager_page_size_get_nodes, "surplus");
+               "Surplus pages on a NUMA node", "surplus");
   node_family (out, page_sizes, "hugepages_node_pool_minimum_pages",
-               "Persistent pages on a NUMA node", hp_dbus_manager_page_size_get_nodes, "minimum");
+               "Persistent pages on a NUMA node", "minimum");
   node_family (out, page_sizes, "hugepages_node_pool_target_pages",
-               "The persistent pages the service keeps on a NUMA node (PageSize NodeTargets): its configured nodeN pages plus the claims on it, 0 where neither asks (minimum below it is a shortfall)",
-               hp_dbus_manager_page_size_get_node_targets, "target");
-  requested_families (out, ctx, page_sizes);
+               "The persistent pages the service keeps on a NUMA node (PageSize Nodes' target): its configured nodeN pages plus the claims on it, 0 where neither asks (minimum below it is a shortfall)",
+               "target");
+  requested_families (out, page_sizes);
   last_allocation_families (out, page_sizes);
   claim_family (out, ctx);
   mount_families (out, ctx);

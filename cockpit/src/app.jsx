@@ -196,7 +196,7 @@ function PoolsCard({ api, openDialog }) {
                             {proxies.map(p => {
                                 const id = poolId(p.Name);
                                 const reserved = Math.min(p.Reserved, p.Free);
-                                const nodes = api.records(p.Nodes, ["node", "total", "free", "surplus", "minimum"]);
+                                const nodes = api.records(p.Nodes, ["node", "total", "free", "surplus", "minimum", "target"]);
                                 const running = resize && resize.name === p.Name ? resize : null;
                                 const items = [
                                     { title: _("Set minimum…"), onClick: () => openDialog({ proxy: p, kind: "minimum" }) },
@@ -221,11 +221,15 @@ function PoolsCard({ api, openDialog }) {
                                         <Td dataLabel={columns[6]}><span className="hp-target" title={format(_("Base $0 plus the claims"), p.Base)}>{p.Target}</span></Td>
                                         <Td dataLabel={columns[7]}><span className="hp-maximum">{p.Maximum}</span></Td>
                                         <Td dataLabel={columns[8]}>
-                                            {nodes.map(([node, total, free, surplus]) =>
+                                            {nodes.map(([node, total, free, surplus, , target]) =>
                                                 <div key={node} className="hp-node" data-node={node}>
                                                     {surplus
                                                         ? format(_("node $0: $1 ($2 free, $3 surplus)"), node, total, free, surplus)
                                                         : format(_("node $0: $1 ($2 free)"), node, total, free)}
+                                                    {target > 0 &&
+                                                        <>, <span className="hp-node-target" title={_("The node's configured pages plus the claims on it")}>
+                                                            {format(_("target $0"), target)}
+                                                        </span></>}
                                                     <UsageBar id={`hp-bar-${id}-${node}`} what={format(_("$0 pages on node $1"), p.Name, node)}
                                                               counts={{ used: total - free, free, surplus }} />
                                                 </div>)}

@@ -281,21 +281,27 @@ check_claims (Explain *e)
           g_clear_pointer (&fix, g_free);
         }
 
+      /* the nodes with claims, against the node target --apply and Nodes
+       * have: a node with none is the configuration's alone, which the
+       * config-drift finding covers */
       for (guint j = 0; c.nodes != NULL && j < c.nodes->len; j++)
         {
           const HpdNodeCounters *n = &g_array_index (c.nodes, HpdNodeCounters, j);
-          guint64 on_node = hpd_pool_model_node_target (&model, n->node, 0);
+          guint64 on_node = hpd_pool_model_claimed (&model, n->node);
+          guint64 node_target = hpd_apply_node_target (config, &model, n->node);
           guint64 node_minimum = hpd_node_counters_minimum (n);
 
-          if (node_minimum >= on_node)
+          if (on_node == 0 || node_minimum >= node_target)
             continue;
           id = g_strdup_printf ("claims-drift-%s-node%u", pool->name, n->node);
           fix = g_strdup_printf ("hugepagesctl set-node %u %s %" G_GUINT64_FORMAT " --hard",
-                                 n->node, pool->name, on_node);
+                                 n->node, pool->name, node_target);
           add (e, "warning", id, fix,
-               "Node %u holds %" G_GUINT64_FORMAT " %s pages, fewer than the %" G_GUINT64_FORMAT
-               " claimed on it: the kernel could not allocate them, or another program "
-               "shrank the node", n->node, node_minimum, pool->name, on_node);
+               "Node %u holds %" G_GUINT64_FORMAT " %s pages, fewer than its target of %"
+               G_GUINT64_FORMAT " (its %" G_GUINT64_FORMAT " configured pages plus the %"
+               G_GUINT64_FORMAT " claimed on it): the kernel could not allocate them, or "
+               "another program shrank the node", n->node, node_minimum, pool->name, node_target,
+               hpd_apply_configured_node_pages (config, pool, n->node), on_node);
           g_clear_pointer (&id, g_free);
           g_clear_pointer (&fix, g_free);
         }

@@ -3,6 +3,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "hp-error.h"
 #include "hpd-alloc.h"
 #include "hpd-apply.h"
@@ -25,7 +27,8 @@ struct _HpdPageSize
   HpDBusManagerPageSizeSkeleton parent_instance;
   HpdDaemon *daemon;       /* owns us */
   const HpdPool *pool;     /* owned by the daemon */
-  HpdPoolCounters shown;   /* what publish_counters() last set */
+  HpdPoolCounters shown;   /* the counters publish_counters() last set */
+  GArray *shown_targets;   /* guint64, the nodes' targets it set with them */
 };
 
 /* The methods are dispatched from the method table (hpd-methods.c), not
@@ -51,17 +54,27 @@ counters_equal (const HpdPoolCounters *a, const HpdPoolCounters *b)
   return TRUE;
 }
 
-/* Sets the counters' properties, unless the values just read are those
- * already shown: then nothing changed (and a Nodes array of every node
- * is not built again to find that out). Keeps @c as the values shown. */
+static gboolean
+targets_equal (GArray *a, GArray *b)
+{
+  /* no memcmp () of an empty array, whose data may be NULL */
+  return a != NULL && b != NULL && a->len == b->len &&
+         (a->len == 0 || memcmp (a->data, b->data, a->len * sizeof (guint64)) == 0);
+}
+
+/* Sets the counters' properties and Nodes, unless the counters just read
+ * and the nodes' targets are those already shown: then nothing changed
+ * (and a Nodes array of every node is not built again to find that out).
+ * @targets holds the target of each node of @c, in its order. Keeps @c and
+ * @targets as the values shown. */
 static void
-publish_counters (HpdPageSize *self, HpdPoolCounters *c)
+publish_counters (HpdPageSize *self, HpdPoolCounters *c, GArray **targets)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
   g_autoptr(GVariantBuilder) nodes = NULL;
   g_autoptr(GVariant) value = NULL;
 
-  if (counters_equal (c, &self->shown))
+  if (counters_equal (c, &self->shown) && targets_equal (*targets, self->shown_targets))
     return;
   nodes = g_variant_builder_new (G_VARIANT_TYPE ("aa{sv}"));
   for (guint i = 0; i < c->nodes->len; i++)
@@ -75,6 +88,8 @@ publish_counters (HpdPageSize *self, HpdPoolCounters *c)
       g_variant_builder_add (nodes, "{sv}", "surplus", g_variant_new_uint64 (n->surplus));
       g_variant_builder_add (nodes, "{sv}", "minimum",
                              g_variant_new_uint64 (hpd_node_counters_minimum (n)));
+      g_variant_builder_add (nodes, "{sv}", "target",
+                             g_variant_new_uint64 (g_array_index (*targets, guint64, i)));
       g_variant_builder_close (nodes);
     }
 
@@ -85,10 +100,10 @@ publish_counters (HpdPageSize *self, HpdPoolCounters *c)
   hp_dbus_manager_page_size_set_overcommit (iface, c->overcommit);
   hp_dbus_manager_page_size_set_minimum (iface, hpd_pool_counters_minimum (c));
   hp_dbus_manager_page_size_set_maximum (iface, hpd_pool_counters_maximum (c));
-  /* The builder makes a tree of about 16 GVariants per node, some 2 kB,
+  /* The builder makes a tree of about 19 GVariants per node, some 2.5 kB,
    * which the property would keep until the counters change (64 nodes × 5
-   * sizes: 640 kB of the idle service's heap). Serialised it is one block
-   * of about 130 bytes per node. The skeleton's comparison of a changed
+   * sizes: 800 kB of the idle service's heap). Serialised it is one block
+   * of about 150 bytes per node. The skeleton's comparison of a changed
    * value with the one it holds serialises both anyway; a value set once
    * and never changed was kept as the tree. */
   value = g_variant_ref_sink (g_variant_builder_end (nodes));
@@ -97,17 +112,22 @@ publish_counters (HpdPageSize *self, HpdPoolCounters *c)
   hpd_pool_counters_clear (&self->shown);
   self->shown = *c;
   c->nodes = NULL;
+  g_clear_pointer (&self->shown_targets, g_array_unref);
+  self->shown_targets = g_steal_pointer (targets);
 }
 
-/* Base, Target and NodeTargets as the pool model has them: the configuration and the
- * claims come from the daemon's caches, cheap on the main loop. */
-static void
-publish_target (HpdPageSize *self)
+/* Base and Target as the pool model has them, and the target of each node
+ * of @c for Nodes: the configuration and the claims come from the daemon's
+ * caches, cheap on the main loop. A change of either changes the targets
+ * with no change of the kernel's counters, so they are made at every
+ * refresh as the counters are read. */
+static GArray *
+publish_target (HpdPageSize *self, const HpdPoolCounters *c)
 {
   HpDBusManagerPageSize *iface = HP_DBUS_MANAGER_PAGE_SIZE (self);
   g_auto(HpdPoolModel) model = { 0, };
   const HpdConfig *config = hpd_daemon_get_config (self->daemon, NULL);
-  GVariantBuilder nodes;
+  GArray *targets = g_array_sized_new (FALSE, FALSE, sizeof (guint64), c->nodes->len);
   guint64 base, configured;
   gboolean has_configured = hpd_apply_configured_minimum (config, self->pool, &configured);
 
@@ -116,22 +136,14 @@ publish_target (HpdPageSize *self)
   hp_dbus_manager_page_size_set_base (iface, base);
   hp_dbus_manager_page_size_set_target (iface, hpd_pool_model_target (&model));
 
-  /* every node, 0 included, so that each has its record as in Nodes */
-  g_variant_builder_init (&nodes, G_VARIANT_TYPE ("aa{sv}"));
-  for (guint i = 0; i < self->pool->nodes->len; i++)
+  for (guint i = 0; i < c->nodes->len; i++)
     {
-      guint node = g_array_index (self->pool->nodes, guint, i);
-      guint64 target = hpd_pool_model_node_target (&model, node,
-                                                   hpd_apply_configured_node_pages (config,
-                                                                                    self->pool,
-                                                                                    node));
+      guint64 target = hpd_apply_node_target (config, &model,
+                                              g_array_index (c->nodes, HpdNodeCounters, i).node);
 
-      g_variant_builder_open (&nodes, G_VARIANT_TYPE_VARDICT);
-      g_variant_builder_add (&nodes, "{sv}", "node", g_variant_new_uint32 (node));
-      g_variant_builder_add (&nodes, "{sv}", "target", g_variant_new_uint64 (target));
-      g_variant_builder_close (&nodes);
+      g_array_append_val (targets, target);
     }
-  hp_dbus_manager_page_size_set_node_targets (iface, g_variant_builder_end (&nodes));
+  return targets;
 }
 
 static gboolean
@@ -157,6 +169,7 @@ static gboolean
 refresh_pool (HpdPageSize *self, HpdPoolCounters *c)
 {
   g_auto(HpdPoolCounters) read = { 0, };
+  g_autoptr(GArray) targets = NULL;
   g_autoptr(GError) error = NULL;
 
   if (c == NULL || c->nodes == NULL)
@@ -168,8 +181,8 @@ refresh_pool (HpdPageSize *self, HpdPoolCounters *c)
         }
       c = &read;
     }
-  publish_counters (self, c);
-  publish_target (self);
+  targets = publish_target (self, c);
+  publish_counters (self, c, &targets);
   return TRUE;
 }
 
@@ -909,6 +922,7 @@ static void
 hpd_page_size_finalize (GObject *object)
 {
   hpd_pool_counters_clear (&HPD_PAGE_SIZE (object)->shown);
+  g_clear_pointer (&HPD_PAGE_SIZE (object)->shown_targets, g_array_unref);
   G_OBJECT_CLASS (hpd_page_size_parent_class)->finalize (object);
 }
 

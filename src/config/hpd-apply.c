@@ -314,6 +314,13 @@ hpd_apply_configured_node_pages (const HpdConfig *config, const HpdPool *pool, g
   return pages;
 }
 
+guint64
+hpd_apply_node_target (const HpdConfig *config, const HpdPoolModel *model, guint node)
+{
+  return hpd_pool_model_node_target (model, node,
+                                     hpd_apply_configured_node_pages (config, model->pool, node));
+}
+
 /* The claims of the pools the configuration gives no minimum (those that
  * have one got the claims added to it), then the node claims, on top of
  * the node's configured count. */
@@ -341,11 +348,7 @@ apply_claims (Apply *a, const HpdConfig *config)
           guint node = g_array_index (pool->nodes, guint, j);
 
           if (hpd_pool_model_claimed (&model, node) > 0)
-            apply_claim_target (a, pool, node,
-                                hpd_pool_model_node_target (&model, node,
-                                                            hpd_apply_configured_node_pages (config,
-                                                                                             pool,
-                                                                                             node)));
+            apply_claim_target (a, pool, node, hpd_apply_node_target (config, &model, node));
         }
     }
   /* claims on nodes this machine does not have */

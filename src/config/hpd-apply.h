@@ -11,6 +11,7 @@
 
 #include "hpd-config.h"
 #include "hpd-pool.h"
+#include "hpd-pool-model.h"
 
 G_BEGIN_DECLS
 
@@ -32,9 +33,13 @@ gboolean hpd_apply_configured_minimum (const HpdConfig *config, const HpdPool *p
                                        guint64 *pages);
 /* The pages @config sets on @node of @pool (nodeN, else [pool DEFAULT]'s
  * for the default size), 0 if none or @config is NULL: a node's configured
- * base (hpd_pool_model_node_target ()). */
+ * base (hpd_apply_node_target ()). */
 guint64 hpd_apply_configured_node_pages (const HpdConfig *config, const HpdPool *pool,
                                          guint node);
+/* The persistent pages the service keeps on @node of @model's pool: its
+ * configured pages plus the claims on it. The one node target that Nodes'
+ * "target", --apply and Explain show and work towards. */
+guint64 hpd_apply_node_target (const HpdConfig *config, const HpdPoolModel *model, guint node);
 /* CreateMount options for a [mount] section. */
 GVariant *hpd_apply_mount_options (const HpdConfigMount *m);
 

@@ -102,6 +102,9 @@ const scenarios = {
         assert.equal(await text(page, "#hp-pool-2MB .hp-free"), String(PARAMS.free));
         const nodes = await page.locator("#hp-pool-2MB .hp-node").allTextContents();
         assert.equal(nodes.length, 2, `two NUMA nodes: ${nodes}`);
+        /* each node's target beside its pages, where it has one */
+        result.nodeTargets = await page.locator("#hp-pool-2MB .hp-node").evaluateAll(
+            divs => divs.map(d => [d.dataset.node, d.querySelector(".hp-node-target")?.textContent.trim() ?? null]));
         /* the bars: in use, reserved, free, surplus, in words for everyone */
         result.bar = await page.locator("#hp-bar-2MB [role=img]").getAttribute("aria-label");
         result.nodeBars = await page.locator("#hp-pool-2MB .hp-node [role=img]").evaluateAll(
@@ -152,6 +155,9 @@ const scenarios = {
         await waitText(page, "#hp-pool-2MB .hp-total", String(PARAMS.behind), 10000);
         await waitText(page, "#hp-pool-2MB .hp-free", String(PARAMS.behind), 10000);
         result.liveMs = Date.now() - t0;
+        /* the configuration changes a node's target, no counter: it follows too */
+        fs.writeFileSync(path.join(ROOT, "etc/hugepagesd/hugepagesd.conf"), `[pool 2MB]\nnode0 = ${PARAMS.node0}\n`);
+        await waitText(page, '#hp-pool-2MB .hp-node[data-node="0"] .hp-node-target', `target ${PARAMS.node0}`, 10000);
         /* the live chart drew the change from the same stream */
         await page.waitForFunction(behind => document.getElementById("hp-chart-2MB").dataset.lastTotal === String(behind),
                                    PARAMS.behind, { timeout: TIMEOUT });

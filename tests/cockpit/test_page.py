@@ -43,8 +43,12 @@ def service(start_service, fake_kernel, polkit):
 def test_pools_resize_progress_and_live_updates(service, fake_kernel, polkit, browser):
     polkit.allow(hpdtest.ACTION_POOLS)
     fake_kernel.limit_pool(2048, 12)
-    seen = browser('pools', total=4, free=3, grant=6, ask=20, limit=12, behind=3, node1=5)
+    fake_kernel.write(CONF, '[pool 2MB]\nnode0 = 2\n')
+    seen = browser('pools', total=4, free=3, grant=6, ask=20, limit=12, behind=3, node1=5,
+                   node0=4)
     assert seen['pools'] == ['2MB', '1GB']
+    # node 0's configured pages beside its pages; node 1 has no target
+    assert seen['nodeTargets'] == [['0', 'target 2'], ['1', None]]
     assert seen['bar'] == '2MB pool: 1 in use, 0 reserved, 3 free, 0 surplus'
     assert len(seen['nodeBars']) == 2
     assert all(b.startswith('2MB pages on node ') and b.endswith(' surplus') for b in seen['nodeBars'])

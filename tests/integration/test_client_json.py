@@ -126,9 +126,8 @@ def test_status_json(service, ctl):
         'minimum': 6, 'total': 6, 'maximum': 8, 'free': 5, 'reserved': 1, 'surplus': 0,
         'overcommit': 2, 'base': 0, 'target': 0, 'can_overcommit': True, 'demote_size': 0,
         'last_allocation': None,
-        'nodes': [{'node': 0, 'total': 4, 'free': 3, 'surplus': 0, 'minimum': 4},
-                  {'node': 1, 'total': 2, 'free': 2, 'surplus': 0, 'minimum': 2}],
-        'node_targets': [{'node': 0, 'target': 0}, {'node': 1, 'target': 0}],
+        'nodes': [{'node': 0, 'total': 4, 'free': 3, 'surplus': 0, 'minimum': 4, 'target': 0},
+                  {'node': 1, 'total': 2, 'free': 2, 'surplus': 0, 'minimum': 2, 'target': 0}],
         'mounts': []}
     assert (giant['name'], giant['gigantic'], giant['demote_size']) == ('1GB', True, SMALL * 1024)
     assert (giant['minimum'], giant['total'], giant['free'], giant['reserved']) == (5, 5, 4, 1)
@@ -179,6 +178,16 @@ def test_pools_json_matches_the_tables(service, ctl):
     assert table(ok(ctl('pools', '--nodes'))) == [
         [str(n[k]) for k in ('node', 'page_size', 'total', 'free', 'surplus', 'minimum')]
         for n in doc['nodes']]
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_status_json_node_target(service, ctl, fake_kernel):
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[pool 2MB]\nnode1 = 3\n')
+    small = document(ctl('status', '--json'))['pools'][0]
+    # in each node's object, as Nodes has it; no list of its own
+    assert [(n['node'], n['minimum'], n['target']) for n in small['nodes']] == [(0, 4, 0),
+                                                                               (1, 2, 3)]
+    assert 'node_targets' not in small
 
 
 @pytest.mark.fake_kernel(pools={SMALL: Pool(total=4, free=2, surplus=2, overcommit=5,

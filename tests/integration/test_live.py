@@ -133,10 +133,28 @@ def test_counters_written_behind_the_back_arrive(live_service, fake_kernel, list
     # the per-node counters too, of any size
     fk.write(fk.node_file(1, 1048576, 'free_hugepages'), 2)
     fk.write(fk.node_file(1, 1048576, 'nr_hugepages'), 3)
-    nodes = [dict(zip(hpdtest.NODE_KEYS, n)) for n in ((0, 0, 0, 0, 0), (1, 3, 2, 0, 3))]
+    nodes = [dict(zip(hpdtest.NODE_KEYS, n), target=0) for n in ((0, 0, 0, 0, 0), (1, 3, 2, 0, 3))]
     assert watcher.wait(page_size_path(1048576), 'Nodes', nodes,
                         DEFAULT_INTERVAL_S + SLACK_S)
     print(f'announced {took * 1000:.0f} ms after the write')
+
+
+def test_node_target_edited_in_the_configuration_arrives(live_service, fake_kernel, listeners):
+    """Nodes' target comes from the configuration, not the kernel: an edit
+    that leaves every counter as it was is announced all the same."""
+    fk = fake_kernel
+    watcher = listeners()
+    wait_for_log(live_service, WATCHING + watcher.unique_name, 1, 5)
+    nodes = []
+    for node in fk.pool_nodes:
+        nt = fk.read_int(fk.node_file(node, 2048, 'nr_hugepages'))
+        nf = fk.read_int(fk.node_file(node, 2048, 'free_hugepages'))
+        ns = fk.read_int(fk.node_file(node, 2048, 'surplus_hugepages'))
+        nodes.append(dict(zip(hpdtest.NODE_KEYS, (node, nt, nf, ns, max(nt - ns, 0))),
+                          target=3 if node == 1 else 0))
+    arrives_in_time(watcher, PAGE_2MB, 'Nodes', nodes,
+                    lambda: fk.write('etc/hugepagesd/hugepagesd.conf', '[pool 2MB]\nnode1 = 3\n'),
+                    DEFAULT_INTERVAL_S)
 
 
 def test_tunable_and_thp_written_behind_the_back_arrive(live_service, fake_kernel, listeners):

@@ -141,7 +141,7 @@ def test_node_targets_are_the_configured_node_pages_plus_the_node_claims(service
                                                                           fake_kernel, kernel,
                                                                           hugepagesd):
     def node_targets():
-        records = hpdtest.page_size_props(conn, SMALL)['NodeTargets']
+        records = hpdtest.page_size_props(conn, SMALL)['Nodes']
         return {r['node']: r['target'] for r in records}
 
     assert node_targets() == {0: 0, 1: 0}
@@ -157,3 +157,26 @@ def test_node_targets_are_the_configured_node_pages_plus_the_node_claims(service
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert kernel.pages[0] == 3 + 1 and kernel.pages[1] >= 2
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_explain_checks_a_node_against_its_target(service, conn, fake_kernel, kernel):
+    """Explain's node check, --apply and Nodes' target are one rule: the
+    node's configured pages plus the claims on it, not the claims alone."""
+    fake_kernel.write(CONF, '[pool 2MB]\nnode1 = 3\n')
+    # node 1 goes from 2 to 4 pages: the claim's 2 on top, one short of 3 + 2
+    assert claim(conn, 'db', 2, **NODE1) == 2
+    assert kernel.pages[1] == 4
+    nodes = {r['node']: r for r in hpdtest.page_size_props(conn, SMALL)['Nodes']}
+    assert (nodes[1]['minimum'], nodes[1]['target']) == (4, 3 + 2)
+    severity, message, fix = explain(conn)['claims-drift-2MB-node1']
+    assert severity == 'warning'
+    assert 'Node 1 holds 4 2MB pages, fewer than its target of 5' in message
+    assert '3 configured pages plus the 2 claimed on it' in message
+    assert fix == 'hugepagesctl set-node 1 2MB 5 --hard'
+    # node 0 has neither: no finding of its own
+    assert 'claims-drift-2MB-node0' not in explain(conn)
+
+    # the fix meets the target
+    assert hpdtest.pool_call(conn, SMALL, 'SetNodePages', 1, 5) == 5
+    assert 'claims-drift-2MB-node1' not in explain(conn)

@@ -121,7 +121,8 @@ def expected_page_size(fk, size_kb):
         nt = fk.read_int(fk.node_file(node, size_kb, 'nr_hugepages'))
         nf = fk.read_int(fk.node_file(node, size_kb, 'free_hugepages'))
         ns = fk.read_int(fk.node_file(node, size_kb, 'surplus_hugepages'))
-        nodes.append(dict(zip(hpdtest.NODE_KEYS, (node, nt, nf, ns, max(nt - ns, 0)))))
+        # nothing configured or claimed on a node: every node's target is 0
+        nodes.append(dict(zip(hpdtest.NODE_KEYS, (node, nt, nf, ns, max(nt - ns, 0))), target=0))
     demote = 0
     if fk.exists(fk.pool_file(size_kb, 'demote')):
         demote = int(fk.read(fk.pool_file(size_kb, 'demote_size')).strip()[:-2]) * 1024
@@ -141,8 +142,6 @@ def expected_page_size(fk, size_kb):
         'Base': 0,
         'Target': 0,
         'Nodes': nodes,
-        # nothing configured or claimed on a node: every node's record, at 0
-        'NodeTargets': [{'node': node, 'target': 0} for node in fk.pool_nodes],
         'CanOvercommit': can_overcommit,
         'DemoteSize': demote,
         'Mounts': expected_page_size_mounts(fk, size_kb),

@@ -158,6 +158,29 @@ def test_claim_file_written_by_a_package_is_seen(settled, conn, fake_kernel):
     assert end > start
 
 
+def test_node_target_is_seen(settled, conn, fake_kernel):
+    """Nodes' target comes from the configuration and the claims, not from
+    the kernel's counters, which stay as they are: an edit of either is in
+    the very next reply, and in the snapshots made from then on."""
+    def targets():
+        return {r['node']: r['target'] for r in pool(conn)['Nodes']}
+
+    start, _ = answered(conn, settled)
+    assert set(targets().values()) == {0}
+    fake_kernel.write(CONF, '[pool 2MB]\nnode1 = 3\n')
+    assert targets()[1] == 3
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert targets()[1] == 3
+    fake_kernel.write('etc/hugepagesd/claims.d/vm.conf', '[2MB node1]\npages = 2\n')
+    assert targets()[1] == 3 + 2
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert targets()[1] == 3 + 2
+    end, _ = answered(conn, settled)
+    assert end > start
+
+
 def test_change_of_memory_alone_is_seen(settled, conn, fake_kernel, polkit):
     """SetMinimum that leaves every kernel file as it was (the pool already
     holds the target) and only records the base, while reads come all the

@@ -51,8 +51,8 @@ pools:
   description:
     - Every pool, as in C(hugepagesctl status --json), with the kernel's counters, C(base) (the
       administrator's base) and C(target) (the base plus every claim, which hugepagesd keeps;
-      C(minimum) below it is a shortfall); per node C(nodes) (the counters) and
-      C(node_targets) (C(node) and C(target), the node's configured pages plus the claims on it).
+      C(minimum) below it is a shortfall); per node C(nodes) (C(node), the counters, and
+      C(target), the node's configured pages plus the claims on it).
     - C(last_allocation) is the service's last change of the pool (null before the first since
       boot) with C(requested), C(achieved) and C(shortfall) pages, C(duration_usec),
       C(ended_usec) (Unix time in microseconds), C(mode), C(writes) and C(node) for one node.
