@@ -181,8 +181,11 @@ test_shared_sizes (void)
       g_autoptr(GError) error = NULL;
       guint64 bytes = 0;
       gboolean ok = hp_parse_size (text, &bytes, &error);
+      g_autofree char *shown = g_strescape (text, NULL);
 
-      g_test_message ("size '%s'", text);
+      /* escaped: the test log goes into JUnit XML, where control
+       * characters are not allowed */
+      g_test_message ("size \"%s\"", shown);
       if (json_object_has_member (vector, "bytes"))
         {
           g_assert_no_error (error);
@@ -214,8 +217,11 @@ test_shared_amounts (void)
       g_autoptr(GError) error = NULL;
       HpAmount amount = { 0 };
       gboolean ok = hp_parse_amount (text, decimal_member (vector, "page-size"), &amount, &error);
+      g_autofree char *shown = g_strescape (text, NULL);
 
-      g_test_message ("amount '%s'", text);
+      /* escaped: the test log goes into JUnit XML, where control
+       * characters are not allowed */
+      g_test_message ("amount \"%s\"", shown);
       if (json_object_has_member (vector, "pages"))
         {
           const char *kind = json_object_get_string_member (vector, "kind");
