@@ -217,7 +217,7 @@ print_pools (GPtrArray *page_sizes, gboolean long_format)
 
 typedef struct {
   guint32 node;
-  guint64 size, total, free, surplus, minimum;
+  guint64 size, total, free, surplus, minimum, target;
 } NodeRow;
 
 static gint
@@ -250,6 +250,7 @@ node_rows (GPtrArray *page_sizes)
             .free = hpctl_record_uint64 (record, "free"),
             .surplus = hpctl_record_uint64 (record, "surplus"),
             .minimum = hpctl_record_uint64 (record, "minimum"),
+            .target = hpctl_record_uint64 (record, "target"),
           };
 
           g_variant_lookup (record, "node", "u", &row.node);
@@ -265,14 +266,19 @@ print_node_pools (GPtrArray *page_sizes)
 {
   g_autoptr(GArray) rows = node_rows (page_sizes);
 
-  g_print ("%4s %10s %8s %8s %8s %8s\n", "Node", "Size", "Total", "Free", "Surplus", "Minimum");
+  g_print ("%4s %10s %8s %8s %8s %8s %8s\n", "Node", "Size", "Total", "Free", "Surplus", "Minimum",
+           "Target");
   for (guint i = 0; i < rows->len; i++)
     {
       const NodeRow *row = &g_array_index (rows, NodeRow, i);
+      /* "-": the service keeps no pages there (nothing configured or
+       * claimed on the node), as the other tables mark what is not set */
+      g_autofree char *target = row->target > 0
+        ? g_strdup_printf ("%" G_GUINT64_FORMAT, row->target) : g_strdup ("-");
 
       g_print ("%4u %10" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT
-               " %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT "\n",
-               row->node, row->size, row->total, row->free, row->surplus, row->minimum);
+               " %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %8s\n",
+               row->node, row->size, row->total, row->free, row->surplus, row->minimum, target);
     }
 }
 
@@ -299,6 +305,7 @@ print_pools_json (GPtrArray *page_sizes, gboolean long_format, gboolean nodes)
           hpctl_json_add_uint (builder, "free", row->free);
           hpctl_json_add_uint (builder, "surplus", row->surplus);
           hpctl_json_add_uint (builder, "minimum", row->minimum);
+          hpctl_json_add_uint (builder, "target", row->target);
           json_builder_end_object (builder);
         }
       json_builder_end_array (builder);
@@ -338,7 +345,8 @@ hpctl_pools (HpctlContext *ctx, GStrv args)
     { "long", 'l', 0, G_OPTION_ARG_NONE, &long_format,
       "Add the Free, Reserved and Surplus columns", NULL },
     { "nodes", 'n', 0, G_OPTION_ARG_NONE, &nodes,
-      "One row per NUMA node and size: Node, Size, Total, Free, Surplus, Minimum", NULL },
+      "One row per NUMA node and size: Node, Size, Total, Free, Surplus, Minimum, Target",
+      NULL },
     HPCTL_JSON_ENTRY (json),
     { NULL }
   };

@@ -48,6 +48,7 @@ typedef struct {
   gboolean persist;
   HpdAllocOptions alloc;
   HpdPoolModel model;        /* the configured base as read on arrival */
+  guint64 node_configured;   /* the node's configured pages (nodeN), as read on arrival */
   guint32 uid;               /* the caller, once authorized */
   /* worker results, for the log */
   guint64 old_pages;
@@ -144,15 +145,20 @@ apply_claim (gpointer data, GCancellable *cancellable, GError **error)
       if (grows && !hpd_pool_model_check_memory (op->daemon, pool, pool_target, error))
         return NULL;
       node_current = hpd_node_counters_minimum (n);
-      op->target = hpd_pool_target_of (hp_sub_saturating (hpd_pool_model_claimed (model, op->node),
-                                                          op->old_pages),
-                                       op->pages);
+      /* the node's target as Nodes, Explain and --apply have it (its
+       * configured pages plus its claims), so that a claim does not leave
+       * the node short of it nor a release take it below */
+      op->target = hpd_pool_model_node_target_with_claim (model, op->node, op->node_configured,
+                                                          op->old_pages, op->pages);
       wanted = hpd_pool_plan_node_claim (node_current, op->target, current, pool_target,
                                          op->old_pages, op->pages);
       if (wanted != node_current)
         {
-          if (!hpd_pool_model_apply_node (op->daemon, pool, &now, op->node, wanted, FALSE,
-                                          &op->alloc, cancellable, &held, error))
+          /* a node that grows is checked for itself: the configured pages
+           * it lacked are not in the pool's target checked above */
+          if (!hpd_pool_model_apply_node (op->daemon, pool, &now, op->node, wanted,
+                                          wanted > node_current, &op->alloc, cancellable, &held,
+                                          error))
             return NULL;
         }
       else
@@ -250,8 +256,9 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
           guint64 pages, const ClaimOptions *opts, GError **error)
 {
   g_auto(HpdPoolModel) model = { 0, };
+  const HpdConfig *config = hpd_daemon_get_config (daemon, NULL);
   const HpdClaim *existing;
-  guint64 configured;
+  guint64 configured, node_configured = 0;
   gboolean has_configured;
   ClaimOp *op;
 
@@ -261,8 +268,9 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
       !hpd_pool_model_check_node (pool, opts->node, error))
     return NULL;
 
-  has_configured = hpd_apply_configured_minimum (hpd_daemon_get_config (daemon, NULL), pool,
-                                                 &configured);
+  has_configured = hpd_apply_configured_minimum (config, pool, &configured);
+  if (opts->node != HPD_CLAIM_ALL_NODES)
+    node_configured = hpd_apply_configured_node_pages (config, pool, opts->node);
   hpd_pool_model_init (&model, daemon, pool, has_configured, configured);
   existing = hpd_claims_find (model.claims, consumer, pool->size, opts->node);
   if (release && existing == NULL)
@@ -280,19 +288,29 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
           return NULL;
         }
       g_auto(HpdPoolCounters) now = { 0, };
-      guint64 base;
+      guint64 base, old = existing != NULL ? existing->pages : 0;
 
       if (!hpd_claims_check_room (model.claims, consumer, pool->size, opts->node, error) ||
           !hpd_pool_read (hpd_daemon_get_kernel (daemon), pool, &now, error))
         return NULL;
       base = hpd_pool_model_claim_base (&model, &now);
       if (!hpd_pool_model_check_memory (daemon, pool,
-                                        hpd_pool_model_target_with_claim (&model, base,
-                                                                          existing ? existing->pages
-                                                                                   : 0,
-                                                                          pages),
+                                        hpd_pool_model_target_with_claim (&model, base, old, pages),
                                         error))
         return NULL;
+      /* a node below its configured pages is brought to them as well */
+      if (opts->node != HPD_CLAIM_ALL_NODES)
+        {
+          guint64 node_target = hpd_pool_model_node_target_with_claim (&model, opts->node,
+                                                                       node_configured, old, pages);
+          const HpdNodeCounters *n = hpd_pool_model_node_counters (pool, &now, opts->node, error);
+
+          if (n == NULL ||
+              (node_target > hpd_node_counters_minimum (n) &&
+               !hpd_pool_model_check_node_memory (daemon, pool, &now, opts->node, node_target,
+                                                  error)))
+            return NULL;
+        }
     }
 
   op = g_new0 (ClaimOp, 1);
@@ -312,6 +330,7 @@ validate (HpdDaemon *daemon, const HpdPool *pool, const char *consumer, gboolean
   };
   op->model = model;
   model = (HpdPoolModel) { 0, };
+  op->node_configured = node_configured;
   return op;
 }
 

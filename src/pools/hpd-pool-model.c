@@ -85,7 +85,16 @@ hpd_pool_model_target (const HpdPoolModel *model)
 guint64
 hpd_pool_model_node_target (const HpdPoolModel *model, guint32 node, guint64 node_base)
 {
-  return hpd_pool_target_of (node_base, hpd_pool_model_claimed (model, node));
+  return hpd_pool_model_node_target_with_claim (model, node, node_base, 0, 0);
+}
+
+guint64
+hpd_pool_model_node_target_with_claim (const HpdPoolModel *model, guint32 node,
+                                       guint64 node_base, guint64 old, guint64 new)
+{
+  guint64 others = hp_sub_saturating (hpd_pool_model_claimed (model, node), old);
+
+  return hpd_pool_target_of (node_base, hp_add_saturating (others, new));
 }
 
 guint64

@@ -74,6 +74,10 @@ guint64 hpd_pool_model_target (const HpdPoolModel *model);
 /* A node's target: @node_base (its configured count, 0 if none) plus the
  * claims on it. */
 guint64 hpd_pool_model_node_target (const HpdPoolModel *model, guint32 node, guint64 node_base);
+/* The same once one claim on @node changes from @old to @new pages (a
+ * release: to 0): the target a Claim or Release on a node works towards. */
+guint64 hpd_pool_model_node_target_with_claim (const HpdPoolModel *model, guint32 node,
+                                               guint64 node_base, guint64 old, guint64 new);
 
 /* The base a Claim works with, the pool at @now: the first claim on a size
  * takes the pool as it is (whoever made it: the administrator, a program
@@ -93,9 +97,10 @@ guint64 hpd_pool_model_target_with_claim (const HpdPoolModel *model, guint64 bas
  * shrinking one takes back what it gave up, never below the target, and
  * nothing when the pool is already at or below it. */
 guint64 hpd_pool_plan_claim (guint64 current, guint64 target, guint64 old, guint64 new);
-/* The same for a claim on a node at @node_current, whose claims' target
- * is @node_target, of a pool at @pool_current whose target is
- * @pool_target. A claim that does not shrink brings the pool to its
+/* The same for a claim on a node at @node_current, whose target is
+ * @node_target (its configured pages and its claims with this one
+ * changed), of a pool at @pool_current whose target is @pool_target. A
+ * claim that does not shrink brings the pool to its
  * target as a claim on the whole pool does (the pages come from this
  * node), not only the node; a shrinking one gives back only what the pool
  * as a whole can spare. */

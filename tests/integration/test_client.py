@@ -227,11 +227,26 @@ def test_pools_long(service, ctl):
 @pytest.mark.fake_kernel(pools=POOLS)
 def test_pools_nodes(service, ctl):
     assert ok(ctl('pools', '--nodes')).splitlines() == [
-        'Node       Size    Total     Free  Surplus  Minimum',
-        '   0    2097152        4        3        0        4',
-        '   0 1073741824        3        2        0        3',
-        '   1    2097152        2        2        0        2',
-        '   1 1073741824        2        2        0        2',
+        'Node       Size    Total     Free  Surplus  Minimum   Target',
+        '   0    2097152        4        3        0        4        -',
+        '   0 1073741824        3        2        0        3        -',
+        '   1    2097152        2        2        0        2        -',
+        '   1 1073741824        2        2        0        2        -',
+    ]
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pools_nodes_target(service, ctl, fake_kernel):
+    # configured node pages, and a claim on a node on top of them
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf',
+                      '[pool 2MB]\nnode1 = 3\n\n[pool 1GB]\nnode0 = 4\n')
+    fake_kernel.write('etc/hugepagesd/claims.d/vm.conf', '[2MB node1]\npages = 2\n')
+    assert ok(ctl('pools', '--nodes')).splitlines() == [
+        'Node       Size    Total     Free  Surplus  Minimum   Target',
+        '   0    2097152        4        3        0        4        -',
+        '   0 1073741824        3        2        0        3        4',
+        '   1    2097152        2        2        0        2        5',
+        '   1 1073741824        2        2        0        2        -',
     ]
 
 

@@ -173,11 +173,30 @@ def test_pools_json_matches_the_tables(service, ctl):
 
     doc = document(ctl('pools', '--nodes', '--json'))
     assert doc['nodes'][:2] == [
-        {'node': 0, 'page_size': SMALL * 1024, 'total': 4, 'free': 3, 'surplus': 0, 'minimum': 4},
-        {'node': 0, 'page_size': GIANT * 1024, 'total': 3, 'free': 2, 'surplus': 0, 'minimum': 3}]
-    assert table(ok(ctl('pools', '--nodes'))) == [
-        [str(n[k]) for k in ('node', 'page_size', 'total', 'free', 'surplus', 'minimum')]
-        for n in doc['nodes']]
+        {'node': 0, 'page_size': SMALL * 1024, 'total': 4, 'free': 3, 'surplus': 0, 'minimum': 4,
+         'target': 0},
+        {'node': 0, 'page_size': GIANT * 1024, 'total': 3, 'free': 2, 'surplus': 0, 'minimum': 3,
+         'target': 0}]
+    assert table(ok(ctl('pools', '--nodes'))) == node_table(doc)
+
+
+def node_table(doc):
+    """pools --nodes as the table prints pools --nodes --json: "-" for no target."""
+    return [[str(n[k]) for k in ('node', 'page_size', 'total', 'free', 'surplus', 'minimum')]
+            + [str(n['target']) if n['target'] else '-'] for n in doc['nodes']]
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
+def test_pools_nodes_json_node_target(service, ctl, fake_kernel):
+    fake_kernel.write('etc/hugepagesd/hugepagesd.conf', '[pool 2MB]\nnode1 = 3\n')
+    fake_kernel.write('etc/hugepagesd/claims.d/vm.conf', '[2MB node1]\npages = 2\n')
+    doc = document(ctl('pools', '--nodes', '--json'))
+    # Nodes' target: the configured 3 plus the claim's 2; status says the same
+    assert [(n['node'], n['page_size'], n['target']) for n in doc['nodes']] == [
+        (0, SMALL * 1024, 0), (0, GIANT * 1024, 0), (1, SMALL * 1024, 3 + 2), (1, GIANT * 1024, 0)]
+    small = document(ctl('status', '--json'))['pools'][0]
+    assert [n['target'] for n in small['nodes']] == [0, 3 + 2]
+    assert table(ok(ctl('pools', '--nodes'))) == node_table(doc)
 
 
 @pytest.mark.fake_kernel(pools=POOLS)

@@ -27,6 +27,7 @@ REQUESTED = 'run/hugepagesd/requested'
 START = {SMALL: Pool(total=4, free=4, overcommit=0,
                      nodes={0: NodePool(2, 2, 0), 1: NodePool(2, 2, 0)})}
 NODE1 = {'node': GLib.Variant('u', 1)}
+NODE1_NR = 'sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages'
 
 
 def claim(conn, consumer, pages, **opts):
@@ -164,9 +165,12 @@ def test_explain_checks_a_node_against_its_target(service, conn, fake_kernel, ke
     """Explain's node check, --apply and Nodes' target are one rule: the
     node's configured pages plus the claims on it, not the claims alone."""
     fake_kernel.write(CONF, '[pool 2MB]\nnode1 = 3\n')
-    # node 1 goes from 2 to 4 pages: the claim's 2 on top, one short of 3 + 2
     assert claim(conn, 'db', 2, **NODE1) == 2
-    assert kernel.pages[1] == 4
+    assert kernel.pages[1] == 3 + 2
+    assert 'claims-drift-2MB-node1' not in explain(conn)
+    # another program takes one page of node 1: one short of 3 + 2
+    fake_kernel.write(NODE1_NR, 4)
+    assert fake_kernel.read_int(NODE1_NR) == kernel.pages[1] == 4
     nodes = {r['node']: r for r in hpdtest.page_size_props(conn, SMALL)['Nodes']}
     assert (nodes[1]['minimum'], nodes[1]['target']) == (4, 3 + 2)
     severity, message, fix = explain(conn)['claims-drift-2MB-node1']
@@ -180,3 +184,77 @@ def test_explain_checks_a_node_against_its_target(service, conn, fake_kernel, ke
     # the fix meets the target
     assert hpdtest.pool_call(conn, SMALL, 'SetNodePages', 1, 5) == 5
     assert 'claims-drift-2MB-node1' not in explain(conn)
+
+
+def release(conn, consumer, **opts):
+    params = GLib.Variant('(sa{sv})', (consumer, hpdtest.options(**opts)))
+    return hpdtest.call(conn, hpdtest.page_size_path(SIZE_2M // 1024), hpdtest.PAGE_SIZE_IFACE,
+                        'Release', params, '(t)')[0]
+
+
+def warnings(conn):
+    """Explain's warnings on the pool's pages (no-mount-2MB is about files)."""
+    return {id_: message for id_, (severity, message, _fix) in explain(conn).items()
+            if severity == 'warning' and not id_.startswith('no-mount-')}
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_a_node_claim_works_towards_the_node_target(service, conn, fake_kernel, kernel):
+    """Claim and Release on a node use the node target of Nodes, Explain
+    and --apply: its configured pages plus its claims. A node below its
+    configured pages is brought to them with the claim on top, and a
+    release gives back the claim but never the configured pages."""
+    fake_kernel.write(CONF, '[pool 2MB]\nnode1 = 3\n')
+    assert kernel.pages[1] == 2                       # below its configured 3
+    assert claim(conn, 'db', 2, **NODE1) == 2
+    assert kernel.pages[1] == 3 + 2
+    nodes = {r['node']: r for r in hpdtest.page_size_props(conn, SMALL)['Nodes']}
+    assert (nodes[1]['minimum'], nodes[1]['target']) == (5, 5)
+    last = hpdtest.page_size_props(conn, SMALL)['LastAllocation']
+    assert (last['node'], last['requested'], last['achieved'], last['shortfall']) == (1, 5, 5, 0)
+    assert warnings(conn) == {}
+
+    # a second claim on the node grows it by its pages
+    assert claim(conn, 'web', 1, **NODE1) == 1
+    assert kernel.pages[1] == 3 + 2 + 1
+    assert release(conn, 'web', **NODE1) == 3 + 2
+
+    # another program took a page: the release goes to the configured 3,
+    # not 2 below the 4 the node holds
+    fake_kernel.write(NODE1_NR, 4)
+    assert fake_kernel.read_int(NODE1_NR) == kernel.pages[1] == 4
+    assert release(conn, 'db', **NODE1) == 3
+    assert kernel.pages[1] == 3
+    assert hpdtest.page_size_props(conn, SMALL)['Nodes'][1]['target'] == 3
+    assert warnings(conn) == {}
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_a_node_claim_counts_a_shortfall_of_the_node_target(service, conn, fake_kernel, kernel):
+    """When the kernel cannot bring the node to its configured pages plus
+    the claim, the reply says how many of the claimed pages it holds, and
+    Explain the node short."""
+    fake_kernel.write(CONF, '[pool 2MB]\nnode1 = 3\n')
+    kernel.capacity[1] = kernel.ceiling[1] = 4         # room for 2 more pages
+    assert claim(conn, 'db', 2, **NODE1) == 1
+    assert kernel.pages[1] == 4
+    last = hpdtest.page_size_props(conn, SMALL)['LastAllocation']
+    assert (last['node'], last['requested'], last['achieved'], last['shortfall']) == (1, 5, 4, 1)
+    assert 'claims-drift-2MB-node1' in warnings(conn)
+
+
+@pytest.mark.fake_kernel(pools=START)
+def test_a_node_claim_checks_the_node_target_against_the_memory_limit(service, conn,
+                                                                      fake_kernel, kernel,
+                                                                      polkit):
+    """The configured pages a node lacks come with the claim, so they count
+    towards PoolMemoryLimit (90% of 16 GiB: 7372 pages of 2 MiB) though the
+    pool's target (its 4 pages and the claim) would fit."""
+    fake_kernel.write(CONF, '[pool 2MB]\nnode1 = 7000\n')
+    for opts in ({'dry_run': True}, {}):
+        with pytest.raises(hpdtest.BusError) as e:
+            claim(conn, 'db', 1000, **NODE1, **opts)
+        assert e.value.name == hpdtest.ERR_LIMIT_EXCEEDED
+    assert polkit.checks() == []
+    assert kernel.pages == {0: 2, 1: 2}
+    assert hpdtest.get(conn, MANAGER_PATH, MANAGER_IFACE, 'Claims') == []

@@ -113,6 +113,13 @@ test_target_with_claims (void)
   /* a node: its configured count plus the claims on it */
   g_assert_cmpuint (hpd_pool_model_node_target (&model, 1, 3), ==, 9);
   g_assert_cmpuint (hpd_pool_model_node_target (&model, 0, 3), ==, 3);
+  /* with one claim on it changed: a new claim of 2 on node 0, the claim
+   * of 6 on node 1 grown to 8, then released to its configured count */
+  g_assert_cmpuint (hpd_pool_model_node_target_with_claim (&model, 0, 3, 0, 2), ==, 5);
+  g_assert_cmpuint (hpd_pool_model_node_target_with_claim (&model, 1, 3, 6, 8), ==, 11);
+  g_assert_cmpuint (hpd_pool_model_node_target_with_claim (&model, 1, 3, 6, 0), ==, 3);
+  g_assert_cmpuint (hpd_pool_model_node_target_with_claim (&model, 1, G_MAXUINT64, 0, 1), ==,
+                    G_MAXUINT64);
   /* db's claim of 10 becomes 12, then is released */
   g_assert_cmpuint (hpd_pool_model_target_with_claim (&model, 4, 10, 12), ==, 22);
   g_assert_cmpuint (hpd_pool_model_target_with_claim (&model, 4, 10, 0), ==, 10);
