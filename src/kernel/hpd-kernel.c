@@ -78,6 +78,7 @@ struct _HpdKernel
   gint memo_writes;
   GHashTable *memo;      /* relative path or ":key" -> Memo */
   gint writes;           /* atomic: counts writes to kernel files */
+  gint writing;          /* atomic: writes under way, on any thread */
 
   /* between hpd_kernel_record_begin() and _end(), on that thread only */
   GPtrArray *record;     /* Input */
@@ -607,8 +608,10 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
       return FALSE;
     }
   record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, *contents);
-  /* a counter's read that filled its buffer may not be the whole file */
-  if (!counter || strlen (*contents) < COUNTER_READ_MAX)
+  /* a counter's read that filled its buffer may not be the whole file, an
+   * empty one is a plain file caught amid a write, read again
+   * (hpd_kernel_read_counter) */
+  if (!counter || (**contents != '\0' && strlen (*contents) < COUNTER_READ_MAX))
     hpd_kernel_turn_store (self, relative, writes, g_strdup (*contents), g_free);
   return TRUE;
 }
@@ -679,13 +682,16 @@ hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
   g_autoptr(GError) local_error = NULL;
 
   /* sysfs never reads back empty, but under --kernel-root a plain file is
-   * empty between another writer's O_TRUNC and its write: look again */
-  for (guint attempt = 0; attempt < 3; attempt++)
+   * empty between a writer's O_TRUNC and its write: look again, as long as
+   * a write of ours is under way (our worker thread, which the scheduler
+   * may hold back for a while between the two under load), and a few
+   * times for another writer's */
+  for (guint attempt = 0;; attempt++)
     {
       g_clear_pointer (&text, g_free);
       if (!read_file (self, relative, TRUE, &text, error))
         return FALSE;
-      if (*text != '\0')
+      if (*text != '\0' || (attempt >= 2 && g_atomic_int_get (&self->writing) == 0))
         break;
       g_usleep (1000);
     }
@@ -719,10 +725,12 @@ write_once (HpdKernel *self, const char *relative, const char *buf, const char *
   /* O_TRUNC changes nothing on sysfs and procfs (a shell's `echo N >` uses
    * it too), but under --kernel-root the files are plain files, where a
    * shorter value must not leave the tail of a longer one behind. */
+  g_atomic_int_inc (&self->writing);
   fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     {
       saved_errno = errno;
+      (void) g_atomic_int_add (&self->writing, -1);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not open %s: %s", path, g_strerror (saved_errno));
       return FALSE;
@@ -731,8 +739,11 @@ write_once (HpdKernel *self, const char *relative, const char *buf, const char *
   written = write (fd, buf, len);
   saved_errno = errno;
   close (fd);
-  /* whatever was read before may be the state before this write */
+  /* whatever was read before may be the state before this write; counted
+   * before the write ends, so that a read that waited for the end finds
+   * the turn's values dropped */
   g_atomic_int_inc (&self->writes);
+  (void) g_atomic_int_add (&self->writing, -1);
 
   if (written < 0)
     {
