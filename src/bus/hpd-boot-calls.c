@@ -55,14 +55,18 @@ hpd_boot_drop_in_to_variant (HpdDaemon *daemon, const HpdBootState *state)
   const char *root = hpd_kernel_get_root (hpd_daemon_get_kernel (daemon));
   g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
   g_autofree char *text = hpd_boot_grub_dropin_text (state->wanted);
-  g_autofree char *contents = hpd_boot_grub_read_shown (root);
+  g_auto(HpdBootGrubDropIn) now = { 0, };
+  g_autofree char *contents = NULL;
   GVariantBuilder builder;
 
+  /* one read, compared and shown */
+  hpd_boot_grub_dropin_read (root, &now);
+  contents = hpd_boot_grub_shown (root, &now);
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&builder, "{sv}", "path", g_variant_new_string (path));
   /* the comparison ConfigureBoot makes before it writes */
   g_variant_builder_add (&builder, "{sv}", "up-to-date",
-                         g_variant_new_boolean (hpd_boot_grub_holds (root, text)));
+                         g_variant_new_boolean (hpd_boot_grub_holds (&now, text)));
   g_variant_builder_add (&builder, "{sv}", "text", g_variant_new_string (text ? text : ""));
   if (contents != NULL)
     g_variant_builder_add (&builder, "{sv}", "contents", g_variant_new_string (contents));

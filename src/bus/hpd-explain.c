@@ -601,11 +601,12 @@ check_configuration (Explain *e)
   g_autoptr(GVariant) state = NULL;
   g_autoptr(GVariant) drift = NULL;
   g_autoptr(GPtrArray) errors = NULL;
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (e->daemon);
   GVariantIter iter;
   GVariant *record;
 
   hpd_boot_hook_read (hpd_kernel_get_root (e->kernel), &hook);
-  hpd_drift_describe (e->daemon, config, &state, &drift, &errors);
+  hpd_drift_describe (e->daemon, config, claims, &state, &drift, &errors);
   g_variant_ref_sink (state);
   g_variant_ref_sink (drift);
 

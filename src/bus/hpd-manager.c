@@ -124,7 +124,7 @@ overrides_to_variant (const HpdConfig *config)
  * properties made from it and the kernel files are made again, as the
  * kernel's side can have changed unseen (hpd-fresh.h). */
 static void
-refresh_configuration (HpdManager *self)
+refresh_configuration (HpdManager *self, GPtrArray *claims)
 {
   HpDBusManager *iface = HP_DBUS_MANAGER (self);
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
@@ -139,7 +139,7 @@ refresh_configuration (HpdManager *self)
   hpd_boot_hook_read (hpd_kernel_get_root (kernel), &hook);
   hp_dbus_manager_set_apply_at_boot (iface, hpd_boot_hook_to_variant (&hook));
 
-  hpd_drift_describe (self->daemon, config, &state, &drift, &errors);
+  hpd_drift_describe (self->daemon, config, claims, &state, &drift, &errors);
   hp_dbus_manager_set_configuration_errors (iface, (const char *const *) errors->pdata);
   hp_dbus_manager_set_configuration_overrides (iface, overrides_to_variant (config));
   hp_dbus_manager_set_configured_state (iface, state);
@@ -172,20 +172,18 @@ refresh_meminfo (HpdManager *self)
   hp_dbus_manager_set_pool_memory_limit (iface, hpd_daemon_get_pool_memory_limit (self->daemon));
 }
 
-/* Other programs (a package installing its claim) change the files: on
- * every refresh, from the cache, which reads them again when they did. */
 static void
-set_claims (HpdManager *self)
+set_claims (HpdManager *self, GPtrArray *claims)
 {
-  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (self->daemon);
-
   hp_dbus_manager_set_claims (HP_DBUS_MANAGER (self), hpd_claims_to_variant (claims));
 }
 
 void
 hpd_manager_refresh_claims (HpdManager *self)
 {
-  set_claims (self);
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (self->daemon);
+
+  set_claims (self, claims);
   g_dbus_interface_skeleton_flush (G_DBUS_INTERFACE_SKELETON (self));
 }
 
@@ -193,12 +191,16 @@ static void
 hpd_manager_refresh (GDBusInterfaceSkeleton *skeleton)
 {
   HpdManager *self = HPD_MANAGER (skeleton);
+  /* Other programs (a package installing its claim) change the files: on
+   * every refresh, from the cache, which reads them again when they did;
+   * once, for Claims and for the Drift they add to */
+  g_autoptr(GPtrArray) claims = hpd_daemon_get_claims (self->daemon);
 
   hpd_manager_refresh_mounts (self);
   hpd_manager_refresh_tunables (self);
   refresh_meminfo (self);
-  refresh_configuration (self);
-  set_claims (self);
+  refresh_configuration (self, claims);
+  set_claims (self, claims);
 }
 
 static HpdKernel *

@@ -118,31 +118,85 @@ remove_stale_temporaries (const char *dir)
     }
 }
 
-gboolean
-hpd_boot_grub_holds (const char *root, const char *text)
+/* The whole of a regular file that had @size bytes, NUL added; NULL when
+ * a read fails or it does not fit in memory. Grown as read, whatever
+ * fstat () said (a sparse file claims any size). */
+static char *
+read_whole (int fd, gsize size, gsize *length)
+{
+  gsize room = MIN (size, HPD_BOOT_GRUB_SHOWN_MAX) + 1;
+  g_autofree char *text = g_malloc (room + 1);
+  gssize got;
+
+  *length = 0;
+  for (;;)
+    {
+      got = read (fd, text + *length, room - *length);
+      if (got < 0 && errno == EINTR)
+        continue;
+      if (got < 0)
+        return NULL;
+      if (got == 0)
+        break;
+      *length += got;
+      if (*length == room)
+        {
+          char *more = room < G_MAXSIZE / 4 ? g_try_realloc (text, room * 2 + 1) : NULL;
+
+          if (more == NULL)
+            return NULL;
+          text = more;
+          room *= 2;
+        }
+    }
+  text[*length] = '\0';
+  return g_steal_pointer (&text);
+}
+
+void
+hpd_boot_grub_dropin_read (const char *root, HpdBootGrubDropIn *dropin)
 {
   g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
-  g_autofree char *now = NULL;
-  gsize now_length = 0;
   struct stat st;
+  int fd;
 
+  memset (dropin, 0, sizeof *dropin);
+  fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      dropin->open_errno = errno != 0 ? errno : EIO;
+      return;
+    }
+  if (fstat (fd, &st) == 0)
+    {
+      dropin->mode = st.st_mode;
+      if (S_ISREG (st.st_mode))
+        dropin->contents = read_whole (fd, st.st_size, &dropin->length);
+    }
+  close (fd);
+}
+
+void
+hpd_boot_grub_dropin_clear (HpdBootGrubDropIn *dropin)
+{
+  g_clear_pointer (&dropin->contents, g_free);
+}
+
+gboolean
+hpd_boot_grub_holds (const HpdBootGrubDropIn *dropin, const char *text)
+{
   /* removing takes away whatever is there, a link included */
   if (text == NULL)
-    return lstat (path, &st) != 0 && errno == ENOENT;
-  return is_regular (path) && g_file_get_contents (path, &now, &now_length, NULL) &&
-         now_length == strlen (text) && memcmp (now, text, now_length) == 0;
+    return dropin->open_errno == ENOENT;
+  return dropin->contents != NULL && dropin->length == strlen (text) &&
+         memcmp (dropin->contents, text, dropin->length) == 0;
 }
 
 char *
-hpd_boot_grub_read_shown (const char *root)
+hpd_boot_grub_shown (const char *root, const HpdBootGrubDropIn *dropin)
 {
   g_autofree char *dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
-  g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
-  g_autofree char *text = NULL;
   struct stat st;
-  gssize got;
-  gsize length = 0;
-  int fd;
 
   /* the service may read what its caller could not: show only what
    * anybody could read for themselves */
@@ -159,35 +213,14 @@ hpd_boot_grub_read_shown (const char *root)
     }
   if (!S_ISDIR (st.st_mode) || !(st.st_mode & S_IXOTH))
     return NULL;
-  fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   /* that there is none anybody can see for themselves */
-  if (fd < 0)
-    return errno == ENOENT ? g_strdup ("") : NULL;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || !(st.st_mode & S_IROTH) ||
-      st.st_size > HPD_BOOT_GRUB_SHOWN_MAX)
-    {
-      close (fd);
-      return NULL;
-    }
-  /* one more byte tells a file that grew since fstat () */
-  text = g_malloc (HPD_BOOT_GRUB_SHOWN_MAX + 2);
-  for (;;)
-    {
-      got = read (fd, text + length, HPD_BOOT_GRUB_SHOWN_MAX + 1 - length);
-      if (got < 0 && errno == EINTR)
-        continue;
-      if (got <= 0)
-        break;
-      length += got;
-      if (length > HPD_BOOT_GRUB_SHOWN_MAX)
-        break;
-    }
-  close (fd);
-  if (got < 0 || length > HPD_BOOT_GRUB_SHOWN_MAX)
+  if (dropin->open_errno != 0)
+    return dropin->open_errno == ENOENT ? g_strdup ("") : NULL;
+  if (dropin->contents == NULL || !(dropin->mode & S_IROTH) ||
+      dropin->length > HPD_BOOT_GRUB_SHOWN_MAX)
     return NULL;
-  text[length] = '\0';
   /* a bus string ends at its first NUL and must be UTF-8 */
-  return g_utf8_make_valid (text, strlen (text));
+  return g_utf8_make_valid (dropin->contents, strlen (dropin->contents));
 }
 
 /* grub.d as a real directory: made when missing, never through a link. */
@@ -239,8 +272,13 @@ hpd_boot_grub_write (const char *root, const char *text, gboolean *changed, GErr
   if (!ensure_directory (dir, error))
     return FALSE;
   /* asking twice leaves the file and its time alone */
-  if (hpd_boot_grub_holds (root, text))
-    return TRUE;
+  {
+    g_auto(HpdBootGrubDropIn) now = { 0, };
+
+    hpd_boot_grub_dropin_read (root, &now);
+    if (hpd_boot_grub_holds (&now, text))
+      return TRUE;
+  }
 
   if (!hp_file_set_contents (path, text, -1,
                              G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,

@@ -11,6 +11,8 @@
  * update-grub is never run. */
 #pragma once
 
+#include <sys/types.h>
+
 #include <gio/gio.h>
 
 #include "hpd-boot.h"
@@ -38,17 +40,31 @@ gboolean hpd_boot_grub_check (const char *root, char **update_grub, GError **err
  * (the drop-in is then removed). */
 char *hpd_boot_grub_dropin_text (const HpdBootParams *params);
 
-/* Whether @root's drop-in is what hpd_boot_grub_write () leaves alone:
- * a regular file holding exactly @text, or for NULL nothing at all. */
-gboolean hpd_boot_grub_holds (const char *root, const char *text);
+/* @root's drop-in as one read found it, the one read both the comparison
+ * and the showing look at: opened without following a link (a FIFO or a
+ * device without waiting), a regular file read whole. */
+typedef struct {
+  int open_errno;     /* why it could not be opened; 0: it was */
+  mode_t mode;        /* the type and mode of what was opened */
+  char *contents;     /* a regular file's bytes, NUL added; NULL: none, or the read failed */
+  gsize length;       /* of @contents, without the NUL added */
+} HpdBootGrubDropIn;
 
-/* The drop-in's text, for showing it: only a regular file that every
- * account may read (the file and grub.d), of at most
+void hpd_boot_grub_dropin_read (const char *root, HpdBootGrubDropIn *dropin);
+void hpd_boot_grub_dropin_clear (HpdBootGrubDropIn *dropin);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdBootGrubDropIn, hpd_boot_grub_dropin_clear)
+
+/* Whether @dropin is what hpd_boot_grub_write () leaves alone: a regular
+ * file holding exactly @text, or for NULL nothing at all. */
+gboolean hpd_boot_grub_holds (const HpdBootGrubDropIn *dropin, const char *text);
+
+/* @dropin's text, for showing it: only a regular file that every account
+ * may read (the file and @root's grub.d), of at most
  * HPD_BOOT_GRUB_SHOWN_MAX bytes, as valid UTF-8 without NUL bytes (a bus
  * string); "" when there is none (nor grub.d) where every account may
  * look. NULL when it may not be shown. */
 #define HPD_BOOT_GRUB_SHOWN_MAX 65536
-char *hpd_boot_grub_read_shown (const char *root);
+char *hpd_boot_grub_shown (const char *root, const HpdBootGrubDropIn *dropin);
 
 /* Makes @root's drop-in hold @text, or removes it for NULL. grub.d is
  * created (0755) when missing, but must not be a symbolic link. The file

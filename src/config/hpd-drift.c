@@ -136,9 +136,7 @@ walk (Walk *w, const HpdConfig *config)
   gboolean thp = FALSE;
 
   w->config = config;
-  w->claims = hpd_daemon_get_claims (w->daemon);
   g_tree_foreach (config->pools, hpd_drift_pool_section, w);
-  g_clear_pointer (&w->claims, g_ptr_array_unref);
   g_tree_foreach (config->mounts, hpd_drift_mount_section, w);
   hpd_drift_check_page_size (w, "default-page-size", &config->boot_default_page_size);
   /* reading the tunables is a dozen files: not for every property read
@@ -157,11 +155,12 @@ walk (Walk *w, const HpdConfig *config)
 }
 
 void
-hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GVariant **state, GVariant **drift,
-                    GPtrArray **errors)
+hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GPtrArray *claims,
+                    GVariant **state, GVariant **drift, GPtrArray **errors)
 {
   Walk w = { daemon, hpd_daemon_get_kernel (daemon), };
 
+  w.claims = claims;
   if (errors != NULL)
     {
       /* the file format's errors first, then this kernel's, NULL-terminated */

@@ -14,12 +14,14 @@ G_BEGIN_DECLS
 
 typedef struct _HpdDaemon HpdDaemon;
 
-/* @state: aa{sv} ("key", "value", "origin" as "FILE:LINE"); @drift (may be
+/* @claims: the claims (HpdClaim, hpd_daemon_get_claims ()) the caller
+ * shows beside the result, read once for both.
+ * @state: aa{sv} ("key", "value", "origin" as "FILE:LINE"); @drift (may be
  * NULL): aa{sv} ("key", "configured", "actual", "message"). Both floating. @errors (may be NULL):
  * the configuration's errors and then the lines this kernel cannot follow
  * (a page size it lacks, a THP value that is none of the file's keywords),
  * "FILE:LINE: message", a NULL-terminated array of strings. */
-void hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config,
+void hpd_drift_describe (HpdDaemon *daemon, const HpdConfig *config, GPtrArray *claims,
                          GVariant **state, GVariant **drift, GPtrArray **errors);
 
 G_END_DECLS

@@ -22,10 +22,11 @@
  * tell a longer file (which is no counter) from one that fits. */
 #define COUNTER_READ_MAX 64
 
-/* Kernel files kept open at most: every pool and node counter of a machine
- * with 16 nodes and 5 page sizes, and the Manager's files; beyond it files
- * are opened for each read. Well below the 1024 descriptors of the default
- * soft limit. */
+/* Kernel files one reader (KeptFiles) keeps open at most: every pool and
+ * node counter of a machine with 16 nodes and 5 page sizes, and the
+ * Manager's files; beyond it files are opened for each read. The checker
+ * of the read snapshot keeps only files the main thread read too, so
+ * both stay below the 1024 descriptors of the default soft limit. */
 #define MAX_KEPT_OPEN 384
 
 /* The first read of a text file: sysfs makes at most a page */
@@ -43,6 +44,23 @@ typedef struct {
   GDestroyNotify destroy;
 } Memo;
 
+/* The kernel files one reader keeps open between reads, and the text of
+ * the mount table read last on its kept mountinfo. HpdKernel has one,
+ * which its reads on the main thread and the queue's worker share; each
+ * checker of recorded reads (HpdKernelInputs, run in GDBus's worker
+ * thread) has its own and never touches HpdKernel's: the main thread
+ * closes a descriptor whose file is gone, and the next open() anywhere in
+ * the process may get its number, so a checker reading through it could
+ * read another file; and poll() on a mountinfo descriptor reports a
+ * change once, to the first poll() after it, so the text cached beside a
+ * descriptor is known current only while no other reader polls it. */
+typedef struct {
+  GMutex lock;
+  GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
+  char *mount_table;     /* the kept mountinfo's text, while poll() says it is current */
+  gboolean keeps_open;   /* the root's sys/ is sysfs: there are such files */
+} KeptFiles;
+
 struct _HpdKernel
 {
   GObject parent_instance;
@@ -51,10 +69,7 @@ struct _HpdKernel
   GHashTable *fixed;     /* relative path -> contents, of the kernel's own files */
   GHashTable *fixed_dirs; /* relative path -> GPtrArray of names, of the kernel's own */
 
-  GMutex open_lock;
-  GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
-  gboolean keeps_open;   /* the root's sys/ is sysfs: there are such files */
-  char *mount_table;     /* the kept mountinfo's text, while poll() says it is current */
+  KeptFiles kept;
 
   /* main thread only, see hpd_kernel_turn_lookup() */
   GSource *turn_source;
@@ -63,6 +78,7 @@ struct _HpdKernel
   gint memo_writes;
   GHashTable *memo;      /* relative path or ":key" -> Memo */
   gint writes;           /* atomic: counts writes to kernel files */
+  gint writing;          /* atomic: writes under way, on any thread */
 
   /* between hpd_kernel_record_begin() and _end(), on that thread only */
   GPtrArray *record;     /* Input */
@@ -83,15 +99,13 @@ typedef struct {
   InputKind kind;
   char *relative;
   char *expected;        /* what the read gave */
-  int fd;                /* the checker's own, kept open; -1 */
 } Input;
 
 struct _HpdKernelInputs
 {
   char *root;
-  gboolean keeps_open;
   GPtrArray *inputs;     /* Input */
-  char *mount_table;     /* the text of the checker's own mountinfo, while current */
+  KeptFiles kept;        /* the checker's own */
 };
 
 static void
@@ -99,11 +113,31 @@ input_free (gpointer data)
 {
   Input *input = data;
 
-  if (input->fd >= 0)
-    close (input->fd);
   g_free (input->relative);
   g_free (input->expected);
   g_free (input);
+}
+
+static void
+kept_files_init (KeptFiles *kept, gboolean keeps_open)
+{
+  g_mutex_init (&kept->lock);
+  kept->open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  kept->keeps_open = keeps_open;
+}
+
+static void
+kept_files_clear (KeptFiles *kept)
+{
+  GHashTableIter iter;
+  gpointer fd;
+
+  g_hash_table_iter_init (&iter, kept->open);
+  while (g_hash_table_iter_next (&iter, NULL, &fd))
+    close (GPOINTER_TO_INT (fd) - 1);
+  g_hash_table_unref (kept->open);
+  g_free (kept->mount_table);
+  g_mutex_clear (&kept->lock);
 }
 
 /* What a read that failed with GFileError @code is recorded as: no text
@@ -137,7 +171,6 @@ record (HpdKernel *self, InputKind kind, const char *relative, const char *expec
   input->kind = kind;
   input->relative = g_strdup (relative);
   input->expected = g_strdup (expected);
-  input->fd = -1;
   g_ptr_array_add (self->record, input);
 }
 
@@ -148,9 +181,6 @@ hpd_kernel_finalize (GObject *object)
 {
   HpdKernel *self = HPD_KERNEL (object);
 
-  GHashTableIter iter;
-  gpointer fd;
-
   g_clear_pointer (&self->record, g_ptr_array_unref);
   if (self->turn_source != NULL)
     {
@@ -158,12 +188,7 @@ hpd_kernel_finalize (GObject *object)
       g_source_unref (self->turn_source);
     }
   g_hash_table_unref (self->memo);
-  g_hash_table_iter_init (&iter, self->open);
-  while (g_hash_table_iter_next (&iter, NULL, &fd))
-    close (GPOINTER_TO_INT (fd) - 1);
-  g_hash_table_unref (self->open);
-  g_free (self->mount_table);
-  g_mutex_clear (&self->open_lock);
+  kept_files_clear (&self->kept);
   g_free (self->root);
   g_hash_table_unref (self->fixed);
   g_hash_table_unref (self->fixed_dirs);
@@ -194,8 +219,6 @@ hpd_kernel_init (HpdKernel *self)
   self->fixed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->fixed_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                             (GDestroyNotify) g_ptr_array_unref);
-  g_mutex_init (&self->open_lock);
-  self->open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, memo_free);
 }
 
@@ -239,7 +262,7 @@ hpd_kernel_new (const char *root)
   /* a fake tree of plain files has none: no file is kept open and none
    * asked for its file system */
   sys = hpd_kernel_path (self, "sys");
-  self->keeps_open = is_kernel_file_system (sys);
+  kept_files_init (&self->kept, is_kernel_file_system (sys));
   self->turn_source = g_source_new (&turn_funcs, sizeof (TurnSource));
   ((TurnSource *) self->turn_source)->kernel = self;
   /* prepared before any other source, whose readiness can stop the
@@ -439,96 +462,108 @@ on_kernel_file_system (int fd)
  * it makes it, under the namespace's lock, and poll() on an open
  * mountinfo reports POLLPRI | POLLERR once for every file on which the
  * count moved since its last poll. So a poll() with no wait right before a
- * use tells exactly whether the text read last is still the table; making
- * the text again costs the kernel a walk of every mount. Called with
- * open_lock held, on the kept descriptor of MOUNT_TABLE. */
+ * use tells exactly whether @kept, the text read last on @fd, is still the
+ * table; making the text again costs the kernel a walk of every mount.
+ * @kept is replaced by what is read (NULL when the read fails). */
 static char *
-mount_table_if_current (HpdKernel *self, int fd)
+read_mount_table (int fd, char **kept, int *err)
 {
   struct pollfd p = { .fd = fd, .events = POLLPRI };
+  char *text;
 
-  if (self->mount_table == NULL)
-    return NULL;
-  if (poll (&p, 1, 0) == 0)
-    return g_strdup (self->mount_table);
-  /* changed (or poll failed): the read that follows is made anew */
-  g_clear_pointer (&self->mount_table, g_free);
-  return NULL;
+  if (*kept != NULL && poll (&p, 1, 0) == 0)
+    return g_strdup (*kept);
+  /* changed (or poll failed): made anew */
+  g_clear_pointer (kept, g_free);
+  text = pread_whole (fd, FALSE, FALSE, err);
+  *kept = g_strdup (text);
+  return text;
+}
+
+/* @relative below @root, read whole for a reader that keeps its files in
+ * @kept: through the descriptor kept open for it, else opened, read and
+ * kept open when worth it (or closed). NULL with *@err the errno and
+ * *@what the step that failed ("open", "read from"). */
+static char *
+read_kernel_file (KeptFiles *kept, const char *root, const char *relative, gboolean counter,
+                  int *err, const char **what)
+{
+  gboolean is_mount_table = g_str_equal (relative, MOUNT_TABLE);
+  gboolean keep = kept->keeps_open && worth_keeping_open (relative);
+  g_autofree char *path = NULL;
+  char *text;
+  int fd;
+
+  if (keep)
+    {
+      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&kept->lock);
+
+      fd = GPOINTER_TO_INT (g_hash_table_lookup (kept->open, relative)) - 1;
+      if (fd >= 0)
+        {
+          /* kept open: sysfs or procfs, and below sys/ it is sysfs */
+          text = is_mount_table ? read_mount_table (fd, &kept->mount_table, err)
+                 : pread_whole (fd, counter, g_str_has_prefix (relative, "sys/"), err);
+          if (text != NULL)
+            return text;
+          /* gone (a node taken offline) or failing: open it anew */
+          g_hash_table_remove (kept->open, relative);
+          close (fd);
+        }
+    }
+
+  /* the path only for an open: most reads are of a file kept open */
+  path = g_build_filename (root, relative, NULL);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      *err = errno;
+      *what = "open";
+      return NULL;
+    }
+  text = pread_whole (fd, counter, FALSE, err);
+  if (text == NULL)
+    {
+      close (fd);
+      *what = "read from";
+      return NULL;
+    }
+  if (keep && on_kernel_file_system (fd))
+    {
+      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&kept->lock);
+
+      if (g_hash_table_size (kept->open) < MAX_KEPT_OPEN &&
+          !g_hash_table_contains (kept->open, relative))
+        {
+          g_hash_table_insert (kept->open, g_strdup (relative), GINT_TO_POINTER (fd + 1));
+          /* read after the open, which starts the descriptor's count at
+           * the table's: a change since is reported by the next poll() */
+          if (is_mount_table)
+            {
+              g_free (kept->mount_table);
+              kept->mount_table = g_strdup (text);
+            }
+          return text;
+        }
+    }
+  close (fd);
+  return text;
 }
 
 static gboolean
 read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **contents,
                GError **error)
 {
-  gboolean is_mount_table = g_str_equal (relative, MOUNT_TABLE);
-  gboolean keep = self->keeps_open && worth_keeping_open (relative);
-  g_autofree char *path = NULL;
-  char *text;
-  int fd, err = 0;
+  const char *what = NULL;
+  int err = 0;
 
-  if (keep)
+  *contents = read_kernel_file (&self->kept, self->root, relative, counter, &err, &what);
+  if (*contents == NULL)
     {
-      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->open_lock);
+      g_autofree char *path = hpd_kernel_path (self, relative);
 
-      fd = GPOINTER_TO_INT (g_hash_table_lookup (self->open, relative)) - 1;
-      if (fd >= 0)
-        {
-          text = is_mount_table ? mount_table_if_current (self, fd) : NULL;
-          if (text != NULL)
-            {
-              *contents = text;
-              return TRUE;
-            }
-          /* kept open: sysfs or procfs, and below sys/ it is sysfs */
-          text = pread_whole (fd, counter, g_str_has_prefix (relative, "sys/"), &err);
-          if (text != NULL)
-            {
-              if (is_mount_table)
-                self->mount_table = g_strdup (text);
-              *contents = text;
-              return TRUE;
-            }
-          /* gone (a node taken offline) or failing: open it anew */
-          if (is_mount_table)
-            g_clear_pointer (&self->mount_table, g_free);
-          g_hash_table_remove (self->open, relative);
-          close (fd);
-        }
+      return set_file_error (error, err, what, path);
     }
-
-  /* the path only for an open: most reads are of a file kept open */
-  path = hpd_kernel_path (self, relative);
-  if (!path_is_below_root (path, relative, error))
-    return FALSE;
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0)
-    return set_file_error (error, errno, "open", path);
-  text = pread_whole (fd, counter, FALSE, &err);
-  if (text == NULL)
-    {
-      close (fd);
-      return set_file_error (error, err, "read from", path);
-    }
-  *contents = text;
-  if (keep && on_kernel_file_system (fd))
-    {
-      G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->open_lock);
-
-      if (g_hash_table_size (self->open) < MAX_KEPT_OPEN &&
-          !g_hash_table_contains (self->open, relative))
-        {
-          g_hash_table_insert (self->open, g_strdup (relative), GINT_TO_POINTER (fd + 1));
-          /* read after the open, which starts the descriptor's count at
-           * the table's: a change since is reported by the next poll() */
-          if (is_mount_table)
-            {
-              g_free (self->mount_table);
-              self->mount_table = g_strdup (text);
-            }
-          return TRUE;
-        }
-    }
-  close (fd);
   return TRUE;
 }
 
@@ -573,8 +608,10 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
       return FALSE;
     }
   record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, *contents);
-  /* a counter's read that filled its buffer may not be the whole file */
-  if (!counter || strlen (*contents) < COUNTER_READ_MAX)
+  /* a counter's read that filled its buffer may not be the whole file, an
+   * empty one is a plain file caught amid a write, read again
+   * (hpd_kernel_read_counter) */
+  if (!counter || (**contents != '\0' && strlen (*contents) < COUNTER_READ_MAX))
     hpd_kernel_turn_store (self, relative, writes, g_strdup (*contents), g_free);
   return TRUE;
 }
@@ -645,13 +682,16 @@ hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
   g_autoptr(GError) local_error = NULL;
 
   /* sysfs never reads back empty, but under --kernel-root a plain file is
-   * empty between another writer's O_TRUNC and its write: look again */
-  for (guint attempt = 0; attempt < 3; attempt++)
+   * empty between a writer's O_TRUNC and its write: look again, as long as
+   * a write of ours is under way (our worker thread, which the scheduler
+   * may hold back for a while between the two under load), and a few
+   * times for another writer's */
+  for (guint attempt = 0;; attempt++)
     {
       g_clear_pointer (&text, g_free);
       if (!read_file (self, relative, TRUE, &text, error))
         return FALSE;
-      if (*text != '\0')
+      if (*text != '\0' || (attempt >= 2 && g_atomic_int_get (&self->writing) == 0))
         break;
       g_usleep (1000);
     }
@@ -685,10 +725,12 @@ write_once (HpdKernel *self, const char *relative, const char *buf, const char *
   /* O_TRUNC changes nothing on sysfs and procfs (a shell's `echo N >` uses
    * it too), but under --kernel-root the files are plain files, where a
    * shorter value must not leave the tail of a longer one behind. */
+  g_atomic_int_inc (&self->writing);
   fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     {
       saved_errno = errno;
+      (void) g_atomic_int_add (&self->writing, -1);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not open %s: %s", path, g_strerror (saved_errno));
       return FALSE;
@@ -697,8 +739,11 @@ write_once (HpdKernel *self, const char *relative, const char *buf, const char *
   written = write (fd, buf, len);
   saved_errno = errno;
   close (fd);
-  /* whatever was read before may be the state before this write */
+  /* whatever was read before may be the state before this write; counted
+   * before the write ends, so that a read that waited for the end finds
+   * the turn's values dropped */
   g_atomic_int_inc (&self->writes);
+  (void) g_atomic_int_add (&self->writing, -1);
 
   if (written < 0)
     {
@@ -845,8 +890,8 @@ hpd_kernel_record_end (HpdKernel *self)
     return NULL;
   result = g_new0 (HpdKernelInputs, 1);
   result->root = g_strdup (self->root);
-  result->keeps_open = self->keeps_open;
   result->inputs = g_steal_pointer (&inputs);
+  kept_files_init (&result->kept, self->kept.keeps_open);
   return result;
 }
 
@@ -856,58 +901,22 @@ hpd_kernel_inputs_free (HpdKernelInputs *inputs)
   if (inputs == NULL)
     return;
   g_ptr_array_unref (inputs->inputs);
-  g_free (inputs->mount_table);
+  kept_files_clear (&inputs->kept);
   g_free (inputs->root);
   g_free (inputs);
 }
 
-/* As read_uncached() reads, on the checker's own descriptors: never one of
- * HpdKernel's, which the main thread may close and whose number may be
- * reused meanwhile, and never its mountinfo, whose poll() would take the
- * change from the main thread. */
+/* Read as HpdKernel reads (read_kernel_file), on the checker's own
+ * descriptors (KeptFiles says why); a failure as read_file() records it. */
 static char *
 read_input (HpdKernelInputs *inputs, Input *input)
 {
-  gboolean counter = input->kind == INPUT_COUNTER;
-  g_autofree char *path = g_build_filename (inputs->root, input->relative, NULL);
-  int fd, err = 0;
-  char *text;
+  const char *what = NULL;
+  int err = 0;
+  char *text = read_kernel_file (&inputs->kept, inputs->root, input->relative,
+                                 input->kind == INPUT_COUNTER, &err, &what);
 
-  if (!inputs->keeps_open || !worth_keeping_open (input->relative))
-    {
-      fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-      if (fd < 0)
-        return failure (g_file_error_from_errno (errno));
-      text = pread_whole (fd, counter, FALSE, &err);
-      close (fd);
-      return text != NULL ? text : failure (g_file_error_from_errno (err));
-    }
-  if (input->fd < 0)
-    {
-      input->fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-      if (input->fd < 0)
-        return failure (g_file_error_from_errno (errno));
-      g_clear_pointer (&inputs->mount_table, g_free);
-    }
-  if (g_str_equal (input->relative, MOUNT_TABLE))
-    {
-      struct pollfd p = { .fd = input->fd, .events = POLLPRI };
-
-      if (inputs->mount_table != NULL && poll (&p, 1, 0) == 0)
-        return g_strdup (inputs->mount_table);
-      g_clear_pointer (&inputs->mount_table, g_free);
-      text = pread_whole (input->fd, FALSE, FALSE, &err);
-      inputs->mount_table = g_strdup (text);
-    }
-  else
-    text = pread_whole (input->fd, counter, g_str_has_prefix (input->relative, "sys/"), &err);
-  /* gone (a node taken offline): a difference now, opened anew next time */
-  if (text == NULL)
-    {
-      close (input->fd);
-      input->fd = -1;
-    }
-  return text;
+  return text != NULL ? text : failure (g_file_error_from_errno (err));
 }
 
 static char *

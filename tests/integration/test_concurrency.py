@@ -65,9 +65,9 @@ def test_parallel_changes_are_serialized(service, callers, fake_kernel, polkit):
     messages = []
     replies = send_all(callers, requests, {}, messages)
     iterate_until(lambda: len(replies) == len(requests), 20)
-    assert all(r[1] == 'ok' and r[2] == r[0] for r in replies), (
-        [r for r in replies if r[1] != 'ok' or r[2] != r[0]], messages)
+    assert ([r for r in replies if r[1] != 'ok'], messages) == ([], [])
     assert sorted(r[2] for r in replies) == [p for _i, p in requests]
+    assert all(r[2] == r[0] for r in replies), replies
     final = fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages'))
     applied = applied_minimums(service.log())
     assert len(applied) == len(requests)

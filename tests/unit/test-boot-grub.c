@@ -184,6 +184,25 @@ test_write (void)
   hpd_test_remove (root);
 }
 
+/* What BootDropIn's one read of the drop-in gives: shown, and compared. */
+static gboolean
+holds (const char *root, const char *text)
+{
+  g_auto(HpdBootGrubDropIn) now = { 0, };
+
+  hpd_boot_grub_dropin_read (root, &now);
+  return hpd_boot_grub_holds (&now, text);
+}
+
+static char *
+read_shown (const char *root)
+{
+  g_auto(HpdBootGrubDropIn) now = { 0, };
+
+  hpd_boot_grub_dropin_read (root, &now);
+  return hpd_boot_grub_shown (root, &now);
+}
+
 /* hpd_boot_grub_holds () says TRUE exactly when hpd_boot_grub_write ()
  * would report no change: BootDropIn's "up-to-date" is ConfigureBoot's
  * own comparison. */
@@ -193,11 +212,11 @@ assert_holds_as_write_finds (const char *root, const char *text, gboolean expect
   g_autoptr(GError) error = NULL;
   gboolean changed;
 
-  g_assert_cmpint (hpd_boot_grub_holds (root, text), ==, expected);
+  g_assert_cmpint (holds (root, text), ==, expected);
   g_assert_true (hpd_boot_grub_write (root, text, &changed, &error));
   g_assert_no_error (error);
   g_assert_cmpint (changed, ==, !expected);
-  g_assert_true (hpd_boot_grub_holds (root, text));
+  g_assert_true (holds (root, text));
 }
 
 static void
@@ -206,6 +225,7 @@ test_holds (void)
   g_autofree char *root = make_root ();
   g_autofree char *elsewhere = NULL;
   g_autofree char *link = NULL;
+  g_autofree char *long_text = NULL;
 
   umask (022);
   make_debian (root);
@@ -215,6 +235,13 @@ test_holds (void)
   /* a prefix or a longer text is not the same file */
   assert_holds_as_write_finds (root, "one\nmore\n", FALSE);
   assert_holds_as_write_finds (root, "one\n", FALSE);
+  assert_holds_as_write_finds (root, NULL, FALSE);
+  /* compared whole, however long (shown or not) */
+  long_text = g_strnfill (3 * HPD_BOOT_GRUB_SHOWN_MAX + 5, '#');
+  assert_holds_as_write_finds (root, long_text, FALSE);
+  assert_holds_as_write_finds (root, long_text, TRUE);
+  long_text[2 * HPD_BOOT_GRUB_SHOWN_MAX] = '!';
+  assert_holds_as_write_finds (root, long_text, FALSE);
   assert_holds_as_write_finds (root, NULL, FALSE);
 
   /* a link to the right text is replaced, and removed */
@@ -245,43 +272,43 @@ test_read_shown (void)
   path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
   dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
   /* no grub.d, then an empty one: no drop-in, as anybody sees */
-  shown = hpd_boot_grub_read_shown (root);
+  shown = read_shown (root);
   g_assert_cmpstr (shown, ==, "");
   g_clear_pointer (&shown, g_free);
   g_assert_cmpint (g_mkdir (dir, 0755), ==, 0);
-  shown = hpd_boot_grub_read_shown (root);
+  shown = read_shown (root);
   g_assert_cmpstr (shown, ==, "");
   g_clear_pointer (&shown, g_free);
 
   hpd_test_put (root, HPD_BOOT_GRUB_DROPIN, "one\n");
-  shown = hpd_boot_grub_read_shown (root);
+  shown = read_shown (root);
   g_assert_cmpstr (shown, ==, "one\n");
   g_clear_pointer (&shown, g_free);
 
   /* what not every account may read is not shown */
   g_assert_cmpint (chmod (path, 0640), ==, 0);
-  g_assert_null (hpd_boot_grub_read_shown (root));
+  g_assert_null (read_shown (root));
   g_assert_cmpint (chmod (path, 0644), ==, 0);
   g_assert_cmpint (chmod (dir, 0750), ==, 0);
-  g_assert_null (hpd_boot_grub_read_shown (root));
+  g_assert_null (read_shown (root));
   g_assert_cmpint (chmod (dir, 0755), ==, 0);
 
   /* a bus string: UTF-8, up to the first NUL */
   g_assert_true (g_file_set_contents (path, "caf\xe9\n\0rest", 10, NULL));
-  shown = hpd_boot_grub_read_shown (root);
+  shown = read_shown (root);
   g_assert_cmpstr (shown, ==, "caf\xef\xbf\xbd\n");
   g_clear_pointer (&shown, g_free);
 
   /* bounded */
   big = g_strnfill (HPD_BOOT_GRUB_SHOWN_MAX, '#');
   g_assert_true (g_file_set_contents (path, big, -1, NULL));
-  shown = hpd_boot_grub_read_shown (root);
+  shown = read_shown (root);
   g_assert_cmpuint (strlen (shown), ==, HPD_BOOT_GRUB_SHOWN_MAX);
   g_clear_pointer (&shown, g_free);
   g_clear_pointer (&big, g_free);
   big = g_strnfill (HPD_BOOT_GRUB_SHOWN_MAX + 1, '#');
   g_assert_true (g_file_set_contents (path, big, -1, NULL));
-  g_assert_null (hpd_boot_grub_read_shown (root));
+  g_assert_null (read_shown (root));
 
   hpd_test_remove (root);
 }
