@@ -168,6 +168,25 @@ decimal_member (JsonObject *vector, const char *member)
   return value;
 }
 
+/* Each vector's input in the test log, escaped: the log goes into JUnit
+ * XML, where control characters are not allowed. */
+static void
+announce_vector (const char *kind, const char *text)
+{
+  g_autofree char *shown = g_strescape (text, NULL);
+
+  g_test_message ("%s \"%s\"", kind, shown);
+}
+
+/* A vector the parser must refuse, with its message naming the reason. */
+static void
+assert_refused (JsonObject *vector, gboolean ok, const GError *error)
+{
+  g_assert_false (ok);
+  g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
+  g_assert_nonnull (strstr (error->message, json_object_get_string_member (vector, "error")));
+}
+
 static void
 test_shared_sizes (void)
 {
@@ -181,11 +200,8 @@ test_shared_sizes (void)
       g_autoptr(GError) error = NULL;
       guint64 bytes = 0;
       gboolean ok = hp_parse_size (text, &bytes, &error);
-      g_autofree char *shown = g_strescape (text, NULL);
 
-      /* escaped: the test log goes into JUnit XML, where control
-       * characters are not allowed */
-      g_test_message ("size \"%s\"", shown);
+      announce_vector ("size", text);
       if (json_object_has_member (vector, "bytes"))
         {
           g_assert_no_error (error);
@@ -193,11 +209,7 @@ test_shared_sizes (void)
           g_assert_cmpuint (bytes, ==, decimal_member (vector, "bytes"));
         }
       else
-        {
-          g_assert_false (ok);
-          g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
-          g_assert_nonnull (strstr (error->message, json_object_get_string_member (vector, "error")));
-        }
+        assert_refused (vector, ok, error);
     }
 }
 
@@ -217,11 +229,8 @@ test_shared_amounts (void)
       g_autoptr(GError) error = NULL;
       HpAmount amount = { 0 };
       gboolean ok = hp_parse_amount (text, decimal_member (vector, "page-size"), &amount, &error);
-      g_autofree char *shown = g_strescape (text, NULL);
 
-      /* escaped: the test log goes into JUnit XML, where control
-       * characters are not allowed */
-      g_test_message ("amount \"%s\"", shown);
+      announce_vector ("amount", text);
       if (json_object_has_member (vector, "pages"))
         {
           const char *kind = json_object_get_string_member (vector, "kind");
@@ -236,11 +245,7 @@ test_shared_amounts (void)
           g_assert_cmpuint (amount.pages, ==, decimal_member (vector, "pages"));
         }
       else
-        {
-          g_assert_false (ok);
-          g_assert_error (error, HP_ERROR, HP_ERROR_INVALID_ARGS);
-          g_assert_nonnull (strstr (error->message, json_object_get_string_member (vector, "error")));
-        }
+        assert_refused (vector, ok, error);
     }
 }
 
