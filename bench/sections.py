@@ -1024,16 +1024,16 @@ def _footprint_why(svc, floor):
     extra = {os.path.basename(f): svc["file_pss"].get(f, 0) for f in svc["file_rss"]
              if f and ".so" in os.path.basename(f) and os.path.basename(f) not in floor_libs}
     extra_pss = sum(extra.values())
+    extra_named = ", ".join("%s %d kB" % (k, v) for k, v in sorted(extra.items(),
+                                                                  key=lambda kv: -kv[1]))
     return ("a minimal GDBus service (bench/floor.c: the same GLib, GIO and libc, connected to "
             "the same bus, owning the name and exporting one object, idle) has Pss %d kB here; "
             "the service adds %d kB to it: anonymous memory %+d kB (%d against %d kB), its "
             "program file %+d kB (hugepagesd %d kB against floor %d kB), libraries the floor "
-            "does not load %d kB (%s: polkit's client library and what it pulls in), and %+d kB "
-            "more of the shared libraries' pages touched. The floor alone is %s 2 MiB"
+            "does not load %d kB (%s), and %+d kB more of the shared libraries' pages touched. "
+            "The floor alone is %s 2 MiB"
             % (floor["pss"], svc["pss"] - floor["pss"], s_anon - f_anon, s_anon, f_anon,
-               s_own - f_own, s_own, f_own, extra_pss,
-               ", ".join("%s %d kB" % (k, v) for k, v in sorted(extra.items(),
-                                                               key=lambda kv: -kv[1])),
+               s_own - f_own, s_own, f_own, extra_pss, extra_named or "none",
                s_libs - extra_pss - f_libs,
                "above" if floor["pss"] > 2048 else "within"))
 
@@ -1147,7 +1147,7 @@ def _footprint_under_load(ctx, sec):
             "returned every free page, and what stays are the pages holding a chunk in use. "
             "Measured by hand (a gdb walk of the main arena before and after, an allocation "
             "tracer): the live heap after the load is little above what it was before, but a few "
-            "hundred of its chunks (some 40 kB: the polkit client's first use, GDBus's socket "
+            "hundred of its chunks (some 40 kB: the first polkit check's, GDBus's socket "
             "sources, hash tables that grew, the Manager's THP texts from its first refresh) "
             "were made during the load among the transient ones, so they sit one or two to a "
             "page over the heap the load grew; and the main thread's tcache keeps up to 7 freed "
