@@ -28,6 +28,11 @@
 #define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
 #define POLKIT_ERROR_PREFIX "org.freedesktop.PolicyKit1.Error."
 #define POLKIT_CHECK_ALLOW_USER_INTERACTION 1u
+/* polkitd answers a cancelled check at once. One that does not within
+ * this long is not working on it: the slot is given back, so that a
+ * polkitd that ignores cancels cannot keep a user's slots forever (the
+ * bus may then refuse a check, which is Busy, below). */
+#define CANCELLED_ANSWER_WAIT_S 10
 
 /* Checks waiting for polkitd, counted per uid (hpd-slots.h). Each one is
  * a call from us awaiting its reply, and a system bus lets a connection
@@ -638,6 +643,20 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
              reply != NULL ? "a result" : error->message);
 }
 
+static gboolean
+cancelled_unanswered (gpointer user_data)
+{
+  Check *check = user_data;
+
+  check->timeout_id = 0;
+  g_debug ("polkitd has not answered check %s %u s after it was cancelled: its slot is free",
+           check->cancellation_id, CANCELLED_ANSWER_WAIT_S);
+  if (check->has_slot)
+    hpd_slots_give (check->counted->slots, check->uid);
+  check->has_slot = FALSE;
+  return G_SOURCE_REMOVE;
+}
+
 /* Answers the caller now. polkitd is asked to cancel the check, without a
  * reply of its own (which the bus would count against us too); its answer
  * to the check then comes at once, and frees the slot. */
@@ -649,6 +668,7 @@ give_up (Check *check, const char *message)
   if (check->answered)
     return;
   g_clear_handle_id (&check->timeout_id, g_source_remove);
+  check->timeout_id = g_timeout_add_seconds (CANCELLED_ANSWER_WAIT_S, cancelled_unanswered, check);
   cancel = g_dbus_message_new_method_call (POLKIT_BUS_NAME, POLKIT_PATH, POLKIT_INTERFACE,
                                            "CancelCheckAuthorization");
   g_dbus_message_set_body (cancel, g_variant_new ("(s)", check->cancellation_id));

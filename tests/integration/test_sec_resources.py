@@ -418,6 +418,40 @@ def test_checks_of_a_caller_that_left_keep_their_places_until_polkit_answers(ser
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+def test_a_polkitd_that_ignores_cancels_keeps_the_places_10_s_at_most(service, conn, fake_kernel,
+                                                                      polkit, NOBODY):
+    """polkitd answers a cancelled check at once; one that does not (the mock
+    here has no CancelCheckAuthorization and holds every answer) does not
+    keep the user's places for ever: 10 s after the cancel they are free,
+    and the same user's next changes reach polkit again."""
+    polkit.hang(True)
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
+
+    def flood(calls):
+        return subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}',
+                                 '--clear-groups', '/usr/bin/python3', '-c', FLOOD, '1', str(calls)],
+                                stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+    first = flood(16)
+    second = None
+    try:
+        wait_for(lambda: len(polkit.checks()) == 16, 30, "the first caller's checks")
+        left = time.monotonic()
+        first.kill()
+        first.wait()
+        wait_for(lambda: service.log().count('after it was cancelled: its slot is free') == 16,
+                 20, 'the places to be given back')
+        assert time.monotonic() - left >= 9
+        second = flood(16)
+        wait_for(lambda: len(polkit.checks()) == 32, 10, "the second caller's checks")
+    finally:
+        polkit.hang(False)
+        polkit.release()
+    last = [json.loads(line) for line in second.communicate(timeout=30)[0].splitlines()][-1]
+    assert last['answered'] == {hpdtest.ERR_NOT_AUTHORIZED: 16}, last
+    assert service.proc.poll() is None
+
+
+@pytest.mark.fake_kernel(pools=POOLS)
 def test_the_bus_refusing_a_check_is_busy_for_users_and_lets_root_go_on(make_bus, start_service,
                                                                         fake_kernel, tmp_path,
                                                                         NOBODY):
