@@ -190,6 +190,15 @@ print(json.dumps({"connections": len(opened), "sent": sent, "answered": outcomes
 ''')
 
 
+def flood_as(uid, bus_address, connections, calls, script=FLOOD):
+    """Runs @script as @uid against the bus at @bus_address: @connections
+    connections sending @calls changes each; its stdout is JSON lines."""
+    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus_address)
+    return subprocess.Popen(['setpriv', f'--reuid={uid}', f'--regid={uid}', '--clear-groups',
+                             '/usr/bin/python3', '-c', script, str(connections), str(calls)],
+                            stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+
+
 @pytest.mark.fake_kernel(pools=POOLS)
 def test_256_connections_of_pending_calls(service, conn, fake_kernel, polkit, run_python_as, NOBODY,
                                           hugepagesd):
@@ -203,10 +212,7 @@ def test_256_connections_of_pending_calls(service, conn, fake_kernel, polkit, ru
     validation, and 256 times the bound already shows it holds."""
     polkit.hang(True)    # and its answers, when they come, are no
     baseline_rss, baseline_fds = rss_kb(service.pid), fd_count(service.pid)
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
-    flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}', '--clear-groups',
-                              '/usr/bin/python3', '-c', FLOOD, '256', '16'],
-                             stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+    flood = flood_as(NOBODY, service.bus.address, 256, 16)
     others = []
     try:
         started = time.monotonic()
@@ -230,9 +236,7 @@ def test_256_connections_of_pending_calls(service, conn, fake_kernel, polkit, ru
         # root's and another user's changes are not Busy: they reach polkit
         # (which holds them too)
         for uid in (0, OTHER_USER):
-            others.append(subprocess.Popen(
-                ['setpriv', f'--reuid={uid}', f'--regid={uid}', '--clear-groups', '/usr/bin/python3',
-                 '-c', FLOOD, '1', '1'], stdout=subprocess.PIPE, text=True, env=env, cwd='/'))
+            others.append(flood_as(uid, service.bus.address, 1, 1))
         wait_for(lambda: len(polkit.checks()) == 18, 30, "root's and the other user's checks")
         # polkit answers, no: the rest are refused and the flood ends
         polkit.hang(False)
@@ -272,10 +276,7 @@ def test_admins_complete_their_changes_under_a_sustained_flood(service, conn, fa
     another one."""
     polkit.hang_actions([ACTION_POOLS])
     polkit.allow(ACTION_TUNABLES)
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
-    flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}', '--clear-groups',
-                              '/usr/bin/python3', '-c', hpdtest.SUSTAINED_FLOOD, '250', '4'],
-                             stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+    flood = flood_as(NOBODY, service.bus.address, 250, 4, hpdtest.SUSTAINED_FLOOD)
     times = []
     try:
         assert json.loads(flood.stdout.readline())['connections'] == 250
@@ -382,12 +383,9 @@ def test_checks_of_a_caller_that_left_keep_their_places_until_polkit_answers(ser
     failed every check, root's too."""
     polkit.record_cancels()
     polkit.hang(True)
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
 
     def flood(calls):
-        return subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}',
-                                 '--clear-groups', '/usr/bin/python3', '-c', FLOOD, '1', str(calls)],
-                                stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+        return flood_as(NOBODY, service.bus.address, 1, calls)
 
     def outcome(proc):
         return [json.loads(line) for line in proc.communicate(timeout=30)[0].splitlines()][-1]
@@ -425,12 +423,9 @@ def test_a_polkitd_that_ignores_cancels_keeps_the_places_10_s_at_most(service, c
     keep the user's places for ever: 10 s after the cancel they are free,
     and the same user's next changes reach polkit again."""
     polkit.hang(True)
-    env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
 
     def flood(calls):
-        return subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}',
-                                 '--clear-groups', '/usr/bin/python3', '-c', FLOOD, '1', str(calls)],
-                                stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+        return flood_as(NOBODY, service.bus.address, 1, calls)
     first = flood(16)
     second = None
     try:
@@ -468,11 +463,8 @@ def test_the_bus_refusing_a_check_is_busy_for_users_and_lets_root_go_on(make_bus
         polkit.reset()
         polkit.hang(True)        # and no action is allowed, root's neither
         svc = start_service(fake_kernel.root, bus=bus, check=True)
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address)
         # two connections of three calls: each within the bus's limit itself
-        flood = subprocess.Popen(['setpriv', f'--reuid={NOBODY}', f'--regid={NOBODY}',
-                                  '--clear-groups', '/usr/bin/python3', '-c', FLOOD, '2', '3'],
-                                 stdout=subprocess.PIPE, text=True, env=env, cwd='/')
+        flood = flood_as(NOBODY, bus.address, 2, 3)
         wait_for(lambda: 'LimitsExceeded' in svc.log(), 30, 'the bus to refuse a check')
         assert len(polkit.checks()) == 4
         root = bus.connect()
