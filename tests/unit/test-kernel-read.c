@@ -477,6 +477,8 @@ test_recorded_inputs (Fixture *f, gconstpointer data)
   g_assert_false (hpd_kernel_exists (f->kernel, "sys/kernel/mm/hugepages/hugepages-1048576kB"));
   names = hpd_kernel_list_dir (f->kernel, "sys/kernel/mm/hugepages", NULL);
   g_assert_nonnull (names);
+  /* a failed read sets @text to NULL: the meminfo text goes first */
+  g_clear_pointer (&text, g_free);
   g_assert_false (hpd_kernel_read_text (f->kernel, "proc/sys/vm/nr_overcommit_hugepages", &text,
                                         &error));
   inputs = hpd_kernel_record_end (f->kernel);
