@@ -26,7 +26,7 @@
 #define POLKIT_BUS_NAME "org.freedesktop.PolicyKit1"
 #define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
 #define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
-#define POLKIT_ERROR_PREFIX "org.freedesktop.PolicyKit1.Error."
+#define BUS_ERROR_LIMITS_EXCEEDED "org.freedesktop.DBus.Error.LimitsExceeded"
 #define POLKIT_CHECK_ALLOW_USER_INTERACTION 1u
 /* polkitd answers a cancelled check at once. One that does not within
  * this long is not working on it: the slot is given back, so that a
@@ -201,6 +201,16 @@ forget_check (HpdAuth *self, Check *check)
     g_hash_table_remove (self->checks_by_caller, sender);
 }
 
+/* The one place a check's slot is given back: once, whichever comes first
+ * of polkitd's answer and the wait for it after a cancel. */
+static void
+give_back_slot (Check *check)
+{
+  if (check->has_slot)
+    hpd_slots_give (check->counted->slots, check->uid);
+  check->has_slot = FALSE;
+}
+
 static void
 check_free (Check *check)
 {
@@ -208,8 +218,7 @@ check_free (Check *check)
   if (check->counted != NULL)
     {
       forget_check (check->counted, check);
-      if (check->has_slot)
-        hpd_slots_give (check->counted->slots, check->uid);
+      give_back_slot (check);
       count_pending (check->counted, g_dbus_method_invocation_get_sender (check->invocation), -1);
       g_clear_object (&check->counted);
     }
@@ -567,7 +576,7 @@ static gboolean
 polkit_unreachable (const char *error_name)
 {
   return g_strcmp0 (error_name, "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
-         g_strcmp0 (error_name, "org.freedesktop.DBus.Error.LimitsExceeded") == 0 ||
+         g_strcmp0 (error_name, BUS_ERROR_LIMITS_EXCEEDED) == 0 ||
          (error_name != NULL && g_str_has_prefix (error_name, "org.freedesktop.DBus.Error.Spawn."));
 }
 
@@ -581,7 +590,7 @@ polkit_unavailable (GTask *task, const char *error_name)
 
   if (check->caller->uid == 0)
     authorized (task);
-  else if (g_strcmp0 (error_name, "org.freedesktop.DBus.Error.LimitsExceeded") == 0)
+  else if (g_strcmp0 (error_name, BUS_ERROR_LIMITS_EXCEEDED) == 0)
     busy (task, g_error_new (HP_ERROR, HP_ERROR_BUSY,
                              "Too many changes are waiting for authorization; try again later"));
   else
@@ -651,9 +660,7 @@ cancelled_unanswered (gpointer user_data)
   check->timeout_id = 0;
   g_debug ("polkitd has not answered check %s %u s after it was cancelled: its slot is free",
            check->cancellation_id, CANCELLED_ANSWER_WAIT_S);
-  if (check->has_slot)
-    hpd_slots_give (check->counted->slots, check->uid);
-  check->has_slot = FALSE;
+  give_back_slot (check);
   return G_SOURCE_REMOVE;
 }
 
