@@ -52,7 +52,8 @@ hpd_boot_state_clear (HpdBootState *state)
 GVariant *
 hpd_boot_drop_in_to_variant (HpdDaemon *daemon, const HpdBootState *state)
 {
-  const char *root = hpd_kernel_get_root (hpd_daemon_get_kernel (daemon));
+  HpdKernel *kernel = hpd_daemon_get_kernel (daemon);
+  const char *root = hpd_kernel_get_root (kernel);
   g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
   g_autofree char *text = hpd_boot_grub_dropin_text (state->wanted);
   g_auto(HpdBootGrubDropIn) now = { 0, };
@@ -60,8 +61,8 @@ hpd_boot_drop_in_to_variant (HpdDaemon *daemon, const HpdBootState *state)
   GVariantBuilder builder;
 
   /* one read, compared and shown */
-  hpd_boot_grub_dropin_read (root, &now);
-  contents = hpd_boot_grub_shown (root, &now);
+  hpd_boot_grub_dropin_read (root, kernel, &now);
+  contents = hpd_boot_grub_shown (root, kernel, &now);
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&builder, "{sv}", "path", g_variant_new_string (path));
   /* the comparison ConfigureBoot makes before it writes */

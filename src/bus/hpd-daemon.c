@@ -482,7 +482,8 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
       g_dbus_object_manager_server_export (self->object_manager, G_DBUS_OBJECT_SKELETON (object));
     }
   self->manager = hpd_manager_new (self);
-  self->read_snapshot = hpd_read_snapshot_new (self->object_manager, self);
+  self->read_snapshot = hpd_read_snapshot_new (self->object_manager,
+                                               G_DBUS_INTERFACE_SKELETON (self->manager), self);
   hpd_methods_serve (G_DBUS_INTERFACE_SKELETON (self->manager), self);
 
   /* the kernel tells about mount changes; our own and everybody else's */
@@ -708,7 +709,8 @@ hpd_daemon_get_pool_memory_limit (HpdDaemon *self)
   g_autofree char *meminfo = NULL;
   guint64 kb = 0;
 
-  if (!hpd_kernel_read_text (self->kernel, "proc/meminfo", &meminfo, NULL) ||
+  if (!hpd_kernel_read_text_part (self->kernel, "proc/meminfo", hpd_parse_meminfo_sizes, &meminfo,
+                                  NULL) ||
       !hpd_parse_meminfo (meminfo, "MemTotal", &kb))
     return 0;
   /* kb * 1024 * 9 / 10 without overflow for any real machine */

@@ -552,7 +552,7 @@ mount_namespace_fix (Explain *e)
 {
   g_auto(HpdBootHook) hook = { 0, };
 
-  hpd_boot_hook_read (hpd_kernel_get_root (e->kernel), &hook);
+  hpd_boot_hook_read (e->kernel, &hook);
   if (g_str_equal (hook.mechanism, "systemd"))
     return "systemctl edit hugepagesd.service (drop ProtectSystem=, PrivateTmp=, "
            "ReadWritePaths= and the like), then systemctl restart hugepagesd.service";
@@ -605,7 +605,7 @@ check_configuration (Explain *e)
   GVariantIter iter;
   GVariant *record;
 
-  hpd_boot_hook_read (hpd_kernel_get_root (e->kernel), &hook);
+  hpd_boot_hook_read (e->kernel, &hook);
   hpd_drift_describe (e->daemon, config, claims, &state, &drift, &errors);
   g_variant_ref_sink (state);
   g_variant_ref_sink (drift);

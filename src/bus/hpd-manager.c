@@ -136,7 +136,7 @@ refresh_configuration (HpdManager *self, GPtrArray *claims)
 
   /* the unit links are no file the configuration cache covers: a few
    * directory reads on every refresh */
-  hpd_boot_hook_read (hpd_kernel_get_root (kernel), &hook);
+  hpd_boot_hook_read (kernel, &hook);
   hp_dbus_manager_set_apply_at_boot (iface, hpd_boot_hook_to_variant (&hook));
 
   hpd_drift_describe (self->daemon, config, claims, &state, &drift, &errors);
@@ -161,8 +161,8 @@ refresh_meminfo (HpdManager *self)
   g_autofree char *meminfo = NULL;
   guint64 kb;
 
-  if (!hpd_kernel_read_text (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
-                             &meminfo, NULL))
+  if (!hpd_kernel_read_text_part (hpd_daemon_get_kernel (self->daemon), "proc/meminfo",
+                                  hpd_parse_meminfo_sizes, &meminfo, NULL))
     return;
 
   if (hpd_parse_meminfo (meminfo, "MemTotal", &kb))

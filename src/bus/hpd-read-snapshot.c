@@ -5,28 +5,36 @@
 
 #include "hpd-claims.h"
 #include "hpd-config-cache.h"
+#include "hp-names.h"
 #include "hpd-daemon.h"
 #include "hpd-read-snapshot.h"
 #include "hpd-wakeup.h"
 
 #define OBJECT_MANAGER "org.freedesktop.DBus.ObjectManager"
+#define PROPERTIES     "org.freedesktop.DBus.Properties"
+
+/* One kept reply body with everything it was made from. */
+typedef struct {
+  const char *what;          /* for the log */
+  guint64 made_in;           /* valid while the generation is still this */
+  GVariant *body;            /* NULL: none */
+  HpdKernelInputs *inputs;
+  GArray *config_paths;      /* HpdStatPath */
+  GArray *claims_paths;
+  guint64 answered;
+  GSource *wanted;           /* makes one in the main thread */
+} Kept;
 
 /* What the filter shares with the main thread; counted apart from the
  * object for the same reason as the traffic's (hpd-traffic.c). */
 typedef struct {
   gatomicrefcount ref;
   GMutex lock;
-  char *path;                /* the ObjectManager's */
+  char *path;                /* the ObjectManager's, and the Manager's */
   guint64 generation;        /* moves with every drop */
   guint held;                /* jobs under way */
-  /* the snapshot, valid while generation is still made_in */
-  guint64 made_in;
-  GVariant *body;            /* (a{oa{sa{sv}}}); NULL: none */
-  HpdKernelInputs *inputs;
-  GArray *config_paths;      /* HpdStatPath */
-  GArray *claims_paths;
-  guint64 answered;
-  GSource *wanted;           /* makes one in the main thread */
+  Kept objects;              /* GetManagedObjects: (a{oa{sa{sv}}}) */
+  Kept manager;              /* GetAll of org.hugepages.Manager: (a{sv}) */
 } Shared;
 
 struct _HpdReadSnapshot
@@ -34,7 +42,8 @@ struct _HpdReadSnapshot
   GObject parent_instance;
 
   GDBusConnection *connection;
-  GDBusObjectManagerServer *manager;
+  GDBusObjectManagerServer *objects;
+  GDBusInterfaceSkeleton *manager;
   HpdDaemon *daemon;         /* owns us */
   guint filter_id;
   Shared *shared;
@@ -44,19 +53,20 @@ G_DEFINE_TYPE (HpdReadSnapshot, hpd_read_snapshot, G_TYPE_OBJECT)
 
 /* Under the lock. */
 static void
-clear_snapshot (Shared *shared)
+clear_kept (Kept *kept)
 {
-  g_clear_pointer (&shared->body, g_variant_unref);
-  g_clear_pointer (&shared->inputs, hpd_kernel_inputs_free);
-  g_clear_pointer (&shared->config_paths, g_array_unref);
-  g_clear_pointer (&shared->claims_paths, g_array_unref);
+  g_clear_pointer (&kept->body, g_variant_unref);
+  g_clear_pointer (&kept->inputs, hpd_kernel_inputs_free);
+  g_clear_pointer (&kept->config_paths, g_array_unref);
+  g_clear_pointer (&kept->claims_paths, g_array_unref);
 }
 
 static void
 drop_locked (Shared *shared)
 {
   shared->generation++;
-  clear_snapshot (shared);
+  clear_kept (&shared->objects);
+  clear_kept (&shared->manager);
 }
 
 static Shared *
@@ -71,8 +81,10 @@ shared_unref (Shared *shared)
 {
   if (!g_atomic_ref_count_dec (&shared->ref))
     return;
-  clear_snapshot (shared);
-  g_source_unref (shared->wanted);
+  clear_kept (&shared->objects);
+  clear_kept (&shared->manager);
+  g_source_unref (shared->objects.wanted);
+  g_source_unref (shared->manager.wanted);
   g_free (shared->path);
   g_mutex_clear (&shared->lock);
   g_free (shared);
@@ -88,7 +100,7 @@ is_read (GDBusMessage *call)
   if (g_strcmp0 (iface, "org.freedesktop.DBus.Peer") == 0 ||
       g_strcmp0 (iface, "org.freedesktop.DBus.Introspectable") == 0)
     return TRUE;
-  if (g_strcmp0 (iface, "org.freedesktop.DBus.Properties") == 0)
+  if (g_strcmp0 (iface, PROPERTIES) == 0)
     return g_strcmp0 (member, "Get") == 0 || g_strcmp0 (member, "GetAll") == 0;
   return g_strcmp0 (iface, OBJECT_MANAGER) == 0 &&
          g_strcmp0 (member, "GetManagedObjects") == 0;
@@ -98,25 +110,51 @@ is_read (GDBusMessage *call)
  * checks are a few pread()s and stat()s, under the lock so that the main
  * thread cannot replace what is being checked. */
 static GDBusMessage *
-answer (Shared *shared, GDBusMessage *call)
+answer (Shared *shared, Kept *kept, GDBusMessage *call)
 {
   G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
   GDBusMessage *reply;
 
-  if (shared->body == NULL || shared->made_in != shared->generation || shared->held > 0)
+  if (kept->body == NULL || kept->made_in != shared->generation || shared->held > 0)
     return NULL;
-  if (!hpd_kernel_inputs_unchanged (shared->inputs) ||
-      !hpd_stat_paths_unchanged (shared->config_paths) ||
-      !hpd_stat_paths_unchanged (shared->claims_paths))
+  if (!hpd_kernel_inputs_unchanged (kept->inputs) ||
+      !hpd_stat_paths_unchanged (kept->config_paths) ||
+      !hpd_stat_paths_unchanged (kept->claims_paths))
     {
       /* for good: the main thread makes the next one */
-      clear_snapshot (shared);
+      clear_kept (kept);
       return NULL;
     }
   reply = g_dbus_message_new_method_reply (call);
-  g_dbus_message_set_body (reply, shared->body);
-  shared->answered++;
+  g_dbus_message_set_body (reply, kept->body);
+  kept->answered++;
   return reply;
+}
+
+/* The snapshot for @call, if it is one a snapshot answers: exactly the
+ * call, with exactly the arguments; any other (wrong arguments, another
+ * path or interface) gets GDBus's own answer. */
+static Kept *
+kept_for (Shared *shared, GDBusMessage *call)
+{
+  const char *iface = g_dbus_message_get_interface (call);
+  const char *member = g_dbus_message_get_member (call);
+  GVariant *body = g_dbus_message_get_body (call);
+
+  if (g_strcmp0 (g_dbus_message_get_path (call), shared->path) != 0 ||
+      (g_dbus_message_get_flags (call) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)
+    return NULL;
+  if (g_strcmp0 (iface, OBJECT_MANAGER) == 0 && g_strcmp0 (member, "GetManagedObjects") == 0)
+    return body == NULL ? &shared->objects : NULL;
+  if (g_strcmp0 (iface, PROPERTIES) == 0 && g_strcmp0 (member, "GetAll") == 0 &&
+      body != NULL && g_variant_is_of_type (body, G_VARIANT_TYPE ("(s)")))
+    {
+      const char *asked = NULL;
+
+      g_variant_get (body, "(&s)", &asked);
+      return g_str_equal (asked, HP_MANAGER_INTERFACE) ? &shared->manager : NULL;
+    }
+  return NULL;
 }
 
 static GDBusMessage *
@@ -125,6 +163,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
 {
   Shared *shared = user_data;
   g_autoptr(GDBusMessage) reply = NULL;
+  Kept *kept;
 
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
     return message;
@@ -135,20 +174,14 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
       drop_locked (shared);
       return message;
     }
-  /* GetManagedObjects with no arguments on the ObjectManager's path; any
-   * other (wrong arguments, another path) gets GDBus's own answer */
-  if (g_strcmp0 (g_dbus_message_get_member (message), "GetManagedObjects") != 0 ||
-      g_strcmp0 (g_dbus_message_get_interface (message), OBJECT_MANAGER) != 0 ||
-      g_strcmp0 (g_dbus_message_get_path (message), shared->path) != 0 ||
-      g_dbus_message_get_body (message) != NULL)
+  kept = kept_for (shared, message);
+  if (kept == NULL)
     return message;
-  if ((g_dbus_message_get_flags (message) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)
-    return message;
-  reply = answer (shared, message);
+  reply = answer (shared, kept, message);
   if (reply == NULL)
     {
       /* answered by the main thread, which makes the snapshot first */
-      hpd_wakeup_ring (shared->wanted);
+      hpd_wakeup_ring (kept->wanted);
       return message;
     }
   /* written by this thread at its next iteration; our filters see it */
@@ -164,43 +197,17 @@ free_paths (GArray *paths)
     g_array_unref (paths);
 }
 
-/* Main thread: the body as the ObjectManager makes it (each object in the
- * order of its table, whose listing is made by prepending, each property
- * set by fresh_get_properties), refreshed now with every read recorded. */
+/* The body as the ObjectManager makes it (each object in the order of its
+ * table, whose listing is made by prepending, each property set by
+ * fresh_get_properties); FALSE when that order cannot be known. */
 static gboolean
-make_snapshot (gpointer user_data)
+build_objects (HpdReadSnapshot *self, GVariant **body)
 {
-  HpdReadSnapshot *self = user_data;
-  Shared *shared = self->shared;
-  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
-  HpdConfigCache *config = hpd_daemon_get_config_cache (self->daemon);
-  HpdClaimsCache *claims = hpd_daemon_get_claims_cache (self->daemon);
-  g_autolist(GDBusObject) objects = NULL;
-  g_autoptr(HpdKernelInputs) inputs = NULL;
-  g_autoptr(GVariant) body = NULL;
-  GArray *config_paths = NULL, *claims_paths = NULL;
+  g_autolist(GDBusObject) objects = g_list_reverse (g_dbus_object_manager_get_objects (G_DBUS_OBJECT_MANAGER (self->objects)));
   GVariantBuilder builder;
-  guint64 generation, config_loads, claims_loads;
   gboolean complete = TRUE;
 
-  g_mutex_lock (&shared->lock);
-  generation = shared->generation;
-  if (shared->held > 0 || (shared->body != NULL && shared->made_in == generation))
-    complete = FALSE;
-  g_mutex_unlock (&shared->lock);
-  if (!complete)
-    return G_SOURCE_CONTINUE;
-
-  /* the caches checked first: a load during the making would mean values
-   * made from two versions of the files */
-  (void) hpd_config_cache_get (config, NULL);
-  g_ptr_array_unref (hpd_claims_cache_get (claims));
-  config_loads = hpd_config_cache_get_loads (config);
-  claims_loads = hpd_claims_cache_get_loads (claims);
-
-  objects = g_list_reverse (g_dbus_object_manager_get_objects (G_DBUS_OBJECT_MANAGER (self->manager)));
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{oa{sa{sv}}}"));
-  hpd_kernel_record_begin (kernel);
   for (GList *l = objects; l != NULL; l = l->next)
     {
       g_autolist(GDBusInterface) ifaces = g_dbus_object_get_interfaces (l->data);
@@ -226,25 +233,77 @@ make_snapshot (gpointer user_data)
                                    g_variant_new_dict_entry (g_variant_new_object_path (g_dbus_object_get_object_path (l->data)),
                                                              g_variant_builder_end (&one)));
     }
+  *body = g_variant_new_tuple ((GVariant *[]) { g_variant_builder_end (&builder) }, 1);
+  return complete;
+}
+
+/* GDBus's GetAll asks for each readable property in the order of the
+ * introspection data, as fresh_get_properties makes the a{sv}. */
+static gboolean
+build_manager (HpdReadSnapshot *self, GVariant **body)
+{
+  GVariant *properties = g_dbus_interface_skeleton_get_properties (self->manager);
+
+  *body = g_variant_new_tuple (&properties, 1);
+  return TRUE;
+}
+
+/* Main thread: @kept's body, refreshed now with every read recorded. */
+static void
+make (HpdReadSnapshot *self, Kept *kept, gboolean (*build) (HpdReadSnapshot *, GVariant **))
+{
+  Shared *shared = self->shared;
+  HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
+  HpdConfigCache *config = hpd_daemon_get_config_cache (self->daemon);
+  HpdClaimsCache *claims = hpd_daemon_get_claims_cache (self->daemon);
+  g_autoptr(HpdKernelInputs) inputs = NULL;
+  g_autoptr(GVariant) body = NULL;
+  GArray *config_paths = NULL, *claims_paths = NULL;
+  guint64 generation, config_loads, claims_loads;
+  const char *why = NULL;
+  gboolean complete;
+
+  g_mutex_lock (&shared->lock);
+  generation = shared->generation;
+  complete = shared->held == 0 && !(kept->body != NULL && kept->made_in == generation);
+  g_mutex_unlock (&shared->lock);
+  if (!complete)
+    return;
+
+  /* the caches checked first: a load during the making would mean values
+   * made from two versions of the files */
+  (void) hpd_config_cache_get (config, NULL);
+  g_ptr_array_unref (hpd_claims_cache_get (claims));
+  config_loads = hpd_config_cache_get_loads (config);
+  claims_loads = hpd_claims_cache_get_loads (claims);
+
+  hpd_kernel_record_begin (kernel);
+  complete = build (self, &body);
+  g_variant_ref_sink (body);
   inputs = hpd_kernel_record_end (kernel);
-  body = g_variant_ref_sink (g_variant_new_tuple ((GVariant *[]) { g_variant_builder_end (&builder) }, 1));
-  if (!complete || inputs == NULL ||
-      config_loads != hpd_config_cache_get_loads (config) ||
-      claims_loads != hpd_claims_cache_get_loads (claims))
+  if (!complete)
+    why = "an object of several interfaces";
+  else if (inputs == NULL)
+    why = "a kernel file failed or was written, or a value came from the user and group databases";
+  else if (config_loads != hpd_config_cache_get_loads (config) ||
+           claims_loads != hpd_claims_cache_get_loads (claims))
+    why = "the configuration or the claims changed";
+  /* a time as recent as the read may be shared by a later change */
+  else if (!hpd_kernel_inputs_settled (inputs, HPD_CONFIG_SETTLE_US))
+    why = "a file it was made from changed too recently";
+  else
     {
-      g_debug ("No GetManagedObjects snapshot: %s", !complete ? "an object of several interfaces"
-               : inputs == NULL ? "a kernel file failed or was written"
-               : "the configuration or the claims changed");
-      return G_SOURCE_CONTINUE;
+      config_paths = hpd_config_cache_dup_paths (config);
+      claims_paths = hpd_claims_cache_dup_paths (claims);
+      if (config_paths == NULL || claims_paths == NULL)
+        why = "the configuration or the claims changed too recently";
     }
-  config_paths = hpd_config_cache_dup_paths (config);
-  claims_paths = hpd_claims_cache_dup_paths (claims);
-  if (config_paths == NULL || claims_paths == NULL)
+  if (why != NULL)
     {
-      g_debug ("No GetManagedObjects snapshot: the configuration or the claims changed too recently");
+      g_debug ("No %s snapshot: %s", kept->what, why);
       free_paths (config_paths);
       free_paths (claims_paths);
-      return G_SOURCE_CONTINUE;
+      return;
     }
   /* serialised once, here, not by each reply in the worker */
   (void) g_variant_get_data (body);
@@ -252,19 +311,36 @@ make_snapshot (gpointer user_data)
   g_mutex_lock (&shared->lock);
   if (shared->generation == generation && shared->held == 0)
     {
-      clear_snapshot (shared);
-      shared->made_in = generation;
-      shared->body = g_steal_pointer (&body);
-      g_debug ("GetManagedObjects snapshot made (%u kernel inputs; %" G_GUINT64_FORMAT
+      clear_kept (kept);
+      kept->made_in = generation;
+      kept->body = g_steal_pointer (&body);
+      g_debug ("%s snapshot made (%u kernel inputs; %" G_GUINT64_FORMAT
                " calls answered from snapshots so far)",
-               hpd_kernel_inputs_count (inputs), shared->answered);
-      shared->inputs = g_steal_pointer (&inputs);
-      shared->config_paths = g_steal_pointer (&config_paths);
-      shared->claims_paths = g_steal_pointer (&claims_paths);
+               kept->what, hpd_kernel_inputs_count (inputs), kept->answered);
+      kept->inputs = g_steal_pointer (&inputs);
+      kept->config_paths = g_steal_pointer (&config_paths);
+      kept->claims_paths = g_steal_pointer (&claims_paths);
     }
   g_mutex_unlock (&shared->lock);
   free_paths (config_paths);
   free_paths (claims_paths);
+}
+
+static gboolean
+make_objects (gpointer user_data)
+{
+  HpdReadSnapshot *self = user_data;
+
+  make (self, &self->shared->objects, build_objects);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+make_manager (gpointer user_data)
+{
+  HpdReadSnapshot *self = user_data;
+
+  make (self, &self->shared->manager, build_manager);
   return G_SOURCE_CONTINUE;
 }
 
@@ -276,9 +352,11 @@ hpd_read_snapshot_dispose (GObject *object)
   hpd_read_snapshot_detach (self);
   if (self->shared != NULL)
     {
-      g_source_destroy (self->shared->wanted);
+      g_source_destroy (self->shared->objects.wanted);
+      g_source_destroy (self->shared->manager.wanted);
       g_clear_pointer (&self->shared, shared_unref);
     }
+  g_clear_object (&self->objects);
   g_clear_object (&self->manager);
   G_OBJECT_CLASS (hpd_read_snapshot_parent_class)->dispose (object);
 }
@@ -295,22 +373,28 @@ hpd_read_snapshot_init (HpdReadSnapshot *self)
 }
 
 HpdReadSnapshot *
-hpd_read_snapshot_new (GDBusObjectManagerServer *manager, HpdDaemon *daemon)
+hpd_read_snapshot_new (GDBusObjectManagerServer *objects, GDBusInterfaceSkeleton *manager,
+                       HpdDaemon *daemon)
 {
   HpdReadSnapshot *self = g_object_new (HPD_TYPE_READ_SNAPSHOT, NULL);
   Shared *shared = g_new0 (Shared, 1);
 
   g_atomic_ref_count_init (&shared->ref);
   g_mutex_init (&shared->lock);
-  shared->path = g_strdup (g_dbus_object_manager_get_object_path (G_DBUS_OBJECT_MANAGER (manager)));
+  shared->path = g_strdup (g_dbus_object_manager_get_object_path (G_DBUS_OBJECT_MANAGER (objects)));
   /* At GDBus's priority for calls, and attached before any: made ready as
    * the call that wants it passes the filter, it runs just before that
    * call in the same main loop turn, so the call's refresh is its refresh
    * (no read the service would not have made, no PropertiesChanged a read
    * would not have sent), and the call is answered from what it made. */
-  shared->wanted = hpd_wakeup_new ("[hugepagesd] read snapshot", G_PRIORITY_DEFAULT, make_snapshot,
-                                   self);
+  shared->objects.what = "GetManagedObjects";
+  shared->objects.wanted = hpd_wakeup_new ("[hugepagesd] GetManagedObjects snapshot", G_PRIORITY_DEFAULT,
+                                           make_objects, self);
+  shared->manager.what = "Manager GetAll";
+  shared->manager.wanted = hpd_wakeup_new ("[hugepagesd] Manager GetAll snapshot", G_PRIORITY_DEFAULT,
+                                           make_manager, self);
 
+  self->objects = g_object_ref (objects);
   self->manager = g_object_ref (manager);
   self->daemon = daemon;
   self->shared = shared;
@@ -365,12 +449,4 @@ hpd_read_snapshot_release (HpdReadSnapshot *self)
   g_return_if_fail (self->shared->held > 0);
   self->shared->held--;
   drop_locked (self->shared);
-}
-
-guint64
-hpd_read_snapshot_get_answered (HpdReadSnapshot *self)
-{
-  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
-
-  return self->shared->answered;
 }

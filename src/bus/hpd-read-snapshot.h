@@ -1,30 +1,36 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* GetManagedObjects answered in GDBus's worker thread. GDBus dispatches
- * every call but Peer's to the main thread and its reply goes back to the
- * worker: two wakeups across threads, which cost more than the whole
- * refresh. So the main thread keeps the last reply's body with everything
- * it was made from, and a connection filter, added after the traffic's
- * (hpd-traffic.h), answers a GetManagedObjects itself when none of it
- * changed; otherwise the call goes its normal way, and the main thread
- * makes the snapshot anew right before it answers it, in the same main
- * loop turn, with the call's own refresh.
+/* GetManagedObjects, and GetAll of the Manager, answered in GDBus's worker
+ * thread. GDBus dispatches every call but Peer's to the main thread and
+ * its reply goes back to the worker: two wakeups across threads, which
+ * cost more than the whole refresh. So the main thread keeps the last
+ * reply's body of each with everything it was made from, and a connection
+ * filter, added after the traffic's (hpd-traffic.h), answers such a call
+ * itself when none of it changed; otherwise the call goes its normal way,
+ * and the main thread makes the snapshot anew right before it answers it,
+ * in the same main loop turn, with the call's own refresh.
  *
- * Exactly as fresh as the normal path (hpd-fresh.h): the body is valid
+ * Exactly as fresh as the normal path (hpd-fresh.h): a body is valid
  * while
- * - every kernel file, existence, directory and link the page sizes'
- *   refresh read gives the same again (hpd_kernel_record_begin(), read
- *   with the checker's own descriptors, its own poll() of mountinfo);
+ * - every kernel file, existence, directory and link the refresh read
+ *   gives the same again (hpd_kernel_record_begin(), read with the
+ *   checker's own descriptors, its own poll() of mountinfo), and stat() of
+ *   every other file of the root it looked at (the boot hook's units and
+ *   links, the GRUB drop-in, the mounts' roots) gives what it gave; such a
+ *   state was settled when it was taken (HPD_CONFIG_SETTLE_US), as a
+ *   change in the same clock tick keeps the times;
  * - stat() of every file of the configuration and of the claims gives what
  *   their caches trust (they are not used while a cache trusts nothing);
+ * - nothing came from the user and group databases (a configured mount
+ *   owner or shm group), which no stat() can follow;
  * - the daemon's memory (requested pools, LastAllocation, the objects) is
  *   unchanged: any call but a read (Peer, Introspectable, Properties.Get
- *   and GetAll, GetManagedObjects) drops the snapshot in the filter before
+ *   and GetAll, GetManagedObjects) drops the snapshots in the filter before
  *   it is dispatched and again when the method table dispatches it, and
  *   from a job's start to its end (after its reply) no snapshot is used or
  *   made (hpd_read_snapshot_hold()); a change made without a call drops
- *   it with hpd_read_snapshot_drop().
+ *   them with hpd_read_snapshot_drop().
  * A fake tree (--kernel-root) is checked by opening each file again, as
  * its files may be renamed over. */
 #pragma once
@@ -39,9 +45,11 @@ G_BEGIN_DECLS
 #define HPD_TYPE_READ_SNAPSHOT (hpd_read_snapshot_get_type ())
 G_DECLARE_FINAL_TYPE (HpdReadSnapshot, hpd_read_snapshot, HPD, READ_SNAPSHOT, GObject)
 
-/* For GetManagedObjects of @manager's path; made once, it outlives the
- * connections (the jobs it counts do too). */
-HpdReadSnapshot *hpd_read_snapshot_new (GDBusObjectManagerServer *manager, HpdDaemon *daemon);
+/* For GetManagedObjects of @objects' path, and GetAll of the Manager
+ * interface @manager exports at that same path; made once, it outlives
+ * the connections (the jobs it counts do too). */
+HpdReadSnapshot *hpd_read_snapshot_new (GDBusObjectManagerServer *objects,
+                                        GDBusInterfaceSkeleton *manager, HpdDaemon *daemon);
 /* Answers on @connection: after hpd_traffic_watch(), whose filter must see
  * every call and reply first (a filter that drops a call ends the chain). */
 void hpd_read_snapshot_attach (HpdReadSnapshot *self, GDBusConnection *connection);
@@ -53,8 +61,5 @@ void hpd_read_snapshot_drop (HpdReadSnapshot *self);
  * or made in between. @self may be NULL. */
 void hpd_read_snapshot_hold (HpdReadSnapshot *self);
 void hpd_read_snapshot_release (HpdReadSnapshot *self);
-
-/* How many calls were answered from a snapshot (tests, the debug log). */
-guint64 hpd_read_snapshot_get_answered (HpdReadSnapshot *self);
 
 G_END_DECLS

@@ -377,7 +377,7 @@ hpd_tunables_recommended_min_free_kbytes (HpdDaemon *daemon)
   guint64 mem_total_kb = 0;
   guint zones = 0;
 
-  if (hpd_kernel_read_text (kernel, "proc/meminfo", &meminfo, NULL))
+  if (hpd_kernel_read_text_part (kernel, "proc/meminfo", hpd_parse_meminfo_sizes, &meminfo, NULL))
     hpd_parse_meminfo (meminfo, "MemTotal", &mem_total_kb);
   if (!hpd_tunables_populated_zones (hpd_daemon_get_zone_count (daemon), kernel, mem_total_kb,
                                      &zones))

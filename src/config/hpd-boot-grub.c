@@ -153,14 +153,24 @@ read_whole (int fd, gsize size, gsize *length)
   return g_steal_pointer (&text);
 }
 
+static void
+record (HpdKernel *recorder, const char *path, gboolean link)
+{
+  if (recorder != NULL)
+    hpd_kernel_record_path (recorder, path, link);
+}
+
 void
-hpd_boot_grub_dropin_read (const char *root, HpdBootGrubDropIn *dropin)
+hpd_boot_grub_dropin_read (const char *root, HpdKernel *recorder, HpdBootGrubDropIn *dropin)
 {
   g_autofree char *path = g_build_filename (root, HPD_BOOT_GRUB_DROPIN, NULL);
   struct stat st;
   int fd;
 
   memset (dropin, 0, sizeof *dropin);
+  /* opened without following a link: the link's own state stands for
+   * what was read */
+  record (recorder, path, TRUE);
   fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     {
@@ -193,11 +203,12 @@ hpd_boot_grub_holds (const HpdBootGrubDropIn *dropin, const char *text)
 }
 
 char *
-hpd_boot_grub_shown (const char *root, const HpdBootGrubDropIn *dropin)
+hpd_boot_grub_shown (const char *root, HpdKernel *recorder, const HpdBootGrubDropIn *dropin)
 {
   g_autofree char *dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
   struct stat st;
 
+  record (recorder, dir, FALSE);
   /* the service may read what its caller could not: show only what
    * anybody could read for themselves */
   if (stat (dir, &st) != 0)
@@ -206,6 +217,8 @@ hpd_boot_grub_shown (const char *root, const HpdBootGrubDropIn *dropin)
        * may enter its parent */
       g_autofree char *parent = errno == ENOENT ? g_path_get_dirname (dir) : NULL;
 
+      if (parent != NULL)
+        record (recorder, parent, FALSE);
       if (parent != NULL && stat (parent, &st) == 0 && S_ISDIR (st.st_mode) &&
           (st.st_mode & S_IXOTH))
         return g_strdup ("");
@@ -275,7 +288,7 @@ hpd_boot_grub_write (const char *root, const char *text, gboolean *changed, GErr
   {
     g_auto(HpdBootGrubDropIn) now = { 0, };
 
-    hpd_boot_grub_dropin_read (root, &now);
+    hpd_boot_grub_dropin_read (root, NULL, &now);
     if (hpd_boot_grub_holds (&now, text))
       return TRUE;
   }

@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "hpd-boot.h"
+#include "hpd-kernel.h"
 
 G_BEGIN_DECLS
 
@@ -50,7 +51,9 @@ typedef struct {
   gsize length;       /* of @contents, without the NUL added */
 } HpdBootGrubDropIn;
 
-void hpd_boot_grub_dropin_read (const char *root, HpdBootGrubDropIn *dropin);
+/* @recorder, if not NULL, records each path looked at
+ * (hpd_kernel_record_path()), as does hpd_boot_grub_shown()'s. */
+void hpd_boot_grub_dropin_read (const char *root, HpdKernel *recorder, HpdBootGrubDropIn *dropin);
 void hpd_boot_grub_dropin_clear (HpdBootGrubDropIn *dropin);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdBootGrubDropIn, hpd_boot_grub_dropin_clear)
 
@@ -64,7 +67,7 @@ gboolean hpd_boot_grub_holds (const HpdBootGrubDropIn *dropin, const char *text)
  * string); "" when there is none (nor grub.d) where every account may
  * look. NULL when it may not be shown. */
 #define HPD_BOOT_GRUB_SHOWN_MAX 65536
-char *hpd_boot_grub_shown (const char *root, const HpdBootGrubDropIn *dropin);
+char *hpd_boot_grub_shown (const char *root, HpdKernel *recorder, const HpdBootGrubDropIn *dropin);
 
 /* Makes @root's drop-in hold @text, or removes it for NULL. grub.d is
  * created (0755) when missing, but must not be a symbolic link. The file

@@ -19,6 +19,45 @@ static const char *const unit_dirs[] = {
   "usr/lib/systemd/system", "lib/systemd/system", NULL
 };
 
+/* Where the hook is read, and who records what it looks at (NULL: none). */
+typedef struct {
+  const char *root;
+  HpdKernel *recorder;
+} Look;
+
+static void
+record (const Look *look, const char *path, gboolean link)
+{
+  if (look->recorder != NULL)
+    hpd_kernel_record_path (look->recorder, path, link);
+}
+
+/* Each look at a path through one of these, so that a read snapshot can
+ * tell when what it saw changed (hpd_kernel_record_path()): a directory's
+ * state stands for its listing, a link's for its target. */
+static gboolean
+test_path (const Look *look, const char *path, GFileTest test)
+{
+  record (look, path, FALSE);
+  return g_file_test (path, test);
+}
+
+static gboolean
+link_exists (const Look *look, const char *path)
+{
+  struct stat st;
+
+  record (look, path, TRUE);
+  return lstat (path, &st) == 0;
+}
+
+static GDir *
+open_dir (const Look *look, const char *path)
+{
+  record (look, path, FALSE);
+  return g_dir_open (path, 0, NULL);
+}
+
 static gboolean
 is_masked (const char *path)
 {
@@ -29,14 +68,13 @@ is_masked (const char *path)
 
 /* The first file systemd takes for @unit: NULL if none, "" if masked. */
 static char *
-find_unit (const char *root, const char *unit)
+find_unit (const Look *look, const char *unit)
 {
   for (guint i = 0; unit_dirs[i] != NULL; i++)
     {
-      g_autofree char *path = g_build_filename (root, unit_dirs[i], unit, NULL);
-      struct stat st;
+      g_autofree char *path = g_build_filename (look->root, unit_dirs[i], unit, NULL);
 
-      if (lstat (path, &st) < 0)
+      if (!link_exists (look, path))
         continue;
       if (is_masked (path))
         return g_strdup ("");
@@ -48,12 +86,12 @@ find_unit (const char *root, const char *unit)
 /* Enabled as systemctl enable does it: a link in some *.wants directory of
  * the unit directories (the package's WantedBy=, or a vendor preset). */
 static gboolean
-is_wanted (const char *root, const char *unit)
+is_wanted (const Look *look, const char *unit)
 {
   for (guint i = 0; unit_dirs[i] != NULL; i++)
     {
-      g_autofree char *dir_path = g_build_filename (root, unit_dirs[i], NULL);
-      g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+      g_autofree char *dir_path = g_build_filename (look->root, unit_dirs[i], NULL);
+      g_autoptr(GDir) dir = open_dir (look, dir_path);
       const char *name;
 
       while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
@@ -63,7 +101,7 @@ is_wanted (const char *root, const char *unit)
           if (!g_str_has_suffix (name, ".wants"))
             continue;
           link = g_build_filename (dir_path, name, unit, NULL);
-          if (g_file_test (link, G_FILE_TEST_EXISTS) || g_file_test (link, G_FILE_TEST_IS_SYMLINK))
+          if (link_exists (look, link))
             return TRUE;
         }
     }
@@ -71,10 +109,10 @@ is_wanted (const char *root, const char *unit)
 }
 
 static void
-read_systemd (const char *root, HpdBootHook *hook)
+read_systemd (const Look *look, HpdBootHook *hook)
 {
-  g_autofree char *unit = find_unit (root, HPD_APPLY_UNIT);
-  g_autofree char *target = find_unit (root, HPD_APPLY_TARGET);
+  g_autofree char *unit = find_unit (look, HPD_APPLY_UNIT);
+  g_autofree char *target = find_unit (look, HPD_APPLY_TARGET);
 
   hook->mechanism = "systemd";
   if (unit == NULL)
@@ -93,8 +131,8 @@ read_systemd (const char *root, HpdBootHook *hook)
     }
   /* hugepages.target wants the apply unit by itself (Wants=), so either
    * being enabled is enough */
-  else if (is_wanted (root, HPD_APPLY_UNIT) ||
-           (target != NULL && *target != '\0' && is_wanted (root, HPD_APPLY_TARGET)))
+  else if (is_wanted (look, HPD_APPLY_UNIT) ||
+           (target != NULL && *target != '\0' && is_wanted (look, HPD_APPLY_TARGET)))
     hook->enabled = TRUE;
   else
     {
@@ -105,9 +143,9 @@ read_systemd (const char *root, HpdBootHook *hook)
 }
 
 static gboolean
-has_link (const char *dir_path, const char *pattern)
+has_link (const Look *look, const char *dir_path, const char *pattern)
 {
-  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  g_autoptr(GDir) dir = open_dir (look, dir_path);
   const char *link;
 
   while (dir != NULL && (link = g_dir_read_name (dir)) != NULL)
@@ -121,8 +159,9 @@ has_link (const char *dir_path, const char *pattern)
  * that start services are named, not found in a listing of /etc, which
  * holds hundreds of entries and was read on every refresh. */
 static gboolean
-init_script_is_linked (const char *root)
+init_script_is_linked (const Look *look)
 {
+  const char *root = look->root;
   static const char *const sysv_rc_dirs[] = { "rcS.d", "rc2.d", "rc3.d", "rc4.d", "rc5.d" };
   g_autofree char *runlevels = g_build_filename (root, "etc/runlevels", NULL);
   g_autoptr(GDir) dir = NULL;
@@ -132,26 +171,27 @@ init_script_is_linked (const char *root)
     {
       g_autofree char *sub = g_build_filename (root, "etc", sysv_rc_dirs[i], NULL);
 
-      if (has_link (sub, "S[0-9][0-9]hugepagesd-apply"))
+      if (has_link (look, sub, "S[0-9][0-9]hugepagesd-apply"))
         return TRUE;
     }
-  dir = g_dir_open (runlevels, 0, NULL);
+  dir = open_dir (look, runlevels);
   while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *sub = g_build_filename (runlevels, name, NULL);
 
-      if (has_link (sub, "hugepagesd-apply"))
+      if (has_link (look, sub, "hugepagesd-apply"))
         return TRUE;
     }
   return FALSE;
 }
 
 static void
-read_sysvinit (const char *root, HpdBootHook *hook)
+read_sysvinit (const Look *look, HpdBootHook *hook)
 {
+  const char *root = look->root;
   g_autofree char *script = g_build_filename (root, HPD_APPLY_INIT_SCRIPT, NULL);
 
-  if (!g_file_test (script, G_FILE_TEST_IS_REGULAR) ||
+  if (!test_path (look, script, G_FILE_TEST_IS_REGULAR) ||
       access (script, X_OK) < 0)
     {
       hook->mechanism = "none";
@@ -168,7 +208,7 @@ read_sysvinit (const char *root, HpdBootHook *hook)
       return;
     }
   hook->mechanism = "sysvinit";
-  if (init_script_is_linked (root))
+  if (init_script_is_linked (look))
     hook->enabled = TRUE;
   else
     {
@@ -178,22 +218,38 @@ read_sysvinit (const char *root, HpdBootHook *hook)
 
       hook->message = g_strdup ("/" HPD_APPLY_INIT_SCRIPT " is not enabled: nothing applies "
                                 "the configuration at boot");
-      hook->fix = g_strdup (g_file_test (openrc, G_FILE_TEST_IS_DIR)
+      hook->fix = g_strdup (test_path (look, openrc, G_FILE_TEST_IS_DIR)
                             ? "rc-update add hugepagesd-apply boot"
                             : "update-rc.d hugepagesd-apply defaults");
     }
 }
 
-void
-hpd_boot_hook_read (const char *root, HpdBootHook *hook)
+static void
+read_hook (const Look *look, HpdBootHook *hook)
 {
-  g_autofree char *booted = g_build_filename (root, "run/systemd/system", NULL);
+  g_autofree char *booted = g_build_filename (look->root, "run/systemd/system", NULL);
 
   memset (hook, 0, sizeof *hook);
-  if (g_file_test (booted, G_FILE_TEST_IS_DIR))
-    read_systemd (root, hook);
+  if (test_path (look, booted, G_FILE_TEST_IS_DIR))
+    read_systemd (look, hook);
   else
-    read_sysvinit (root, hook);
+    read_sysvinit (look, hook);
+}
+
+void
+hpd_boot_hook_read (HpdKernel *kernel, HpdBootHook *hook)
+{
+  Look look = { hpd_kernel_get_root (kernel), kernel };
+
+  read_hook (&look, hook);
+}
+
+void
+hpd_boot_hook_read_root (const char *root, HpdBootHook *hook)
+{
+  Look look = { root, NULL };
+
+  read_hook (&look, hook);
 }
 
 void

@@ -10,6 +10,8 @@
 
 #include <glib.h>
 
+#include "hpd-kernel.h"
+
 G_BEGIN_DECLS
 
 #define HPD_APPLY_UNIT        "hugepagesd-apply.service"
@@ -23,7 +25,11 @@ typedef struct {
   char *fix;                /* the command that fixes it; NULL when enabled */
 } HpdBootHook;
 
-void hpd_boot_hook_read (const char *root, HpdBootHook *hook);
+/* Below @kernel's root; every path it looks at is recorded
+ * (hpd_kernel_record_path()). */
+void hpd_boot_hook_read (HpdKernel *kernel, HpdBootHook *hook);
+/* Below @root, nothing recorded (any thread). */
+void hpd_boot_hook_read_root (const char *root, HpdBootHook *hook);
 void hpd_boot_hook_clear (HpdBootHook *hook);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HpdBootHook, hpd_boot_hook_clear)
 

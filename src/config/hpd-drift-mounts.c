@@ -50,6 +50,10 @@ hpd_drift_mount_section (gpointer key, gpointer value, gpointer data)
     return FALSE;
 
   options = hpd_apply_mount_options (m);
+  /* a user or group scope looks its owner up in the user and group
+   * databases */
+  if (m->owner != NULL && *m->owner != '\0')
+    hpd_kernel_record_unchecked (w->kernel);
   request = hpd_mount_request_new (scopes[m->scope], m->owner ? m->owner : "", options, &error);
   if (request == NULL)
     {

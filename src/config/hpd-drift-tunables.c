@@ -52,6 +52,8 @@ hpd_drift_tunables (Walk *w, const HpdConfig *c)
       guint32 gid;
 
       hpd_drift_list (w, "tunables shm-group", c->shm_group.value, &c->shm_group.origin);
+      /* looked up in the group database */
+      hpd_kernel_record_unchecked (w->kernel);
       if (!hpd_tunables_resolve_shm_group (c->shm_group.value, &gid, &error))
         hpd_drift_note (w, "tunables shm-group", c->shm_group.value, actual, "%s", error->message);
       else if (gid != t->shm_group)

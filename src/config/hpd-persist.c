@@ -56,7 +56,7 @@ warn_unless_applied_at_boot (const char *root, const char *path)
 {
   g_auto(HpdBootHook) hook = { 0, };
 
-  hpd_boot_hook_read (root, &hook);
+  hpd_boot_hook_read_root (root, &hook);
   if (!hook.enabled)
     g_message ("Saved in %s, but %s (fix: %s)", path, hook.message, hook.fix);
 }

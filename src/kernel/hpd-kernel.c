@@ -17,6 +17,7 @@
 
 #include "hpd-kernel.h"
 #include "hpd-parse.h"
+#include "hpd-stat-state.h"
 
 /* Longest counter file read in one go: 20 digits, a newline, and room to
  * tell a longer file (which is no counter) from one that fits. */
@@ -82,6 +83,8 @@ struct _HpdKernel
 
   /* between hpd_kernel_record_begin() and _end(), on that thread only */
   GPtrArray *record;     /* Input */
+  GArray *record_paths;  /* HpdStatPath */
+  gint64 record_begun_at;
   GThread *record_thread;
   gint record_writes;
   gboolean record_tainted;
@@ -98,13 +101,16 @@ typedef enum {
 typedef struct {
   InputKind kind;
   char *relative;
-  char *expected;        /* what the read gave */
+  HpdKernelPart part;    /* NULL: the whole text */
+  char *expected;        /* what the read gave (its part) */
 } Input;
 
 struct _HpdKernelInputs
 {
   char *root;
   GPtrArray *inputs;     /* Input */
+  GArray *paths;         /* HpdStatPath: hpd_kernel_record_path() */
+  gint64 taken_at;       /* real time, before the first of them */
   KeptFiles kept;        /* the checker's own */
 };
 
@@ -154,9 +160,17 @@ recording (HpdKernel *self)
   return self->record != NULL && self->record_thread == g_thread_self ();
 }
 
+/* Of a text read: what the reader's values depend on; a failure as is. */
+static char *
+part_of (HpdKernelPart part, const char *text)
+{
+  return part != NULL && text[0] != '\001' ? part (text) : g_strdup (text);
+}
+
 /* @expected NULL: the read failed, which the record does not follow. */
 static void
-record (HpdKernel *self, InputKind kind, const char *relative, const char *expected)
+record_part (HpdKernel *self, InputKind kind, const char *relative, HpdKernelPart part,
+             const char *expected)
 {
   Input *input;
 
@@ -170,8 +184,15 @@ record (HpdKernel *self, InputKind kind, const char *relative, const char *expec
   input = g_new0 (Input, 1);
   input->kind = kind;
   input->relative = g_strdup (relative);
-  input->expected = g_strdup (expected);
+  input->part = part;
+  input->expected = part_of (part, expected);
   g_ptr_array_add (self->record, input);
+}
+
+static void
+record (HpdKernel *self, InputKind kind, const char *relative, const char *expected)
+{
+  record_part (self, kind, relative, NULL, expected);
 }
 
 G_DEFINE_TYPE (HpdKernel, hpd_kernel, G_TYPE_OBJECT)
@@ -182,6 +203,7 @@ hpd_kernel_finalize (GObject *object)
   HpdKernel *self = HPD_KERNEL (object);
 
   g_clear_pointer (&self->record, g_ptr_array_unref);
+  g_clear_pointer (&self->record_paths, g_array_unref);
   if (self->turn_source != NULL)
     {
       g_source_destroy (self->turn_source);
@@ -571,8 +593,8 @@ read_uncached (HpdKernel *self, const char *relative, gboolean counter, char **c
  * hpd-fresh.h), except that reads on the main thread within one main loop
  * turn share one read of each file. */
 static gboolean
-read_file (HpdKernel *self, const char *relative, gboolean counter, char **contents,
-           GError **error)
+read_file (HpdKernel *self, const char *relative, gboolean counter, HpdKernelPart part,
+           char **contents, GError **error)
 {
   const char *memo;
   gint writes;
@@ -589,7 +611,7 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
   if (memo != NULL)
     {
       *contents = g_strdup (memo);
-      record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, memo);
+      record_part (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, part, memo);
       return TRUE;
     }
   writes = hpd_kernel_get_writes (self);
@@ -600,14 +622,14 @@ read_file (HpdKernel *self, const char *relative, gboolean counter, char **conte
         {
           g_autofree char *failed = failure (local->code);
 
-          record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, failed);
+          record_part (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, part, failed);
         }
       else
         record (self, INPUT_TEXT, relative, NULL);
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
-  record (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, *contents);
+  record_part (self, counter ? INPUT_COUNTER : INPUT_TEXT, relative, part, *contents);
   /* a counter's read that filled its buffer may not be the whole file, an
    * empty one is a plain file caught amid a write, read again
    * (hpd_kernel_read_counter) */
@@ -630,7 +652,14 @@ gboolean
 hpd_kernel_read_text (HpdKernel *self, const char *relative, char **contents,
                       GError **error)
 {
-  return read_file (self, relative, FALSE, contents, error);
+  return read_file (self, relative, FALSE, NULL, contents, error);
+}
+
+gboolean
+hpd_kernel_read_text_part (HpdKernel *self, const char *relative, HpdKernelPart part,
+                           char **contents, GError **error)
+{
+  return read_file (self, relative, FALSE, part, contents, error);
 }
 
 gboolean
@@ -655,7 +684,7 @@ hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative, char **con
   /* a fake tree's file stands for another boot whenever a test writes it:
    * read it as any other (its changes are seen) */
   if (!is_kernel_file_system (path))
-    return read_file (self, relative, FALSE, contents, error);
+    return read_file (self, relative, FALSE, NULL, contents, error);
   if (!g_file_get_contents (path, contents, NULL, error))
     return FALSE;
   G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
@@ -689,7 +718,7 @@ hpd_kernel_read_counter (HpdKernel *self, const char *relative, guint64 *value,
   for (guint attempt = 0;; attempt++)
     {
       g_clear_pointer (&text, g_free);
-      if (!read_file (self, relative, TRUE, &text, error))
+      if (!read_file (self, relative, TRUE, NULL, &text, error))
         return FALSE;
       if (*text != '\0' || (attempt >= 2 && g_atomic_int_get (&self->writing) == 0))
         break;
@@ -871,6 +900,8 @@ hpd_kernel_record_begin (HpdKernel *self)
 {
   g_return_if_fail (self->record == NULL);
   self->record = g_ptr_array_new_with_free_func (input_free);
+  self->record_paths = hpd_stat_paths_new ();
+  self->record_begun_at = g_get_real_time ();
   self->record_thread = g_thread_self ();
   self->record_writes = hpd_kernel_get_writes (self);
   self->record_tainted = FALSE;
@@ -880,6 +911,7 @@ HpdKernelInputs *
 hpd_kernel_record_end (HpdKernel *self)
 {
   g_autoptr(GPtrArray) inputs = g_steal_pointer (&self->record);
+  g_autoptr(GArray) paths = g_steal_pointer (&self->record_paths);
   HpdKernelInputs *result;
 
   g_return_val_if_fail (inputs != NULL, NULL);
@@ -891,6 +923,8 @@ hpd_kernel_record_end (HpdKernel *self)
   result = g_new0 (HpdKernelInputs, 1);
   result->root = g_strdup (self->root);
   result->inputs = g_steal_pointer (&inputs);
+  result->paths = g_steal_pointer (&paths);
+  result->taken_at = self->record_begun_at;
   kept_files_init (&result->kept, self->kept.keeps_open);
   return result;
 }
@@ -901,6 +935,7 @@ hpd_kernel_inputs_free (HpdKernelInputs *inputs)
   if (inputs == NULL)
     return;
   g_ptr_array_unref (inputs->inputs);
+  g_array_unref (inputs->paths);
   kept_files_clear (&inputs->kept);
   g_free (inputs->root);
   g_free (inputs);
@@ -913,10 +948,12 @@ read_input (HpdKernelInputs *inputs, Input *input)
 {
   const char *what = NULL;
   int err = 0;
-  char *text = read_kernel_file (&inputs->kept, inputs->root, input->relative,
-                                 input->kind == INPUT_COUNTER, &err, &what);
+  g_autofree char *text = read_kernel_file (&inputs->kept, inputs->root, input->relative,
+                                           input->kind == INPUT_COUNTER, &err, &what);
 
-  return text != NULL ? text : failure (g_file_error_from_errno (err));
+  if (text == NULL)
+    return failure (g_file_error_from_errno (err));
+  return part_of (input->part, text);
 }
 
 static char *
@@ -948,9 +985,31 @@ take_input (HpdKernelInputs *inputs, Input *input)
     }
 }
 
+void
+hpd_kernel_record_path (HpdKernel *self, const char *path, gboolean link)
+{
+  if (recording (self))
+    hpd_stat_paths_take (self->record_paths, path, link);
+}
+
+void
+hpd_kernel_record_unchecked (HpdKernel *self)
+{
+  if (recording (self))
+    self->record_tainted = TRUE;
+}
+
+gboolean
+hpd_kernel_inputs_settled (HpdKernelInputs *inputs, gint64 settle_us)
+{
+  return hpd_stat_paths_settled (inputs->paths, inputs->taken_at, settle_us);
+}
+
 gboolean
 hpd_kernel_inputs_unchanged (HpdKernelInputs *inputs)
 {
+  if (!hpd_stat_paths_unchanged (inputs->paths))
+    return FALSE;
   for (guint i = 0; i < inputs->inputs->len; i++)
     {
       Input *input = g_ptr_array_index (inputs->inputs, i);
@@ -965,5 +1024,5 @@ hpd_kernel_inputs_unchanged (HpdKernelInputs *inputs)
 guint
 hpd_kernel_inputs_count (HpdKernelInputs *inputs)
 {
-  return inputs->inputs->len;
+  return inputs->inputs->len + inputs->paths->len;
 }

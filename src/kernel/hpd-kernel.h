@@ -22,6 +22,15 @@ gboolean hpd_kernel_exists (HpdKernel *self, const char *relative);
 
 gboolean hpd_kernel_read_text (HpdKernel *self, const char *relative,
                                char **contents, GError **error);
+/* What of a file's text a reader's values depend on, made from the text
+ * (proc/meminfo's sizes, the zones proc/buddyinfo lists): a read snapshot
+ * (hpd_kernel_record_begin()) compares only that, as the rest changes all
+ * the time. A newly allocated string. */
+typedef char *(*HpdKernelPart) (const char *text);
+/* As hpd_kernel_read_text(), for a reader whose values depend on @part
+ * of the text only. */
+gboolean hpd_kernel_read_text_part (HpdKernel *self, const char *relative, HpdKernelPart part,
+                                    char **contents, GError **error);
 gboolean hpd_kernel_read_counter (HpdKernel *self, const char *relative,
                                   guint64 *value, GError **error);
 
@@ -87,6 +96,21 @@ gboolean hpd_kernel_turn_store (HpdKernel *self, const char *key, gint writes,
 typedef struct _HpdKernelInputs HpdKernelInputs;
 void hpd_kernel_record_begin (HpdKernel *self);
 HpdKernelInputs *hpd_kernel_record_end (HpdKernel *self);
+
+/* The files of the root that are no kernel files (the boot hook's unit
+ * links and init scripts, the GRUB drop-in, a mount's root directory) are
+ * read where they are used; the reader names here each path whose stat()
+ * (lstat() if @link) stands for what it read: a file's contents, a
+ * directory's listing, a link's target, a mode. Such a state tells a later
+ * change only once its times have settled (hpd_kernel_inputs_settled()).
+ * Absolute paths; nothing happens unless this thread records. */
+void hpd_kernel_record_path (HpdKernel *self, const char *path, gboolean link);
+/* A value was made from what no check can read again (the user and group
+ * databases, which may come from the network): the record ends in NULL. */
+void hpd_kernel_record_unchecked (HpdKernel *self);
+/* Every path's times were older than @settle_us when recording began
+ * (hpd_stat_state_settled()). */
+gboolean hpd_kernel_inputs_settled (HpdKernelInputs *inputs, gint64 settle_us);
 gboolean hpd_kernel_inputs_unchanged (HpdKernelInputs *inputs);
 guint hpd_kernel_inputs_count (HpdKernelInputs *inputs);
 void hpd_kernel_inputs_free (HpdKernelInputs *inputs);

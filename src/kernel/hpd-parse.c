@@ -291,6 +291,17 @@ hpd_parse_pagetypeinfo_block_pages (const char *text)
 }
 
 char *
+hpd_parse_meminfo_sizes (const char *text)
+{
+  guint64 total = 0, page = 0;
+  gboolean has_total = hpd_parse_meminfo (text, "MemTotal", &total);
+  gboolean has_page = hpd_parse_meminfo (text, "Hugepagesize", &page);
+
+  return g_strdup_printf ("%d %" G_GUINT64_FORMAT " %d %" G_GUINT64_FORMAT,
+                          has_total, total, has_page, page);
+}
+
+char *
 hpd_parse_buddyinfo_zones (const char *text)
 {
   GString *zones = g_string_new (NULL);

@@ -16,6 +16,10 @@ gboolean hpd_parse_counter (const char *text, guint64 *value, GError **error);
 /* The value of @key in /proc/meminfo-style text ("Key:   123 kB"), in the
  * file's unit (kB, or pages for HugePages_*). */
 gboolean hpd_parse_meminfo (const char *text, const char *key, guint64 *value);
+/* MemTotal and Hugepagesize as hpd_parse_meminfo() gives them, in one
+ * text: the part of proc/meminfo that does not change by itself, for a
+ * reader that uses no more (hpd_kernel_read_text_part()). */
+char *hpd_parse_meminfo_sizes (const char *text);
 
 /* A kernel list such as "0-3,8,10-11\n" (sysfs node/online). Returns a
  * sorted array of guint without duplicates, or NULL on malformed input. */

@@ -9,13 +9,13 @@
 
 #include "hpd-stat-state.h"
 
-void
-hpd_stat_state_take (const char *path, HpdStatState *state)
+static void
+take (const char *path, gboolean link, HpdStatState *state)
 {
   struct stat st;
 
   memset (state, 0, sizeof *state);
-  if (stat (path, &st) < 0)
+  if ((link ? lstat (path, &st) : stat (path, &st)) < 0)
     {
       state->error = errno;
       return;
@@ -26,6 +26,18 @@ hpd_stat_state_take (const char *path, HpdStatState *state)
   state->size = st.st_size;
   state->mtime = st.st_mtim;
   state->ctime = st.st_ctim;
+}
+
+void
+hpd_stat_state_take (const char *path, HpdStatState *state)
+{
+  take (path, FALSE, state);
+}
+
+void
+hpd_stat_state_take_link (const char *path, HpdStatState *state)
+{
+  take (path, TRUE, state);
 }
 
 gboolean
@@ -74,6 +86,24 @@ hpd_stat_paths_add (GArray *paths, const char *path, const HpdStatState *state)
   g_array_append_val (paths, p);
 }
 
+void
+hpd_stat_paths_take (GArray *paths, const char *path, gboolean link)
+{
+  HpdStatPath p = { .path = g_strdup (path), .link = link };
+
+  take (path, link, &p.state);
+  g_array_append_val (paths, p);
+}
+
+gboolean
+hpd_stat_paths_settled (GArray *paths, gint64 taken_at, gint64 settle_us)
+{
+  for (guint i = 0; i < paths->len; i++)
+    if (!hpd_stat_state_settled (&g_array_index (paths, HpdStatPath, i).state, taken_at, settle_us))
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 hpd_stat_paths_unchanged (GArray *paths)
 {
@@ -82,7 +112,7 @@ hpd_stat_paths_unchanged (GArray *paths)
       const HpdStatPath *p = &g_array_index (paths, HpdStatPath, i);
       HpdStatState now;
 
-      hpd_stat_state_take (p->path, &now);
+      take (p->path, p->link, &now);
       if (!hpd_stat_state_equal (&p->state, &now))
         return FALSE;
     }

@@ -25,6 +25,8 @@ typedef struct {
 } HpdStatState;
 
 void hpd_stat_state_take (const char *path, HpdStatState *state);
+/* As lstat() sees @path: a link itself, not what it points to. */
+void hpd_stat_state_take_link (const char *path, HpdStatState *state);
 gboolean hpd_stat_state_equal (const HpdStatState *a, const HpdStatState *b);
 /* Every time in @state is older than @settle_us before @taken_at (the
  * real time it was taken), or the path was not there. */
@@ -35,12 +37,17 @@ gboolean hpd_stat_state_settled (const HpdStatState *state, gint64 taken_at,
  * wants to know whether a cache would still trust its contents. */
 typedef struct {
   char *path;
+  gboolean link;          /* taken with lstat() */
   HpdStatState state;
 } HpdStatPath;
 
 /* An array of HpdStatPath that frees the paths. */
 GArray *hpd_stat_paths_new (void);
 void hpd_stat_paths_add (GArray *paths, const char *path, const HpdStatState *state);
+/* Takes @path's state now (with lstat() if @link) and adds it. */
+void hpd_stat_paths_take (GArray *paths, const char *path, gboolean link);
+/* hpd_stat_state_settled() for every path. */
+gboolean hpd_stat_paths_settled (GArray *paths, gint64 taken_at, gint64 settle_us);
 /* stat() of every path gives what it gave. */
 gboolean hpd_stat_paths_unchanged (GArray *paths);
 

@@ -26,14 +26,17 @@
  * hidden under another one, or a path swapped since, tells nothing. Under a
  * fake root the mount is a plain directory inside the fake tree. */
 static void
-read_root_facts (HpdMountInfo *info, const char *root)
+read_root_facts (HpdMountInfo *info, HpdKernel *kernel)
 {
+  const char *root = hpd_kernel_get_root (kernel);
   gboolean real = g_str_equal (root, "/");
   struct statx stx;
   int fd, r;
 
   if (!real && !(g_str_has_prefix (info->path, root) && info->path[strlen (root)] == '/'))
     return;
+  /* a chmod or chown of the root changes its ctime */
+  hpd_kernel_record_path (kernel, info->path, TRUE);
   fd = hpd_open_no_links (info->path, O_PATH | O_DIRECTORY);
   if (fd < 0)
     return;
@@ -71,7 +74,7 @@ hpd_mounts_read (HpdKernel *kernel, guint64 default_page_size)
       HpdMountInfo *info = g_ptr_array_index (mounts, i);
       if (info->page_size == 0)
         info->page_size = default_page_size;
-      read_root_facts (info, hpd_kernel_get_root (kernel));
+      read_root_facts (info, kernel);
     }
   hpd_kernel_turn_store (kernel, key, writes, g_ptr_array_ref (mounts),
                          (GDestroyNotify) g_ptr_array_unref);

@@ -197,7 +197,8 @@ hpd_tunables_populated_zones (HpdZoneCount *cache, HpdKernel *kernel, guint64 me
   g_autofree char *zoneinfo = NULL;
   g_autoptr(GMutexLocker) locker = NULL;
 
-  if (hpd_kernel_read_text (kernel, "proc/buddyinfo", &buddyinfo, NULL))
+  if (hpd_kernel_read_text_part (kernel, "proc/buddyinfo", hpd_parse_buddyinfo_zones, &buddyinfo,
+                                 NULL))
     listed = hpd_parse_buddyinfo_zones (buddyinfo);
   key = g_strdup_printf ("%" G_GUINT64_FORMAT "\n%s", mem_total_kb, listed ? listed : "");
   locker = g_mutex_locker_new (&cache->lock);
@@ -299,7 +300,7 @@ hpd_tunables_check_min_free_kbytes (HpdKernel *kernel, guint64 value, GError **e
                    "min_free_kbytes below %u kB breaks the system", HPD_MIN_FREE_KBYTES_FLOOR);
       return FALSE;
     }
-  if (hpd_kernel_read_text (kernel, "proc/meminfo", &meminfo, NULL))
+  if (hpd_kernel_read_text_part (kernel, "proc/meminfo", hpd_parse_meminfo_sizes, &meminfo, NULL))
     hpd_parse_meminfo (meminfo, "MemTotal", &kb);
   if (value > kb / 20)
     {

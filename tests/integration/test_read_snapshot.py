@@ -1,13 +1,16 @@
 # SPDX-FileCopyrightText: 2026 The hugepagesd authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-"""GetManagedObjects answered in GDBus's worker thread from a snapshot
-(src/bus/hpd-read-snapshot.h): it is used while nothing it was made from
-changed, its reply is the very bytes the main thread's reply has, and a
-change by anyone (a raw write, SetMinimum, the configuration, a claim, the
-mount table) is seen by the very next call. The service logs, when it makes
-a snapshot, how many calls snapshots answered so far: the tests read that
-count."""
+"""GetManagedObjects and the Manager's GetAll answered in GDBus's worker
+thread from a snapshot (src/bus/hpd-read-snapshot.h): it is used while
+nothing it was made from changed, its reply is the very bytes the main
+thread's reply has, and a change by anyone (a raw write, SetMinimum, the
+configuration, a claim, the mount table, the boot hook's files, the GRUB
+drop-in, a mount's root) is seen by the very next call. The service logs,
+when it makes a snapshot, how many calls snapshots of that kind answered so
+far: the tests read that count."""
+
+import os
 
 import re
 import time
@@ -23,6 +26,10 @@ from gi.repository import Gio, GLib
 # caches trust nothing younger, and no snapshot is made before
 SETTLE_S = 3.0 + 0.5
 MADE = re.compile(r'GetManagedObjects snapshot made \(\d+ kernel inputs; (\d+) calls answered')
+MADE_MANAGER = re.compile(r'Manager GetAll snapshot made \(\d+ kernel inputs; (\d+) calls answered')
+NO_MANAGER = 'No Manager GetAll snapshot: '
+MANAGER_IFACE = 'org.hugepages.Manager'
+PROPERTIES_IFACE = 'org.freedesktop.DBus.Properties'
 OM_IFACE = 'org.freedesktop.DBus.ObjectManager'
 CONF = 'etc/hugepagesd/hugepagesd.conf'
 P2M = page_size_path(2048)
@@ -30,8 +37,8 @@ P2M = page_size_path(2048)
 QUIET_LINE = 'Calls stopped:'
 
 
-def made(service):
-    return [int(m.group(1)) for m in MADE.finditer(service.log())]
+def made(service, pattern=MADE):
+    return [int(m.group(1)) for m in pattern.finditer(service.log())]
 
 
 def raw_managed_objects(conn):
@@ -59,6 +66,25 @@ def answered(conn, service):
     return made(service)[-1], reply
 
 
+def raw_manager(conn):
+    return conn.call_sync(hpdtest.BUS_NAME, MANAGER_PATH, PROPERTIES_IFACE, 'GetAll',
+                          GLib.Variant('(s)', (MANAGER_IFACE,)), GLib.VariantType('(a{sv})'),
+                          Gio.DBusCallFlags.NONE, 10000, None)
+
+
+def manager(conn):
+    return raw_manager(conn).unpack()[0]
+
+
+def manager_answered(conn, service):
+    """answered(), for the Manager's GetAll."""
+    before = len(made(service, MADE_MANAGER))
+    drop(conn)
+    reply = raw_manager(conn)
+    hpdtest.iterate_until(lambda: len(made(service, MADE_MANAGER)) > before)
+    return made(service, MADE_MANAGER)[-1], reply
+
+
 def pool(conn):
     return hpdtest.managed_objects(conn)[P2M][PAGE_SIZE_IFACE]
 
@@ -67,6 +93,13 @@ def pool(conn):
 def settled(service, conn):
     time.sleep(SETTLE_S)
     answered(conn, service)
+    return service
+
+
+@pytest.fixture
+def manager_settled(service, conn):
+    time.sleep(SETTLE_S)
+    manager_answered(conn, service)
     return service
 
 
@@ -216,3 +249,169 @@ def test_change_of_memory_alone_is_seen(settled, conn, fake_kernel, polkit):
     props = pool(conn)
     assert fk.read_int(fk.pool_file(2048, 'nr_hugepages')) == 7
     assert (props['Base'], props['Target'], props['Total']) == (5, 7, 7)
+
+
+# --- the Manager's GetAll ---------------------------------------------------------
+
+
+def test_manager_getall_is_answered_from_the_snapshot_with_the_same_bytes(manager_settled, conn):
+    start, slow = manager_answered(conn, manager_settled)
+    fast = [raw_manager(conn) for _ in range(20)]
+    end, _ = manager_answered(conn, manager_settled)
+    assert end - start == 20
+    for reply in fast:
+        assert reply.get_data_as_bytes().get_data() == slow.get_data_as_bytes().get_data()
+    # the same values a Get of each gives
+    values = slow.unpack()[0]
+    for name in ('MinFreeKbytes', 'ThpSettings', 'ApplyAtBoot', 'BootDropIn', 'Mounts'):
+        got = hpdtest.call(conn, MANAGER_PATH, PROPERTIES_IFACE, 'Get',
+                           GLib.Variant('(ss)', (MANAGER_IFACE, name)), '(v)')[0]
+        assert got == values[name]
+
+
+def test_manager_raw_tunable_write_is_seen(manager_settled, conn, fake_kernel):
+    fk = fake_kernel
+    start, _ = manager_answered(conn, manager_settled)
+    for value in (70000, 70001, 70001, 68000):
+        fk.write('proc/sys/vm/min_free_kbytes', value)
+        assert manager(conn)['MinFreeKbytes'] == value
+        assert manager(conn)['MinFreeKbytes'] == value
+    end, _ = manager_answered(conn, manager_settled)
+    assert end - start >= 3
+
+
+def test_manager_free_memory_moving_keeps_the_snapshot(manager_settled, conn, fake_kernel):
+    """MemFree and the free blocks change all the time; the Manager uses
+    MemTotal and the zones' names only, so its snapshot stays."""
+    fk = fake_kernel
+    meminfo = fk.path('proc/meminfo')
+    buddyinfo = fk.path('proc/buddyinfo')
+    start, _ = manager_answered(conn, manager_settled)
+    for i in range(5):
+        with open(meminfo) as f:
+            text = f.read()
+        text = re.sub(r'^(MemFree:\s+)(\d+)', lambda m: m.group(1) + str(int(m.group(2)) - 1 - i),
+                      text, flags=re.M)
+        fk.write('proc/meminfo', text)
+        with open(buddyinfo) as f:
+            lines = f.read().splitlines()
+        lines[0] = lines[0].rstrip() + ' '
+        fk.write('proc/buddyinfo', '\n'.join(lines) + '\n')
+        manager(conn)
+    end, _ = manager_answered(conn, manager_settled)
+    assert end - start == 5
+    # and MemTotal is not in that part
+    with open(meminfo) as f:
+        text = f.read()
+    total = int(re.search(r'^MemTotal:\s+(\d+)', text, re.M).group(1))
+    fk.write('proc/meminfo', re.sub(r'^MemTotal:\s+\d+', 'MemTotal:       %d' % (total - 1024),
+                                    text, flags=re.M))
+    assert manager(conn)['MemTotal'] == (total - 1024) * 1024
+
+
+@pytest.mark.parametrize('kinds', [
+    ('sysvinit-disabled', 'sysvinit-enabled', None, 'sysvinit-enabled'),
+    ('systemd-missing', 'systemd-disabled', 'systemd-enabled', 'systemd-disabled'),
+])
+def test_manager_boot_hook_change_is_seen(manager_settled, conn, fake_kernel, kinds):
+    start, _ = manager_answered(conn, manager_settled)
+    for kind in kinds:
+        manager(conn)
+        fake_kernel.write_boot_hook(kind)
+        enabled = kind is not None and kind.endswith('-enabled')
+        assert manager(conn)['ApplyAtBoot']['enabled'] is enabled
+        assert manager(conn)['ApplyAtBoot']['enabled'] is enabled
+    # the files settled: from snapshots, still right
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert manager(conn)['ApplyAtBoot']['enabled'] is enabled
+    end, _ = manager_answered(conn, manager_settled)
+    assert end - start >= 2
+
+
+def test_manager_unit_masked_behind_its_back_is_seen(manager_settled, conn, fake_kernel):
+    fake_kernel.write_boot_hook('systemd-enabled')
+    time.sleep(SETTLE_S)
+    start, _ = manager_answered(conn, manager_settled)
+    assert manager(conn)['ApplyAtBoot']['enabled'] is True
+    unit = fake_kernel.path('lib/systemd/system/hugepagesd-apply.service')
+    os.unlink(unit)
+    os.symlink('/dev/null', unit)
+    assert manager(conn)['ApplyAtBoot']['enabled'] is False
+    assert 'masked' in manager(conn)['ApplyAtBoot']['message']
+    time.sleep(SETTLE_S)
+    end, _ = manager_answered(conn, manager_settled)
+    assert end > start
+
+
+def test_manager_drop_in_rewritten_in_place_is_seen(manager_settled, conn, fake_kernel):
+    """The same size, written over in place: its times move, and a state
+    taken before the write no longer matches."""
+    dropin = 'etc/default/grub.d/hugepagesd.cfg'
+    os.makedirs(fake_kernel.path('etc/default/grub.d'), exist_ok=True)
+    fake_kernel.write(dropin, 'A' * 40 + '\n')
+    time.sleep(SETTLE_S)
+    start, _ = manager_answered(conn, manager_settled)
+    assert manager(conn)['BootDropIn']['contents'] == 'A' * 40 + '\n'
+    for letter in 'BC':
+        with open(fake_kernel.path(dropin), 'r+') as f:
+            f.write(letter * 40 + '\n')
+        assert manager(conn)['BootDropIn']['contents'] == letter * 40 + '\n'
+        assert manager(conn)['BootDropIn']['contents'] == letter * 40 + '\n'
+    # no longer readable by others: no longer shown
+    os.chmod(fake_kernel.path(dropin), 0o600)
+    assert 'contents' not in manager(conn)['BootDropIn']
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert 'contents' not in manager(conn)['BootDropIn']
+    end, _ = manager_answered(conn, manager_settled)
+    assert end - start >= 2
+
+
+def test_manager_mount_root_chmod_is_seen(service, conn, fake_kernel):
+    """A mount's root is no kernel file: its mode and owner come from
+    stat(), which a chmod changes without any mount event."""
+    rel = 'var/lib/hugetlbfs/pagesize-2MB'
+    os.makedirs(fake_kernel.path(rel))
+    os.chmod(fake_kernel.path(rel), 0o700)
+    fake_kernel.write_mountinfo([Mount(fake_kernel.path(rel))])
+
+    def mode():
+        (attrs,) = [a for path, a in manager(conn)['Mounts'] if path == fake_kernel.path(rel)]
+        assert attrs['root-known']
+        return attrs['mode']
+
+    time.sleep(SETTLE_S)
+    start, _ = manager_answered(conn, service)
+    assert mode() == 0o700
+    for bits in (0o750, 0o1777):
+        os.chmod(fake_kernel.path(rel), bits)
+        assert mode() == bits
+        assert mode() == bits
+    time.sleep(SETTLE_S)
+    for _ in range(3):
+        assert mode() == 0o1777
+    end, _ = manager_answered(conn, service)
+    assert end - start >= 2
+
+
+def test_manager_with_a_group_to_look_up_is_answered_by_the_main_thread(service, conn, fake_kernel):
+    """The group database may come from the network, and no stat() follows
+    it: with a shm group in the configuration the Manager's GetAll is made
+    by the main thread every time, and stays exactly as fresh."""
+    fake_kernel.write(CONF, '[tunables]\nshm-group = 0\n')
+    time.sleep(SETTLE_S)
+    before = len(made(service, MADE_MANAGER))
+    for value in (70000, 70002):
+        fake_kernel.write('proc/sys/vm/min_free_kbytes', value)
+        assert manager(conn)['MinFreeKbytes'] == value
+        assert manager(conn)['MinFreeKbytes'] == value
+    hpdtest.iterate_until(lambda: 'user and group databases' in service.log())
+    assert len(made(service, MADE_MANAGER)) == before
+    # taken out again: snapshots again
+    fake_kernel.write(CONF, '')
+    time.sleep(SETTLE_S)
+    start, _ = manager_answered(conn, service)
+    manager(conn)
+    end, _ = manager_answered(conn, service)
+    assert end == start + 1

@@ -190,7 +190,7 @@ holds (const char *root, const char *text)
 {
   g_auto(HpdBootGrubDropIn) now = { 0, };
 
-  hpd_boot_grub_dropin_read (root, &now);
+  hpd_boot_grub_dropin_read (root, NULL, &now);
   return hpd_boot_grub_holds (&now, text);
 }
 
@@ -199,8 +199,8 @@ read_shown (const char *root)
 {
   g_auto(HpdBootGrubDropIn) now = { 0, };
 
-  hpd_boot_grub_dropin_read (root, &now);
-  return hpd_boot_grub_shown (root, &now);
+  hpd_boot_grub_dropin_read (root, NULL, &now);
+  return hpd_boot_grub_shown (root, NULL, &now);
 }
 
 /* hpd_boot_grub_holds () says TRUE exactly when hpd_boot_grub_write ()
