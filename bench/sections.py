@@ -192,18 +192,28 @@ def section_read(ctx, sec):
                              "sysfs and procfs files stay open and are read with one pread64 "
                              "each, and mountinfo is read again only when poll() on it says the "
                              "mount table changed (src/kernel/hpd-kernel.c, src/bus/hpd-fresh.h)")))
+    def getall_fresh():
+        stack.call(MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll",
+                   GLib.Variant("(s)", ("org.hugepages.Manager",)), timeout_ms=10000)
     sec.row("Manager GetAll round trip, in-process (median of %d)" % len(lat["getall"]), fmt_us(a),
             "Peer.Ping: %s" % fmt_us(p), ratio_text(a, p), "≤ 1.5×", a <= 1.5 * p,
-            "GetAll of org.hugepages.Manager refreshes every Manager property first: meminfo, "
-            "the sysctls and THP files, each hugetlbfs mount's root (the mount table itself "
-            "when poll() says it changed), the configuration's files (stat), the boot hook's "
-            "unit or runlevel directories and the drift of every pool against it; GDBus's "
-            "GetAll asks for each of the %d properties one by one; the call is handed to the "
-            "main thread and its reply back to GDBus's worker (a Get of the constant Version, "
-            "which only makes that way, costs %s, %s Ping); and a GDBus service answering the same "
-            "body from its worker thread, reading nothing (bench/floor.c), takes %s, %s its own "
-            "Ping" % (_manager_properties(), fmt_us(v), ratio_text(v, p), fmt_us(fa),
-                      ratio_text(fa, fp)))
+            "GetAll of org.hugepages.Manager sends its %d properties (ThpSettings, Drift and "
+            "the boot state among them) where Ping sends an empty reply. It is answered in "
+            "GDBus's worker thread from its read snapshot (src/bus/hpd-read-snapshot.h) once the "
+            "service has re-read every kernel file it was made from (meminfo and buddyinfo as "
+            "the part it uses, the sysctls, every THP file, mountinfo when poll() says it "
+            "changed) and stat()ed every other file (the configuration's, the claims', the boot "
+            "hook's units and links, the GRUB drop-in, each mount's root); the main thread only "
+            "makes it again after a change, and a configuration that names a user or group "
+            "(looked up at each use) is answered by the main thread every time, as a Get of the "
+            "constant Version is (%s, %s Ping). A GDBus service answering the same body from its "
+            "worker thread, reading nothing (bench/floor.c), takes %s, %s its own Ping; the "
+            "difference, %s beyond Ping here against %s there, is the service's checks%s" % (
+                _manager_properties(), fmt_us(v), ratio_text(v, p), fmt_us(fa),
+                ratio_text(fa, fp), fmt_us(a - p), fmt_us(fa - fp),
+                _io_per_call(ctx.shared_service.pid, getall_fresh,
+                             "the THP files are most of the preads: one per mTHP size and "
+                             "setting")))
     sec.row("Get of the constant Version, in-process (median of %d)" % len(lat["version"]),
             fmt_us(v), "Peer.Ping: %s" % fmt_us(p), ratio_text(v, p), "(for comparison)")
     sec.row("Floor: the same GetManagedObjects body from a GDBus service's worker thread, "

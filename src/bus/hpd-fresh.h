@@ -37,9 +37,9 @@
  * - Processes, SysV segments and files for GetUsage and Explain: scanned
  *   in full by each call, nothing kept (hpd-usage.h).
  *
- * GetManagedObjects is answered from a kept body in GDBus's worker thread
- * only while every source it was made from is checked unchanged
- * (hpd-read-snapshot.h).
+ * GetManagedObjects and the Manager's GetAll are answered from a kept body
+ * in GDBus's worker thread only while every source it was made from is
+ * checked unchanged (hpd-read-snapshot.h).
  *
  * This file implements the first rule for the skeletons: their refresh
  * function runs before the bus reads their properties, once per main loop
