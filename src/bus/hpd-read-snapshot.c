@@ -106,6 +106,70 @@ is_read (GDBusMessage *call)
          g_strcmp0 (member, "GetManagedObjects") == 0;
 }
 
+/* The interface a GetAll asks for, if the call is one with exactly its
+ * argument. */
+static const char *
+get_all_of (GDBusMessage *call)
+{
+  GVariant *body = g_dbus_message_get_body (call);
+  const char *asked = NULL;
+
+  if (g_strcmp0 (g_dbus_message_get_interface (call), PROPERTIES) != 0 ||
+      g_strcmp0 (g_dbus_message_get_member (call), "GetAll") != 0 ||
+      body == NULL || !g_variant_is_of_type (body, G_VARIANT_TYPE ("(s)")))
+    return NULL;
+  g_variant_get (body, "(&s)", &asked);
+  return asked;
+}
+
+/* The snapshot for @call, if it is one a snapshot answers: exactly the
+ * call, with exactly the arguments; any other (wrong arguments, another
+ * path or interface) gets GDBus's own answer. A page size's GetAll is
+ * answered from the GetManagedObjects body, which holds its a{sv}. */
+static Kept *
+kept_for (Shared *shared, GDBusMessage *call)
+{
+  const char *path = g_dbus_message_get_path (call);
+  const char *asked = get_all_of (call);
+
+  if (path == NULL ||
+      (g_dbus_message_get_flags (call) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)
+    return NULL;
+  if (g_str_equal (path, shared->path))
+    {
+      if (g_strcmp0 (g_dbus_message_get_interface (call), OBJECT_MANAGER) == 0 &&
+          g_strcmp0 (g_dbus_message_get_member (call), "GetManagedObjects") == 0)
+        return g_dbus_message_get_body (call) == NULL ? &shared->objects : NULL;
+      return g_strcmp0 (asked, HP_MANAGER_INTERFACE) == 0 ? &shared->manager : NULL;
+    }
+  if (g_str_has_prefix (path, HP_PAGE_SIZE_PATH_PREFIX) &&
+      g_strcmp0 (asked, HP_PAGE_SIZE_INTERFACE) == 0)
+    return &shared->objects;
+  return NULL;
+}
+
+/* Under the lock: what @kept's body answers to @call; NULL for a page
+ * size that is not there. */
+static GVariant *
+reply_body (Shared *shared, Kept *kept, GDBusMessage *call)
+{
+  g_autoptr(GVariant) objects = NULL;
+  g_autoptr(GVariant) interfaces = NULL;
+  g_autoptr(GVariant) properties = NULL;
+
+  if (kept == &shared->manager || get_all_of (call) == NULL)
+    return g_variant_ref (kept->body);
+  /* a page size's a{sv}, found in a{oa{sa{sv}}} */
+  objects = g_variant_get_child_value (kept->body, 0);
+  interfaces = g_variant_lookup_value (objects, g_dbus_message_get_path (call),
+                                       G_VARIANT_TYPE ("a{sa{sv}}"));
+  if (interfaces != NULL)
+    properties = g_variant_lookup_value (interfaces, HP_PAGE_SIZE_INTERFACE, G_VARIANT_TYPE_VARDICT);
+  if (properties == NULL)
+    return NULL;
+  return g_variant_ref_sink (g_variant_new_tuple (&properties, 1));
+}
+
 /* In GDBus's worker thread: the reply if the snapshot still holds. The
  * checks are a few pread()s and stat()s, under the lock so that the main
  * thread cannot replace what is being checked. */
@@ -113,6 +177,7 @@ static GDBusMessage *
 answer (Shared *shared, Kept *kept, GDBusMessage *call)
 {
   G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
+  g_autoptr(GVariant) body = NULL;
   GDBusMessage *reply;
 
   if (kept->body == NULL || kept->made_in != shared->generation || shared->held > 0)
@@ -125,36 +190,14 @@ answer (Shared *shared, Kept *kept, GDBusMessage *call)
       clear_kept (kept);
       return NULL;
     }
+  body = reply_body (shared, kept, call);
+  /* no such object: GDBus's own error */
+  if (body == NULL)
+    return NULL;
   reply = g_dbus_message_new_method_reply (call);
-  g_dbus_message_set_body (reply, kept->body);
+  g_dbus_message_set_body (reply, body);
   kept->answered++;
   return reply;
-}
-
-/* The snapshot for @call, if it is one a snapshot answers: exactly the
- * call, with exactly the arguments; any other (wrong arguments, another
- * path or interface) gets GDBus's own answer. */
-static Kept *
-kept_for (Shared *shared, GDBusMessage *call)
-{
-  const char *iface = g_dbus_message_get_interface (call);
-  const char *member = g_dbus_message_get_member (call);
-  GVariant *body = g_dbus_message_get_body (call);
-
-  if (g_strcmp0 (g_dbus_message_get_path (call), shared->path) != 0 ||
-      (g_dbus_message_get_flags (call) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)
-    return NULL;
-  if (g_strcmp0 (iface, OBJECT_MANAGER) == 0 && g_strcmp0 (member, "GetManagedObjects") == 0)
-    return body == NULL ? &shared->objects : NULL;
-  if (g_strcmp0 (iface, PROPERTIES) == 0 && g_strcmp0 (member, "GetAll") == 0 &&
-      body != NULL && g_variant_is_of_type (body, G_VARIANT_TYPE ("(s)")))
-    {
-      const char *asked = NULL;
-
-      g_variant_get (body, "(&s)", &asked);
-      return g_str_equal (asked, HP_MANAGER_INTERFACE) ? &shared->manager : NULL;
-    }
-  return NULL;
 }
 
 static GDBusMessage *

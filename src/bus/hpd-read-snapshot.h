@@ -1,7 +1,8 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* GetManagedObjects, and GetAll of the Manager, answered in GDBus's worker
+/* GetManagedObjects, and GetAll of the Manager or of a page size (whose
+ * a{sv} the GetManagedObjects body holds), answered in GDBus's worker
  * thread. GDBus dispatches every call but Peer's to the main thread and
  * its reply goes back to the worker: two wakeups across threads, which
  * cost more than the whole refresh. So the main thread keeps the last

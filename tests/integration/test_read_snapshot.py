@@ -415,3 +415,48 @@ def test_manager_with_a_group_to_look_up_is_answered_by_the_main_thread(service,
     manager(conn)
     end, _ = manager_answered(conn, service)
     assert end == start + 1
+
+
+# --- a page size's GetAll, from the GetManagedObjects snapshot -------------------
+
+
+def raw_pool_getall(conn, path=P2M, iface=PAGE_SIZE_IFACE):
+    return conn.call_sync(hpdtest.BUS_NAME, path, PROPERTIES_IFACE, 'GetAll',
+                          GLib.Variant('(s)', (iface,)), GLib.VariantType('(a{sv})'),
+                          Gio.DBusCallFlags.NONE, 10000, None)
+
+
+def test_page_size_getall_is_answered_from_the_snapshot_with_the_same_bytes(settled, conn):
+    start, _ = answered(conn, settled)
+    drop(conn)
+    slow = raw_pool_getall(conn)          # GDBus's own reply, from the main thread
+    fast = [raw_pool_getall(conn) for _ in range(20)]
+    end, _ = answered(conn, settled)
+    assert end - start == 20
+    for reply in fast:
+        assert reply.get_data_as_bytes().get_data() == slow.get_data_as_bytes().get_data()
+    assert slow.unpack()[0] == pool(conn)
+
+
+def test_page_size_getall_sees_a_raw_write(settled, conn, fake_kernel):
+    fk = fake_kernel
+    start, _ = answered(conn, settled)
+    for value in (5, 6, 6, 2):
+        fk.write(fk.pool_file(2048, 'nr_hugepages'), value)
+        assert raw_pool_getall(conn).unpack()[0]['Total'] == value
+        assert raw_pool_getall(conn).unpack()[0]['Total'] == value
+    end, _ = answered(conn, settled)
+    assert end - start >= 3
+
+
+@pytest.mark.parametrize('path,iface', [
+    (hpdtest.page_size_path(3), PAGE_SIZE_IFACE),        # no such page size
+    (P2M, MANAGER_IFACE),                                # not its interface
+    (MANAGER_PATH, PAGE_SIZE_IFACE),
+])
+def test_other_getalls_get_gdbus_own_answer(settled, conn, path, iface):
+    answered(conn, settled)
+    for _ in range(2):
+        with pytest.raises(GLib.Error) as first:
+            raw_pool_getall(conn, path, iface)
+        assert 'org.freedesktop.DBus.Error' in first.value.message
