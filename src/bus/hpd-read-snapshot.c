@@ -285,7 +285,7 @@ build_objects (HpdReadSnapshot *self, GVariant **body)
 static gboolean
 build_manager (HpdReadSnapshot *self, GVariant **body)
 {
-  GVariant *properties = g_dbus_interface_skeleton_get_properties (self->manager);
+  g_autoptr(GVariant) properties = g_dbus_interface_skeleton_get_properties (self->manager);
 
   *body = g_variant_new_tuple (&properties, 1);
   return TRUE;
