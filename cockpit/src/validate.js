@@ -5,15 +5,19 @@
  * service (which checks again and says why in its own words). Each returns
  * null when the value is fine, or the sentence saying what is wrong. */
 
-import { _ } from "./i18n.js";
+import { _, format } from "./i18n.js";
 
-/* A page count: a whole number, at least @min (0 or 1) */
+/* A page count: ASCII digits, as the service's parsers take a count
+ * (Number() alone takes " 5", "0x10", "1e3" and "5.0"), at least @min (0
+ * or 1). It travels as a JSON number, exact only up to 2^53 - 1: a larger
+ * one is refused here rather than rounded. */
 export function pagesError(text, min = 0, message = null) {
     if (text === "")
         return _("Enter a number of pages");
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min)
+    if (!/^[0-9]+$/.test(text) || Number(text) < min)
         return message || (min === 0 ? _("Enter a whole number of pages, 0 or more") : _("Enter a whole number of pages, 1 or more"));
+    if (Number(text) > Number.MAX_SAFE_INTEGER)
+        return format(_("At most $0"), String(Number.MAX_SAFE_INTEGER));
     return null;
 }
 
