@@ -63,3 +63,13 @@ def test_numbers_from_yaml():
     for bad in (-1, 1 << 64, False):
         with pytest.raises(utils.HugepagesError):
             utils.parse_pages(bad, 2097152, 'pages')
+
+
+def test_a_number_is_ascii_digits():
+    """Node numbers, gids, uids and min_free_kbytes: hugepagesctl reads
+    ASCII digits; str.isdigit() takes '²' (int() then fails) and '٣' (int()
+    reads it as 3)."""
+    for ok in ('0', '42', '0010', '18446744073709551615'):
+        assert utils.is_decimal(ok)
+    for bad in ('', '\u00b2', '\u0663', '4\u00b2', '\uff14', ' 4', '4 ', '+4', '-4', '4.0', '0x4', '4k'):
+        assert not utils.is_decimal(bad), repr(bad)

@@ -40,6 +40,12 @@ class HugepagesError(Exception):
         self.figures = figures
 
 
+def is_decimal(text):
+    """ASCII digits only, as hugepagesctl reads a number: str.isdigit()
+    also takes '²' (which int() refuses) and '٣' (which int() reads as 3)."""
+    return text != '' and text.strip(_DIGITS) == ''
+
+
 def _number_with_unit(text, shown):
     """(bytes, whether a unit was given) of '123M', as hp-units.c reads it:
     ASCII digits, then nothing or one of the units, no space, no sign."""

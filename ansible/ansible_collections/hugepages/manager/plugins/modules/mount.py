@@ -100,7 +100,7 @@ import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.hugepages.manager.plugins.module_utils.hugepagesctl import (
-    COMMON_ARGS, Hugepagesctl, HugepagesError, error_line, fail, parse_size)
+    COMMON_ARGS, Hugepagesctl, HugepagesError, error_line, fail, is_decimal, parse_size)
 
 # The owner and mode hugepagesd gives a scope's mounts when the task names
 # no mode (mount-create --help); a mount in place with another owner or
@@ -113,10 +113,10 @@ def owner_of(scope, owner):
     group name hugepagesd saves the section under."""
     try:
         if scope == 'user':
-            pw = pwd.getpwuid(int(owner)) if owner.isdigit() else pwd.getpwnam(owner)
+            pw = pwd.getpwuid(int(owner)) if is_decimal(owner) else pwd.getpwnam(owner)
             return pw.pw_uid, 0, pw.pw_name
         if scope == 'group':
-            gr = grp.getgrgid(int(owner)) if owner.isdigit() else grp.getgrnam(owner)
+            gr = grp.getgrgid(int(owner)) if is_decimal(owner) else grp.getgrnam(owner)
             return 0, gr.gr_gid, gr.gr_name
     except KeyError:
         raise HugepagesError("owner: no %s '%s' on this host" % (scope, owner))

@@ -126,7 +126,7 @@ shortfall:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.hugepages.manager.plugins.module_utils.hugepagesctl import (
-    COMMON_ARGS, Hugepagesctl, HugepagesError, fail, parse_pages)
+    COMMON_ARGS, Hugepagesctl, HugepagesError, fail, is_decimal, parse_pages)
 
 
 def claimed(ctl, page_size):
@@ -178,7 +178,7 @@ def main():
             'nodes': {},
         }
         for node, amount in (p['nodes'] or {}).items():
-            if not str(node).isdigit():
+            if not is_decimal(str(node)):
                 raise HugepagesError("nodes: '%s' is not a node number" % node)
             requested['nodes'][str(int(node))] = parse_pages(amount, size, 'nodes[%s]' % node)
         result['requested'] = requested

@@ -86,13 +86,13 @@ import grp
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.hugepages.manager.plugins.module_utils.hugepagesctl import (
-    COMMON_ARGS, Hugepagesctl, HugepagesError, fail, parse_size)
+    COMMON_ARGS, Hugepagesctl, HugepagesError, fail, is_decimal, parse_size)
 
 TRUE_WORDS = ('yes', 'on', 'true', '1')
 
 
 def gid_of(text):
-    if text.isdigit():
+    if is_decimal(text):
         return int(text)
     try:
         return grp.getgrnam(text).gr_gid
@@ -159,7 +159,7 @@ def main():
             before['min_free_kbytes'] = doc['min_free_kbytes']
             if p['min_free_kbytes'] == 'recommended':
                 target = max(doc['min_free_kbytes'], doc['recommended_min_free_kbytes'])
-            elif p['min_free_kbytes'].isdigit():
+            elif is_decimal(p['min_free_kbytes']):
                 target = int(p['min_free_kbytes'])
             else:
                 raise HugepagesError("min_free_kbytes: a number of kB or 'recommended', not '%s'"
