@@ -293,7 +293,7 @@ build_manager (HpdReadSnapshot *self, GVariant **body)
 
 /* Main thread: @kept's body, refreshed now with every read recorded. */
 static void
-make (HpdReadSnapshot *self, Kept *kept, gboolean (*build) (HpdReadSnapshot *, GVariant **))
+make (HpdReadSnapshot *self, Kept *kept, gboolean (*build)(HpdReadSnapshot *, GVariant **))
 {
   Shared *shared = self->shared;
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);

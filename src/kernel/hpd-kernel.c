@@ -949,7 +949,7 @@ read_input (HpdKernelInputs *inputs, Input *input)
   const char *what = NULL;
   int err = 0;
   g_autofree char *text = read_kernel_file (&inputs->kept, inputs->root, input->relative,
-                                           input->kind == INPUT_COUNTER, &err, &what);
+                                            input->kind == INPUT_COUNTER, &err, &what);
 
   if (text == NULL)
     return failure (g_file_error_from_errno (err));
