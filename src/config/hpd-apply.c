@@ -243,7 +243,10 @@ apply_pool (gpointer key, gpointer value, gpointer data)
 }
 
 /* Grows @pool (or one node of it) to @target if it holds less; never
- * shrinks: at boot nothing is known of the pages others asked for. */
+ * shrinks: at boot nothing is known of the pages others asked for. The
+ * memory limit holds as for every growth: a claim was checked when it was
+ * made, but on a machine that has less memory now (a resized VM) the same
+ * claim could take what the system needs to boot. */
 static void
 apply_claim_target (Apply *a, const HpdPool *pool, guint32 node, guint64 target)
 {
@@ -285,7 +288,7 @@ apply_claim_target (Apply *a, const HpdPool *pool, guint32 node, guint64 target)
         }
       got = hpd_pool_counters_kept (&now, &after);
     }
-  else if (!hpd_pool_model_apply_node (a->daemon, pool, &now, node, target, FALSE, &alloc, NULL,
+  else if (!hpd_pool_model_apply_node (a->daemon, pool, &now, node, target, TRUE, &alloc, NULL,
                                        &got, &error))
     {
       say (a, FALSE, "%s: %s", place, error->message);

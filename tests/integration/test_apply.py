@@ -116,3 +116,24 @@ def test_over_the_memory_limit_is_refused(hugepagesd, fake_kernel):
     assert status == 1
     assert len(lines) == 1 and lines[0].startswith('FAILED  pool 2MB:') and 'limit' in lines[0]
     assert fake_kernel.changes_since(before) == {}
+
+
+@pytest.mark.parametrize('rel,text,place', [
+    (CONF, '[pool 2MB]\nnode1 = 1000000\n', 'pool 2MB node 1'),
+    ('etc/hugepagesd/claims.d/vm.conf', '[2MB]\npages = 1000000\n', 'claims on the 2MB pool'),
+    ('etc/hugepagesd/claims.d/vm.conf', '[2MB node1]\npages = 1000000\n',
+     'claims on the 2MB pool on node 1'),
+])
+def test_every_growth_keeps_the_memory_limit(hugepagesd, fake_kernel, rel, text, place):
+    """A configured node and a claim, on the pool or on a node, grow only
+    within PoolMemoryLimit: a claim checked when made can ask too much of a
+    machine that has less memory now."""
+    fake_kernel.write(rel, text)
+    before = fake_kernel.snapshot()
+    status, lines, _ = apply(hugepagesd, fake_kernel)
+    assert status == 1
+    failed = [line for line in lines if line.startswith('FAILED')]
+    # a node's claim is one of the pool's claims too: both are refused
+    assert any(line.startswith(f'FAILED  {place}:') for line in failed), lines
+    assert all('would exceed the limit' in line for line in failed), lines
+    assert fake_kernel.changes_since(before) == {}
