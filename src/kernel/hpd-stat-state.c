@@ -34,12 +34,6 @@ hpd_stat_state_take (const char *path, HpdStatState *state)
   take (path, FALSE, state);
 }
 
-void
-hpd_stat_state_take_link (const char *path, HpdStatState *state)
-{
-  take (path, TRUE, state);
-}
-
 gboolean
 hpd_stat_state_equal (const HpdStatState *a, const HpdStatState *b)
 {

@@ -25,8 +25,6 @@ typedef struct {
 } HpdStatState;
 
 void hpd_stat_state_take (const char *path, HpdStatState *state);
-/* As lstat() sees @path: a link itself, not what it points to. */
-void hpd_stat_state_take_link (const char *path, HpdStatState *state);
 gboolean hpd_stat_state_equal (const HpdStatState *a, const HpdStatState *b);
 /* Every time in @state is older than @settle_us before @taken_at (the
  * real time it was taken), or the path was not there. */
