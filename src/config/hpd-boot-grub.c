@@ -153,13 +153,6 @@ read_whole (int fd, gsize size, gsize *length)
   return g_steal_pointer (&text);
 }
 
-static void
-record (HpdKernel *recorder, const char *path, gboolean link)
-{
-  if (recorder != NULL)
-    hpd_kernel_record_path (recorder, path, link);
-}
-
 void
 hpd_boot_grub_dropin_read (const char *root, HpdKernel *recorder, HpdBootGrubDropIn *dropin)
 {
@@ -170,7 +163,7 @@ hpd_boot_grub_dropin_read (const char *root, HpdKernel *recorder, HpdBootGrubDro
   memset (dropin, 0, sizeof *dropin);
   /* opened without following a link: the link's own state stands for
    * what was read */
-  record (recorder, path, TRUE);
+  hpd_kernel_record_path (recorder, path, TRUE);
   fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     {
@@ -208,7 +201,7 @@ hpd_boot_grub_shown (const char *root, HpdKernel *recorder, const HpdBootGrubDro
   g_autofree char *dir = g_build_filename (root, HPD_BOOT_GRUB_DIR, NULL);
   struct stat st;
 
-  record (recorder, dir, FALSE);
+  hpd_kernel_record_path (recorder, dir, FALSE);
   /* the service may read what its caller could not: show only what
    * anybody could read for themselves */
   if (stat (dir, &st) != 0)
@@ -218,7 +211,7 @@ hpd_boot_grub_shown (const char *root, HpdKernel *recorder, const HpdBootGrubDro
       g_autofree char *parent = errno == ENOENT ? g_path_get_dirname (dir) : NULL;
 
       if (parent != NULL)
-        record (recorder, parent, FALSE);
+        hpd_kernel_record_path (recorder, parent, FALSE);
       if (parent != NULL && stat (parent, &st) == 0 && S_ISDIR (st.st_mode) &&
           (st.st_mode & S_IXOTH))
         return g_strdup ("");

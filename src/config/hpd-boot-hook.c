@@ -25,20 +25,13 @@ typedef struct {
   HpdKernel *recorder;
 } Look;
 
-static void
-record (const Look *look, const char *path, gboolean link)
-{
-  if (look->recorder != NULL)
-    hpd_kernel_record_path (look->recorder, path, link);
-}
-
 /* Each look at a path through one of these, so that a read snapshot can
  * tell when what it saw changed (hpd_kernel_record_path()): a directory's
  * state stands for its listing, a link's for its target. */
 static gboolean
 test_path (const Look *look, const char *path, GFileTest test)
 {
-  record (look, path, FALSE);
+  hpd_kernel_record_path (look->recorder, path, FALSE);
   return g_file_test (path, test);
 }
 
@@ -47,14 +40,14 @@ link_exists (const Look *look, const char *path)
 {
   struct stat st;
 
-  record (look, path, TRUE);
+  hpd_kernel_record_path (look->recorder, path, TRUE);
   return lstat (path, &st) == 0;
 }
 
 static GDir *
 open_dir (const Look *look, const char *path)
 {
-  record (look, path, FALSE);
+  hpd_kernel_record_path (look->recorder, path, FALSE);
   return g_dir_open (path, 0, NULL);
 }
 

@@ -988,7 +988,7 @@ take_input (HpdKernelInputs *inputs, Input *input)
 void
 hpd_kernel_record_path (HpdKernel *self, const char *path, gboolean link)
 {
-  if (recording (self))
+  if (self != NULL && recording (self))
     hpd_stat_paths_take (self->record_paths, path, link);
 }
 

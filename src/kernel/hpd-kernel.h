@@ -103,7 +103,8 @@ HpdKernelInputs *hpd_kernel_record_end (HpdKernel *self);
  * (lstat() if @link) stands for what it read: a file's contents, a
  * directory's listing, a link's target, a mode. Such a state tells a later
  * change only once its times have settled (hpd_kernel_inputs_settled()).
- * Absolute paths; nothing happens unless this thread records. */
+ * Absolute paths; nothing happens unless this thread records, or for a
+ * NULL @self (a reader nobody records). */
 void hpd_kernel_record_path (HpdKernel *self, const char *path, gboolean link);
 /* A value was made from what no check can read again (the user and group
  * databases, which may come from the network): the record ends in NULL. */
