@@ -5,19 +5,39 @@
 """Adds up JUnit XML reports (meson test, pytest) into one closing line:
 "N passed, N failed[, N skipped]". Exits 1 if anything failed or a report
 is missing, unreadable or empty, so a tier that crashed or ran nothing
-cannot pass unnoticed."""
+cannot pass unnoticed.
+
+Each failed test is named with the end of its account just before that line:
+a CI log is often read from its end only, and a rare failure must be
+diagnosable from that part alone."""
 
 import sys
 import xml.etree.ElementTree as ET
 
 
-def count(path):
+# lines of each failure's account shown at the end
+ACCOUNT_LINES = 12
+
+
+def account(case):
+    """The test's name and the last lines of what it failed with."""
+    name = f"{case.get('classname', '')}::{case.get('name', '')}"
+    lines = []
+    for child in case:
+        if child.tag in ('failure', 'error'):
+            lines += (child.get('message') or '').splitlines()[:1]
+            lines += (child.text or '').rstrip().splitlines()[-ACCOUNT_LINES:]
+    return [f'FAILED {name}'] + [f'  | {line[:300]}' for line in lines]
+
+
+def count(path, failures):
     passed = failed = skipped = 0
     root = ET.parse(path).getroot()
     for case in root.iter('testcase'):
         outcome = {child.tag for child in case}
         if outcome & {'failure', 'error'}:
             failed += 1
+            failures += account(case)
         elif 'skipped' in outcome:
             skipped += 1
         else:
@@ -28,9 +48,10 @@ def count(path):
 def main(paths):
     total = [0, 0, 0]
     broken = False
+    failures = []
     for path in paths:
         try:
-            p, f, s = count(path)
+            p, f, s = count(path, failures)
         except (OSError, ET.ParseError) as e:
             print(f'{path}: unreadable report: {e}')
             broken = True
@@ -45,6 +66,8 @@ def main(paths):
         broken = True
     if broken:
         total[1] += 1
+    for line in failures:
+        print(line)
     line = f'{total[0]} passed, {total[1]} failed'
     if total[2]:
         line += f', {total[2]} skipped'
