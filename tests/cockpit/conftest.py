@@ -126,12 +126,6 @@ def session_members(sid):
     return members
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 class CockpitWs:
     def __init__(self, directory, bus_address, uid=None):
         self.dir = directory
@@ -148,7 +142,7 @@ class CockpitWs:
             os.chown(home, uid, uid)
             os.chown(runtime, uid, uid)
         self.log_path = os.path.join(directory, 'cockpit-ws.log')
-        self.port = free_port()
+        self.port = hpdtest.free_port()
         env = dict(os.environ,
                    DBUS_SYSTEM_BUS_ADDRESS=bus_address,
                    XDG_DATA_DIRS=f'{data}:/usr/local/share:/usr/share',
@@ -414,7 +408,7 @@ def shell_users(tools, _session_dir):
 class ShellWs:
     def __init__(self, directory):
         self.log_path = os.path.join(directory, 'cockpit-ws.log')
-        self.port = free_port()
+        self.port = hpdtest.free_port()
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=f'unix:path={RUN_DBUS}/system_bus_socket')
         env.pop('DBUS_SESSION_BUS_ADDRESS', None)
         with open(self.log_path, 'w') as log:

@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -58,12 +57,6 @@ def promtool():
     found = shutil.which('promtool') or shutil.which('promtool', path=PROMTOOL_DIR)
     assert found, f'needs promtool: scripts/install-deps puts it in {PROMTOOL_DIR}'
     return found
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 class AnsibleSshd(Sshd):
@@ -587,7 +580,7 @@ def test_metrics_scraped_by_node_exporter(service, polkit, fake_kernel, bus, con
     assert os.stat(target).st_mode & 0o777 == 0o644
     assert os.listdir(directory) == ['hugepages.prom'], 'temporary file left'
 
-    port = free_port()
+    port = hpdtest.free_port()
     exporter = subprocess.Popen([NODE_EXPORTER, f'--web.listen-address=127.0.0.1:{port}',
                                  '--collector.disable-defaults', '--collector.textfile',
                                  f'--collector.textfile.directory={directory}'],

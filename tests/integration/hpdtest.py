@@ -8,7 +8,9 @@ connection a test opens (root, a second client, a client on another bus)."""
 import inspect
 import json
 import os
+import random
 import signal
+import socket
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -114,6 +116,27 @@ class BusError(Exception):
         super().__init__(f'{name}: {message}')
         self.name = name
         self.message = message
+
+
+def free_port():
+    """A loopback TCP port nothing listens on, for a server a test starts.
+
+    Not one the kernel hands out by itself (bind to port 0): those come from
+    the ephemeral range, where any outgoing connection (the browser's, the
+    bus's, ssh's) may take the same port as its source before the server
+    binds it. A port below that range is only ever taken on purpose."""
+    with open('/proc/sys/net/ipv4/ip_local_port_range') as f:
+        first_ephemeral = int(f.read().split()[0])
+    ports = list(range(10000, first_ephemeral))
+    random.shuffle(ports)
+    for port in ports[:200]:
+        with socket.socket() as s:
+            try:
+                s.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f'no free loopback port in 10000-{first_ephemeral - 1}')
 
 
 def stop_process(proc, timeout=5):

@@ -42,12 +42,6 @@ pytestmark = pytest.mark.skipif(
            '(scripts/install-deps installs them)')
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
-
-
 def keygen(path, comment):
     subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', path],
                    check=True, timeout=30)
@@ -72,7 +66,7 @@ class Sshd:
     def __init__(self, bus_address):
         self.dir = tempfile.mkdtemp(prefix='hpd-sshd-')
         os.chmod(self.dir, 0o700)
-        self.port = free_port()
+        self.port = hpdtest.free_port()
         self.log_path = os.path.join(self.dir, 'sshd.log')
         host_key = keygen(os.path.join(self.dir, 'host_key'), 'host')
         with open(os.path.join(self.dir, 'known_hosts'), 'w') as f:
@@ -266,7 +260,7 @@ def test_ssh_cannot_connect(ctl, sshd):
     with open(os.path.join(sshd.dir, 'config-bridge')) as f:
         text = f.read()
     with open(config, 'w') as f:
-        f.write(text.replace(f'Port {sshd.port}', f'Port {free_port()}'))
+        f.write(text.replace(f'Port {sshd.port}', f'Port {hpdtest.free_port()}'))
     proc = ctl('-H', HOST, 'status', env={'HUGEPAGESCTL_SSH': f'ssh -F {config}'})
     err = single_error(proc, f'cannot reach hugepagesd on the system bus of {HOST}: '
                              f'ssh to {HOST} failed (exit status 255')
