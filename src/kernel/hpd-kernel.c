@@ -83,6 +83,7 @@ struct _HpdKernel
 
   /* between hpd_kernel_record_begin() and _end(), on that thread only */
   GPtrArray *record;     /* Input */
+  GHashTable *record_by_key; /* input_key() -> the first such Input */
   GArray *record_paths;  /* HpdStatPath */
   gint64 record_begun_at;
   GThread *record_thread;
@@ -167,12 +168,24 @@ part_of (HpdKernelPart part, const char *text)
   return part != NULL && text[0] != '\001' ? part (text) : g_strdup (text);
 }
 
-/* @expected NULL: the read failed, which the record does not follow. */
+/* What makes two inputs the same check: the file, how it is read and
+ * which part of it counts. */
+static char *
+input_key (const Input *input)
+{
+  return g_strdup_printf ("%d %p %s", input->kind, (gpointer) input->part, input->relative);
+}
+
+/* @expected NULL: the read failed, which the record does not follow. A
+ * file read again with the same result is checked once (one refresh reads
+ * proc/meminfo for several properties); a different result is kept as
+ * well, and then no check can pass, as it should not. */
 static void
 record_part (HpdKernel *self, InputKind kind, const char *relative, HpdKernelPart part,
              const char *expected)
 {
-  Input *input;
+  g_autofree char *key = NULL;
+  Input *input, *first;
 
   if (!recording (self))
     return;
@@ -186,6 +199,15 @@ record_part (HpdKernel *self, InputKind kind, const char *relative, HpdKernelPar
   input->relative = g_strdup (relative);
   input->part = part;
   input->expected = part_of (part, expected);
+  key = input_key (input);
+  first = g_hash_table_lookup (self->record_by_key, key);
+  if (first != NULL && g_str_equal (first->expected, input->expected))
+    {
+      input_free (input);
+      return;
+    }
+  if (first == NULL)
+    g_hash_table_insert (self->record_by_key, g_steal_pointer (&key), input);
   g_ptr_array_add (self->record, input);
 }
 
@@ -203,6 +225,7 @@ hpd_kernel_finalize (GObject *object)
   HpdKernel *self = HPD_KERNEL (object);
 
   g_clear_pointer (&self->record, g_ptr_array_unref);
+  g_clear_pointer (&self->record_by_key, g_hash_table_unref);
   g_clear_pointer (&self->record_paths, g_array_unref);
   if (self->turn_source != NULL)
     {
@@ -900,6 +923,7 @@ hpd_kernel_record_begin (HpdKernel *self)
 {
   g_return_if_fail (self->record == NULL);
   self->record = g_ptr_array_new_with_free_func (input_free);
+  self->record_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->record_paths = hpd_stat_paths_new ();
   self->record_begun_at = g_get_real_time ();
   self->record_thread = g_thread_self ();
@@ -915,6 +939,7 @@ hpd_kernel_record_end (HpdKernel *self)
   HpdKernelInputs *result;
 
   g_return_val_if_fail (inputs != NULL, NULL);
+  g_clear_pointer (&self->record_by_key, g_hash_table_unref);
   self->record_thread = NULL;
   /* a write through the service in between: what was read before it may
    * no longer be what a read gives, though a file read after it agrees */

@@ -514,6 +514,47 @@ test_recorded_inputs (Fixture *f, gconstpointer data)
   g_assert_null (hpd_kernel_record_end (f->kernel));
 }
 
+/* A file read twice with the same result is one check; read twice with
+ * different results (changed between the reads), the record can never be
+ * found unchanged. */
+static void
+test_recorded_inputs_once (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdKernelInputs) once = NULL;
+  g_autoptr(HpdKernelInputs) twice = NULL;
+  guint64 value;
+
+  hpd_kernel_record_begin (f->kernel);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *text = NULL;
+
+      g_assert_true (hpd_kernel_read_counter (f->kernel, COUNTER, &value, NULL));
+      g_assert_true (hpd_kernel_read_text (f->kernel, "proc/meminfo", &text, NULL));
+    }
+  once = hpd_kernel_record_end (f->kernel);
+  g_assert_nonnull (once);
+  g_assert_cmpuint (hpd_kernel_inputs_count (once), ==, 2);
+  g_assert_true (hpd_kernel_inputs_unchanged (once));
+  hpd_test_put_in_place (f->root, COUNTER, "6\n");
+  g_assert_false (hpd_kernel_inputs_unchanged (once));
+
+  hpd_kernel_record_begin (f->kernel);
+  g_assert_true (hpd_kernel_read_counter (f->kernel, COUNTER, &value, NULL));
+  g_assert_cmpuint (value, ==, 6);
+  hpd_test_put_in_place (f->root, COUNTER, "7\n");
+  g_assert_true (hpd_kernel_read_counter (f->kernel, COUNTER, &value, NULL));
+  g_assert_cmpuint (value, ==, 7);
+  twice = hpd_kernel_record_end (f->kernel);
+  g_assert_nonnull (twice);
+  g_assert_cmpuint (hpd_kernel_inputs_count (twice), ==, 2);
+  for (const char *now = "6\n"; now != NULL; now = g_str_equal (now, "6\n") ? "7\n" : NULL)
+    {
+      hpd_test_put_in_place (f->root, COUNTER, now);
+      g_assert_false (hpd_kernel_inputs_unchanged (twice));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -533,6 +574,7 @@ main (int argc, char **argv)
   ADD ("one-read-per-turn", test_one_read_per_turn);
   ADD ("text-sizes", test_text_sizes);
   ADD ("recorded-inputs", test_recorded_inputs);
+  ADD ("recorded-inputs-once", test_recorded_inputs_once);
 #undef ADD
   g_test_add_func ("/kernel-read/procfs", test_procfs_reads);
   g_test_add_func ("/kernel-read/mount-table-changes", test_mount_table_changes);
