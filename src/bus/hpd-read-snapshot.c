@@ -16,6 +16,8 @@
 /* One kept reply body with everything it was made from. */
 typedef struct {
   const char *what;          /* for the log */
+  gboolean (*build)(HpdReadSnapshot *self, GVariant **body); /* what the body is */
+  HpdReadSnapshot *owner;    /* for @wanted, which it destroys before it goes */
   guint64 made_in;           /* valid while the generation is still this */
   GVariant *body;            /* NULL: none */
   HpdKernelInputs *inputs;
@@ -125,13 +127,15 @@ get_all_of (GDBusMessage *call)
 /* The snapshot for @call, if it is one a snapshot answers: exactly the
  * call, with exactly the arguments; any other (wrong arguments, another
  * path or interface) gets GDBus's own answer. A page size's GetAll is
- * answered from the GetManagedObjects body, which holds its a{sv}. */
+ * answered from the GetManagedObjects body, which holds its a{sv}:
+ * @page_size says so. */
 static Kept *
-kept_for (Shared *shared, GDBusMessage *call)
+kept_for (Shared *shared, GDBusMessage *call, gboolean *page_size)
 {
   const char *path = g_dbus_message_get_path (call);
   const char *asked = get_all_of (call);
 
+  *page_size = FALSE;
   if (path == NULL ||
       (g_dbus_message_get_flags (call) & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) != 0)
     return NULL;
@@ -142,22 +146,21 @@ kept_for (Shared *shared, GDBusMessage *call)
         return g_dbus_message_get_body (call) == NULL ? &shared->objects : NULL;
       return g_strcmp0 (asked, HP_MANAGER_INTERFACE) == 0 ? &shared->manager : NULL;
     }
-  if (g_str_has_prefix (path, HP_PAGE_SIZE_PATH_PREFIX) &&
-      g_strcmp0 (asked, HP_PAGE_SIZE_INTERFACE) == 0)
-    return &shared->objects;
-  return NULL;
+  *page_size = g_str_has_prefix (path, HP_PAGE_SIZE_PATH_PREFIX) &&
+               g_strcmp0 (asked, HP_PAGE_SIZE_INTERFACE) == 0;
+  return *page_size ? &shared->objects : NULL;
 }
 
 /* Under the lock: what @kept's body answers to @call; NULL for a page
  * size that is not there. */
 static GVariant *
-reply_body (Shared *shared, Kept *kept, GDBusMessage *call)
+reply_body (Kept *kept, GDBusMessage *call, gboolean page_size)
 {
   g_autoptr(GVariant) objects = NULL;
   g_autoptr(GVariant) interfaces = NULL;
   g_autoptr(GVariant) properties = NULL;
 
-  if (kept == &shared->manager || get_all_of (call) == NULL)
+  if (!page_size)
     return g_variant_ref (kept->body);
   /* a page size's a{sv}, found in a{oa{sa{sv}}} */
   objects = g_variant_get_child_value (kept->body, 0);
@@ -174,7 +177,7 @@ reply_body (Shared *shared, Kept *kept, GDBusMessage *call)
  * checks are a few pread()s and stat()s, under the lock so that the main
  * thread cannot replace what is being checked. */
 static GDBusMessage *
-answer (Shared *shared, Kept *kept, GDBusMessage *call)
+answer (Shared *shared, Kept *kept, GDBusMessage *call, gboolean page_size)
 {
   G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&shared->lock);
   g_autoptr(GVariant) body = NULL;
@@ -190,7 +193,7 @@ answer (Shared *shared, Kept *kept, GDBusMessage *call)
       clear_kept (kept);
       return NULL;
     }
-  body = reply_body (shared, kept, call);
+  body = reply_body (kept, call, page_size);
   /* no such object: GDBus's own error */
   if (body == NULL)
     return NULL;
@@ -206,6 +209,7 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
 {
   Shared *shared = user_data;
   g_autoptr(GDBusMessage) reply = NULL;
+  gboolean page_size;
   Kept *kept;
 
   if (!incoming || g_dbus_message_get_message_type (message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL)
@@ -217,10 +221,10 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
       drop_locked (shared);
       return message;
     }
-  kept = kept_for (shared, message);
+  kept = kept_for (shared, message, &page_size);
   if (kept == NULL)
     return message;
-  reply = answer (shared, kept, message);
+  reply = answer (shared, kept, message, page_size);
   if (reply == NULL)
     {
       /* answered by the main thread, which makes the snapshot first */
@@ -293,8 +297,9 @@ build_manager (HpdReadSnapshot *self, GVariant **body)
 
 /* Main thread: @kept's body, refreshed now with every read recorded. */
 static void
-make (HpdReadSnapshot *self, Kept *kept, gboolean (*build)(HpdReadSnapshot *, GVariant **))
+make (Kept *kept)
 {
+  HpdReadSnapshot *self = kept->owner;
   Shared *shared = self->shared;
   HpdKernel *kernel = hpd_daemon_get_kernel (self->daemon);
   HpdConfigCache *config = hpd_daemon_get_config_cache (self->daemon);
@@ -321,7 +326,7 @@ make (HpdReadSnapshot *self, Kept *kept, gboolean (*build)(HpdReadSnapshot *, GV
   claims_loads = hpd_claims_cache_get_loads (claims);
 
   hpd_kernel_record_begin (kernel);
-  complete = build (self, &body);
+  complete = kept->build (self, &body);
   g_variant_ref_sink (body);
   inputs = hpd_kernel_record_end (kernel);
   if (!complete)
@@ -370,20 +375,9 @@ make (HpdReadSnapshot *self, Kept *kept, gboolean (*build)(HpdReadSnapshot *, GV
 }
 
 static gboolean
-make_objects (gpointer user_data)
+make_wanted (gpointer user_data)
 {
-  HpdReadSnapshot *self = user_data;
-
-  make (self, &self->shared->objects, build_objects);
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-make_manager (gpointer user_data)
-{
-  HpdReadSnapshot *self = user_data;
-
-  make (self, &self->shared->manager, build_manager);
+  make (user_data);
   return G_SOURCE_CONTINUE;
 }
 
@@ -430,12 +424,12 @@ hpd_read_snapshot_new (GDBusObjectManagerServer *objects, GDBusInterfaceSkeleton
    * call in the same main loop turn, so the call's refresh is its refresh
    * (no read the service would not have made, no PropertiesChanged a read
    * would not have sent), and the call is answered from what it made. */
-  shared->objects.what = "GetManagedObjects";
+  shared->objects = (Kept) { .what = "GetManagedObjects", .build = build_objects, .owner = self };
   shared->objects.wanted = hpd_wakeup_new ("[hugepagesd] GetManagedObjects snapshot", G_PRIORITY_DEFAULT,
-                                           make_objects, self);
-  shared->manager.what = "Manager GetAll";
+                                           make_wanted, &shared->objects);
+  shared->manager = (Kept) { .what = "Manager GetAll", .build = build_manager, .owner = self };
   shared->manager.wanted = hpd_wakeup_new ("[hugepagesd] Manager GetAll snapshot", G_PRIORITY_DEFAULT,
-                                           make_manager, self);
+                                           make_wanted, &shared->manager);
 
   self->objects = g_object_ref (objects);
   self->manager = g_object_ref (manager);
