@@ -7,9 +7,10 @@
 is missing, unreadable or empty, so a tier that crashed or ran nothing
 cannot pass unnoticed.
 
-Each failed test is named with the end of its account just before that line:
-a CI log is often read from its end only, and a rare failure must be
-diagnosable from that part alone."""
+Each failed test is named just before that line, the first ACCOUNTS of them
+with the end of their account: a CI log is often read from its end only, and a
+rare failure must be diagnosable from that part alone, while a run where
+everything broke must not bury the closing line under thousands of lines."""
 
 import sys
 import xml.etree.ElementTree as ET
@@ -17,12 +18,16 @@ import xml.etree.ElementTree as ET
 
 # lines of each failure's account shown at the end
 ACCOUNT_LINES = 12
+# failures shown with their account; the later ones are only named
+ACCOUNTS = 5
 
 
-def account(case):
-    """The test's name and the last lines of what it failed with."""
+def account(case, with_lines):
+    """The test's name and, if with_lines, the last lines of what it failed with."""
     name = f"{case.get('classname', '')}::{case.get('name', '')}"
     lines = []
+    if not with_lines:
+        return [f'FAILED {name}']
     for child in case:
         if child.tag in ('failure', 'error'):
             lines += (child.get('message') or '').splitlines()[:1]
@@ -37,7 +42,7 @@ def count(path, failures):
         outcome = {child.tag for child in case}
         if outcome & {'failure', 'error'}:
             failed += 1
-            failures += account(case)
+            failures.append(account(case, len(failures) < ACCOUNTS))
         elif 'skipped' in outcome:
             skipped += 1
         else:
@@ -66,8 +71,10 @@ def main(paths):
         broken = True
     if broken:
         total[1] += 1
-    for line in failures:
-        print(line)
+    for lines in failures:
+        print('\n'.join(lines))
+    if len(failures) > ACCOUNTS:
+        print(f'(the {len(failures) - ACCOUNTS} failures after the first {ACCOUNTS} are named only)')
     line = f'{total[0]} passed, {total[1]} failed'
     if total[2]:
         line += f', {total[2]} skipped'

@@ -65,6 +65,18 @@ class JunitSummary(unittest.TestCase):
         self.assertNotIn('  | noise 0', account, 'only the end of a long account')
         self.assertIn('  | fixture broke', lines)
 
+    def test_only_the_first_failures_carry_their_account(self):
+        cases = ''.join(f'<testcase classname="t.c" name="f{i}"><failure message="m{i}">'
+                        f'end of f{i}</failure></testcase>' for i in range(8))
+        rc, lines = self.run_summary(self.report('c.xml', f'<testsuite>{cases}</testsuite>'))
+        self.assertEqual(rc, 1)
+        self.assertEqual(lines[-1], '0 passed, 8 failed')
+        self.assertEqual([line for line in lines if line.startswith('FAILED')],
+                         [f'FAILED t.c::f{i}' for i in range(8)])
+        self.assertEqual([line for line in lines if line.startswith('  | end of')],
+                         [f'  | end of f{i}' for i in range(5)])
+        self.assertIn('(the 3 failures after the first 5 are named only)', lines)
+
     def test_a_missing_or_empty_report_fails(self):
         rc, lines = self.run_summary(os.path.join(self.tmp.name, 'none.xml'))
         self.assertEqual(rc, 1)
