@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hpctl.h"
 
 /* Authorization may wait for a person typing a password, and update-grub
@@ -78,8 +79,7 @@ write_boot (HpctlContext *ctx, gboolean dry_run)
   GVariantBuilder options;
 
   g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
-  if (dry_run)
-    g_variant_builder_add (&options, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
+  hpctl_add_flag (&options, HP_OPTION_DRY_RUN, dry_run);
 
   /* a dry run needs no authorization: no interactive flag, no agent */
   if (!hp_dbus_manager_call_configure_boot_sync (ctx->manager, g_variant_builder_end (&options),

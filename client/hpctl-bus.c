@@ -376,6 +376,13 @@ hpctl_prepare_interactive (HpctlContext *ctx)
   return G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
 }
 
+void
+hpctl_add_flag (GVariantBuilder *options, const char *name, gboolean set)
+{
+  if (set)
+    g_variant_builder_add (options, "{sv}", name, g_variant_new_boolean (TRUE));
+}
+
 GOptionContext *
 hpctl_command_options (const char *parameters, const char *summary, const char *description)
 {

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpctl.h"
 
@@ -204,16 +205,12 @@ build_options (const Change *change)
   GVariantBuilder builder;
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  if (change->dry_run)
-    g_variant_builder_add (&builder, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
-  if (change->hard)
-    g_variant_builder_add (&builder, "{sv}", "hard", g_variant_new_boolean (TRUE));
-  if (change->persist)
-    g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
+  hpctl_add_flag (&builder, HP_OPTION_DRY_RUN, change->dry_run);
+  hpctl_add_flag (&builder, HP_OPTION_HARD, change->hard);
+  hpctl_add_flag (&builder, HP_OPTION_PERSIST, change->persist);
   if (change->has_timeout)
-    g_variant_builder_add (&builder, "{sv}", "timeout-ms", g_variant_new_uint32 (change->timeout_ms));
-  if (change->drop_caches)
-    g_variant_builder_add (&builder, "{sv}", "drop-caches", g_variant_new_boolean (TRUE));
+    g_variant_builder_add (&builder, "{sv}", HP_OPTION_TIMEOUT_MS, g_variant_new_uint32 (change->timeout_ms));
+  hpctl_add_flag (&builder, HP_OPTION_DROP_CACHES, change->drop_caches);
   return g_variant_builder_end (&builder);
 }
 

@@ -99,17 +99,13 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
 
   g_variant_builder_init (&opts, G_VARIANT_TYPE_VARDICT);
   if (node != HP_CLAIM_ALL_NODES)
-    g_variant_builder_add (&opts, "{sv}", "node", g_variant_new_uint32 (node));
-  if (persist)
-    g_variant_builder_add (&opts, "{sv}", "persist", g_variant_new_boolean (TRUE));
-  if (hard)
-    g_variant_builder_add (&opts, "{sv}", "hard", g_variant_new_boolean (TRUE));
+    g_variant_builder_add (&opts, "{sv}", HP_OPTION_NODE, g_variant_new_uint32 (node));
+  hpctl_add_flag (&opts, HP_OPTION_PERSIST, persist);
+  hpctl_add_flag (&opts, HP_OPTION_HARD, hard);
   if (timeout != NULL)
-    g_variant_builder_add (&opts, "{sv}", "timeout-ms", g_variant_new_uint32 ((guint32) seconds * 1000));
-  if (drop_caches)
-    g_variant_builder_add (&opts, "{sv}", "drop-caches", g_variant_new_boolean (TRUE));
-  if (dry_run)
-    g_variant_builder_add (&opts, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
+    g_variant_builder_add (&opts, "{sv}", HP_OPTION_TIMEOUT_MS, g_variant_new_uint32 ((guint32) seconds * 1000));
+  hpctl_add_flag (&opts, HP_OPTION_DROP_CACHES, drop_caches);
+  hpctl_add_flag (&opts, HP_OPTION_DRY_RUN, dry_run);
 
   if (!hp_dbus_manager_page_size_call_claim_sync (pool, args[1], amount.pages,
                                                   g_variant_builder_end (&opts),
@@ -171,7 +167,7 @@ hpctl_release (HpctlContext *ctx, GStrv args)
 
   g_variant_builder_init (&opts, G_VARIANT_TYPE_VARDICT);
   if (node != HP_CLAIM_ALL_NODES)
-    g_variant_builder_add (&opts, "{sv}", "node", g_variant_new_uint32 (node));
+    g_variant_builder_add (&opts, "{sv}", HP_OPTION_NODE, g_variant_new_uint32 (node));
   if (!hp_dbus_manager_page_size_call_release_sync (pool, args[1], g_variant_builder_end (&opts),
                                                     hpctl_prepare_interactive (ctx), G_MAXINT,
                                                     &held, NULL, &error))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpctl.h"
 
@@ -207,19 +208,16 @@ build_create_options (const CreateArguments *a, GError **error)
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
   if (max_size != NULL)
-    g_variant_builder_add (&builder, "{sv}", "max-size", max_size);
+    g_variant_builder_add (&builder, "{sv}", HP_OPTION_MAX_SIZE, max_size);
   if (min_size != NULL)
-    g_variant_builder_add (&builder, "{sv}", "min-size", min_size);
+    g_variant_builder_add (&builder, "{sv}", HP_OPTION_MIN_SIZE, min_size);
   if (a->inodes != NULL)
-    g_variant_builder_add (&builder, "{sv}", "max-inodes", g_variant_new_uint64 (inodes));
+    g_variant_builder_add (&builder, "{sv}", HP_OPTION_MAX_INODES, g_variant_new_uint64 (inodes));
   if (a->mode != NULL)
-    g_variant_builder_add (&builder, "{sv}", "mode", g_variant_new_uint32 (mode));
-  if (a->persist)
-    g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
-  if (a->secure)
-    g_variant_builder_add (&builder, "{sv}", "secure-directories", g_variant_new_boolean (TRUE));
-  if (a->dry_run)
-    g_variant_builder_add (&builder, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
+    g_variant_builder_add (&builder, "{sv}", HP_OPTION_MODE, g_variant_new_uint32 (mode));
+  hpctl_add_flag (&builder, HP_OPTION_PERSIST, a->persist);
+  hpctl_add_flag (&builder, HP_OPTION_SECURE_DIRECTORIES, a->secure);
+  hpctl_add_flag (&builder, HP_OPTION_DRY_RUN, a->dry_run);
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
 
@@ -229,7 +227,7 @@ create_flags (HpctlContext *ctx, GVariant *options)
 {
   gboolean dry_run = FALSE;
 
-  if (g_variant_lookup (options, "dry-run", "b", &dry_run) && dry_run)
+  if (g_variant_lookup (options, HP_OPTION_DRY_RUN, "b", &dry_run) && dry_run)
     return G_DBUS_CALL_FLAGS_NONE;
   return hpctl_prepare_interactive (ctx);
 }

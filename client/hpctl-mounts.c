@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpctl.h"
 
@@ -319,10 +320,8 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
     return HPCTL_EXIT_ERROR;
 
   g_variant_builder_init (&unmount_options, G_VARIANT_TYPE_VARDICT);
-  if (persist)
-    g_variant_builder_add (&unmount_options, "{sv}", "persist", g_variant_new_boolean (TRUE));
-  if (dry_run)
-    g_variant_builder_add (&unmount_options, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
+  hpctl_add_flag (&unmount_options, HP_OPTION_PERSIST, persist);
+  hpctl_add_flag (&unmount_options, HP_OPTION_DRY_RUN, dry_run);
   if (!hp_dbus_manager_call_unmount_sync (ctx->manager, args[1],
                                           g_variant_builder_end (&unmount_options),
                                           dry_run ? G_DBUS_CALL_FLAGS_NONE

@@ -66,12 +66,9 @@ hpctl_tunable_build_options (const TunableOptions *o)
   GVariantBuilder builder;
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
-  if (o->dry_run)
-    g_variant_builder_add (&builder, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
-  if (o->allow_lower)
-    g_variant_builder_add (&builder, "{sv}", "allow-lower", g_variant_new_boolean (TRUE));
-  if (o->persist)
-    g_variant_builder_add (&builder, "{sv}", "persist", g_variant_new_boolean (TRUE));
+  hpctl_add_flag (&builder, HP_OPTION_DRY_RUN, o->dry_run);
+  hpctl_add_flag (&builder, HP_OPTION_ALLOW_LOWER, o->allow_lower);
+  hpctl_add_flag (&builder, HP_OPTION_PERSIST, o->persist);
   return g_variant_builder_end (&builder);
 }
 

@@ -7,6 +7,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpctl.h"
 
@@ -382,10 +383,8 @@ hpctl_remove_orphan (HpctlContext *ctx, GStrv args)
     return HPCTL_EXIT_ERROR;
 
   g_variant_builder_init (&call_options, G_VARIANT_TYPE_VARDICT);
-  if (dry_run)
-    g_variant_builder_add (&call_options, "{sv}", "dry-run", g_variant_new_boolean (TRUE));
-  if (ignore_unreadable)
-    g_variant_builder_add (&call_options, "{sv}", "ignore-unreadable", g_variant_new_boolean (TRUE));
+  hpctl_add_flag (&call_options, HP_OPTION_DRY_RUN, dry_run);
+  hpctl_add_flag (&call_options, HP_OPTION_IGNORE_UNREADABLE, ignore_unreadable);
   if (!hp_dbus_manager_call_remove_orphan_sync (ctx->manager, args[1],
                                                 g_variant_builder_end (&call_options),
                                                 dry_run ? G_DBUS_CALL_FLAGS_NONE

@@ -186,6 +186,10 @@ char *hpctl_describe_bytes (guint64 bytes);
  * one may be needed. */
 GDBusCallFlags hpctl_prepare_interactive (HpctlContext *ctx);
 
+/* Adds the boolean option @name (an HP_OPTION_*) as true when @set; the
+ * service takes an absent flag as false, so only what was asked is sent. */
+void hpctl_add_flag (GVariantBuilder *options, const char *name, gboolean set);
+
 /* A progress bar on stderr fed by AllocationProgress of the PageSize
  * object at @object_path for a call asking for @target pages; NULL (and
  * nothing drawn) when stderr is not a terminal. Signals arrive while the

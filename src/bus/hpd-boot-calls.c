@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hpd-boot-calls.h"
 #include "hpd-boot-grub.h"
 #include "hpd-config.h"
@@ -163,7 +164,7 @@ hpd_boot_calls_configure (const HpdCall *method_call)
   g_autofree char *path = NULL;
   BootCall *call;
 
-  g_variant_lookup (method_call->options, "dry-run", "b", &dry_run);
+  g_variant_lookup (method_call->options, HP_OPTION_DRY_RUN, "b", &dry_run);
   hpd_boot_state_read (daemon, NULL, &state);
   /* writing less than the configuration asks for would fail silently at boot */
   if (state.problems->len > 0)

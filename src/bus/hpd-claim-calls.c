@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpd-alloc.h"
 #include "hpd-apply.h"
@@ -239,12 +240,12 @@ static gboolean
 read_claim_options (const HpdCall *call, ClaimOptions *out, GError **error)
 {
   *out = (ClaimOptions) { .node = HPD_CLAIM_ALL_NODES, .timeout_ms = HPD_ALLOC_DEFAULT_TIMEOUT_MS };
-  g_variant_lookup (call->options, "node", "u", &out->node);
-  g_variant_lookup (call->options, "persist", "b", &out->persist);
-  g_variant_lookup (call->options, "dry-run", "b", &out->dry_run);
-  g_variant_lookup (call->options, "hard", "b", &out->hard);
-  g_variant_lookup (call->options, "timeout-ms", "u", &out->timeout_ms);
-  g_variant_lookup (call->options, "drop-caches", "b", &out->drop_caches);
+  g_variant_lookup (call->options, HP_OPTION_NODE, "u", &out->node);
+  g_variant_lookup (call->options, HP_OPTION_PERSIST, "b", &out->persist);
+  g_variant_lookup (call->options, HP_OPTION_DRY_RUN, "b", &out->dry_run);
+  g_variant_lookup (call->options, HP_OPTION_HARD, "b", &out->hard);
+  g_variant_lookup (call->options, HP_OPTION_TIMEOUT_MS, "u", &out->timeout_ms);
+  g_variant_lookup (call->options, HP_OPTION_DROP_CACHES, "b", &out->drop_caches);
   return hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error);
 }
 

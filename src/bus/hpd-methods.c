@@ -18,13 +18,16 @@
 
 #define OPTIONS(...) ((const HpdOptionSpec[]) { __VA_ARGS__, { NULL, NULL } })
 #define NO_OPTIONS ((const HpdOptionSpec[]) { { NULL, NULL } })
-#define DRY_RUN { "dry-run", "b" }
-#define PERSIST { "persist", "b" }
+#define DRY_RUN { HP_OPTION_DRY_RUN, "b" }
+#define PERSIST { HP_OPTION_PERSIST, "b" }
+#define NODE { HP_OPTION_NODE, "u" }
+#define ALLOW_LOWER { HP_OPTION_ALLOW_LOWER, "b" }
 /* an allocation that tries harder (hpd-alloc.h) */
-#define HARD { "hard", "b" }, { "timeout-ms", "u" }, { "drop-caches", "b" }
+#define HARD { HP_OPTION_HARD, "b" }, { HP_OPTION_TIMEOUT_MS, "u" }, { HP_OPTION_DROP_CACHES, "b" }
 /* limits as numbers or percentages (hpd-mounts.h) */
-#define MOUNT_OPTIONS OPTIONS ({ "max-size", "v" }, { "min-size", "v" }, { "max-inodes", "t" }, \
-                               { "mode", "u" }, { "secure-directories", "b" }, DRY_RUN, PERSIST)
+#define MOUNT_OPTIONS OPTIONS ({ HP_OPTION_MAX_SIZE, "v" }, { HP_OPTION_MIN_SIZE, "v" }, \
+                               { HP_OPTION_MAX_INODES, "t" }, { HP_OPTION_MODE, "u" }, \
+                               { HP_OPTION_SECURE_DIRECTORIES, "b" }, DRY_RUN, PERSIST)
 
 /* Mounts made (or unmounted) in a private mount namespace would be
  * invisible to (or left in place for) the rest of the system. */
@@ -42,9 +45,9 @@ static const HpdMethod methods[] = {
   { HP_PAGE_SIZE_INTERFACE, "CreateMount", HPD_AUTH_REQUIRED, HP_ACTION_MANAGE_MOUNTS,
     HPD_LANE_QUEUE, MOUNT_OPTIONS, hpd_mount_calls_create_mount, MOUNTS_VISIBLE },
   { HP_PAGE_SIZE_INTERFACE, "Claim", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
-    HPD_LANE_QUEUE, OPTIONS ({ "node", "u" }, DRY_RUN, PERSIST, HARD), hpd_claim_calls_claim },
+    HPD_LANE_QUEUE, OPTIONS (NODE, DRY_RUN, PERSIST, HARD), hpd_claim_calls_claim },
   { HP_PAGE_SIZE_INTERFACE, "Release", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_POOLS,
-    HPD_LANE_QUEUE, OPTIONS ({ "node", "u" }), hpd_claim_calls_release },
+    HPD_LANE_QUEUE, OPTIONS (NODE), hpd_claim_calls_release },
 
   /* the claims cache, read on the main thread: answered by the handler,
    * with nothing to authorize and nobody to identify */
@@ -57,7 +60,7 @@ static const HpdMethod methods[] = {
   { HP_MANAGER_INTERFACE, "SetShmMax", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_TUNABLES,
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_tunable_calls_set_shm_max },
   { HP_MANAGER_INTERFACE, "SetRecommendedShmMax", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_TUNABLES,
-    HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST, { "allow-lower", "b" }),
+    HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST, ALLOW_LOWER),
     hpd_tunable_calls_set_recommended_shm_max },
   { HP_MANAGER_INTERFACE, "SetShmGroup", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_TUNABLES,
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_tunable_calls_set_shm_group },
@@ -65,7 +68,7 @@ static const HpdMethod methods[] = {
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_tunable_calls_set_min_free_kbytes },
   { HP_MANAGER_INTERFACE, "SetRecommendedMinFreeKbytes", HPD_AUTH_REQUIRED,
     HP_ACTION_CONFIGURE_TUNABLES, HPD_LANE_QUEUE,
-    OPTIONS (DRY_RUN, PERSIST, { "allow-lower", "b" }),
+    OPTIONS (DRY_RUN, PERSIST, ALLOW_LOWER),
     hpd_tunable_calls_set_recommended_min_free_kbytes },
   { HP_MANAGER_INTERFACE, "SetZoneMovable", HPD_AUTH_REQUIRED, HP_ACTION_CONFIGURE_TUNABLES,
     HPD_LANE_QUEUE, OPTIONS (DRY_RUN, PERSIST), hpd_tunable_calls_set_zone_movable },
@@ -80,7 +83,7 @@ static const HpdMethod methods[] = {
   { HP_MANAGER_INTERFACE, "GetUsage", HPD_AUTH_OPTIONAL, HP_ACTION_INSPECT_USAGE,
     HPD_LANE_SCAN, NO_OPTIONS, hpd_usage_calls_get_usage },
   { HP_MANAGER_INTERFACE, "RemoveOrphan", HPD_AUTH_REQUIRED, HP_ACTION_MANAGE_MOUNTS,
-    HPD_LANE_SCAN, OPTIONS (DRY_RUN, { "ignore-unreadable", "b" }),
+    HPD_LANE_SCAN, OPTIONS (DRY_RUN, { HP_OPTION_IGNORE_UNREADABLE, "b" }),
     hpd_usage_calls_remove_orphan },
 };
 

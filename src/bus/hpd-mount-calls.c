@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hpd-daemon.h"
 #include "hpd-job.h"
 #include "hpd-mount-calls.h"
@@ -356,8 +357,8 @@ hpd_mount_calls_unmount (const HpdCall *method_call)
   const char *path;
 
   g_variant_get (method_call->parameters, "(&s@a{sv})", &path, NULL);
-  g_variant_lookup (method_call->options, "persist", "b", &persist);
-  g_variant_lookup (method_call->options, "dry-run", "b", &dry_run);
+  g_variant_lookup (method_call->options, HP_OPTION_PERSIST, "b", &persist);
+  g_variant_lookup (method_call->options, HP_OPTION_DRY_RUN, "b", &dry_run);
 
   if (!hpd_mount_path_is_valid (path))
     {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hpd-alloc.h"
 #include "hpd-apply.h"
 #include "hpd-claims.h"
@@ -740,11 +741,11 @@ read_pool_options (const HpdCall *call, PoolOptions *out, HpdAllocOptions *alloc
   out->hard = FALSE;
   out->dry_run = FALSE;
   out->timeout_ms = HPD_ALLOC_DEFAULT_TIMEOUT_MS;
-  g_variant_lookup (call->options, "persist", "b", &out->persist);
-  g_variant_lookup (call->options, "dry-run", "b", &out->dry_run);
-  g_variant_lookup (call->options, "hard", "b", &out->hard);
-  g_variant_lookup (call->options, "timeout-ms", "u", &out->timeout_ms);
-  g_variant_lookup (call->options, "drop-caches", "b", &out->drop_caches);
+  g_variant_lookup (call->options, HP_OPTION_PERSIST, "b", &out->persist);
+  g_variant_lookup (call->options, HP_OPTION_DRY_RUN, "b", &out->dry_run);
+  g_variant_lookup (call->options, HP_OPTION_HARD, "b", &out->hard);
+  g_variant_lookup (call->options, HP_OPTION_TIMEOUT_MS, "u", &out->timeout_ms);
+  g_variant_lookup (call->options, HP_OPTION_DROP_CACHES, "b", &out->drop_caches);
 
   if (!hpd_alloc_check_options (out->hard, out->timeout_ms, out->drop_caches, error))
     return FALSE;

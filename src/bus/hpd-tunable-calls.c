@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpd-daemon.h"
 #include "hpd-hugetlbfs.h"
@@ -289,9 +290,9 @@ static void
 read_options (const HpdCall *call, TunableOptions *out)
 {
   *out = (TunableOptions) { FALSE, FALSE, FALSE };
-  g_variant_lookup (call->options, "dry-run", "b", &out->dry_run);
-  g_variant_lookup (call->options, "persist", "b", &out->persist);
-  g_variant_lookup (call->options, "allow-lower", "b", &out->allow_lower);
+  g_variant_lookup (call->options, HP_OPTION_DRY_RUN, "b", &out->dry_run);
+  g_variant_lookup (call->options, HP_OPTION_PERSIST, "b", &out->persist);
+  g_variant_lookup (call->options, HP_OPTION_ALLOW_LOWER, "b", &out->allow_lower);
 }
 
 /* Answers at once what needs no authorization: a dry run, or a call that

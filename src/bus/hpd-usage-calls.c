@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hpd-job.h"
 #include "hpd-usage-calls.h"
 #include "hpd-usage.h"
@@ -110,8 +111,8 @@ hpd_usage_calls_remove_orphan (const HpdCall *call)
   OrphanCall *orphan;
 
   g_variant_get (call->parameters, "(&s@a{sv})", &path, NULL);
-  g_variant_lookup (call->options, "dry-run", "b", &dry_run);
-  g_variant_lookup (call->options, "ignore-unreadable", "b", &ignore_unreadable);
+  g_variant_lookup (call->options, HP_OPTION_DRY_RUN, "b", &dry_run);
+  g_variant_lookup (call->options, HP_OPTION_IGNORE_UNREADABLE, "b", &ignore_unreadable);
 
   orphan = g_new0 (OrphanCall, 1);
   orphan->kernel = g_object_ref (hpd_daemon_get_kernel (daemon));

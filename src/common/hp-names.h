@@ -16,6 +16,23 @@
 #define HP_ACTION_CONFIGURE_BOOT     "org.hugepages.manager.configure-boot"
 #define HP_ACTION_INSPECT_USAGE      "org.hugepages.manager.inspect-usage"
 
+/* The keys of the options (the a{sv} every method takes last). Which
+ * method accepts which, and their types, is the method's row in
+ * src/bus/hpd-methods.c; any other key is refused. */
+#define HP_OPTION_DRY_RUN            "dry-run"
+#define HP_OPTION_PERSIST            "persist"
+#define HP_OPTION_HARD               "hard"
+#define HP_OPTION_TIMEOUT_MS         "timeout-ms"
+#define HP_OPTION_DROP_CACHES        "drop-caches"
+#define HP_OPTION_NODE               "node"
+#define HP_OPTION_ALLOW_LOWER        "allow-lower"
+#define HP_OPTION_IGNORE_UNREADABLE  "ignore-unreadable"
+#define HP_OPTION_MAX_SIZE           "max-size"
+#define HP_OPTION_MIN_SIZE           "min-size"
+#define HP_OPTION_MAX_INODES         "max-inodes"
+#define HP_OPTION_MODE               "mode"
+#define HP_OPTION_SECURE_DIRECTORIES "secure-directories"
+
 /* The SetThp settings that take a number (u); every other name takes a
  * string, one of the values ThpSettings lists for it. */
 #define HP_THP_NUMERIC_SETTINGS \

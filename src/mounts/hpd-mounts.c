@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hp-error.h"
+#include "hp-names.h"
 #include "hp-units.h"
 #include "hpd-mounts.h"
 #include "hpd-open.h"
@@ -277,20 +278,20 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
   g_autoptr(GVariant) given_inodes = NULL;
   guint32 mode = 0;
   const HpdOption known[] = {
-    { "max-size", "v", &request->max_size },
-    { "min-size", "v", &request->min_size },
-    { "max-inodes", "t", &request->max_inodes },
-    { "mode", "u", &mode },
-    { "persist", "b", &request->persist },
-    { "secure-directories", "b", &request->secure },
-    { "dry-run", "b", &request->dry_run },
+    { HP_OPTION_MAX_SIZE, "v", &request->max_size },
+    { HP_OPTION_MIN_SIZE, "v", &request->min_size },
+    { HP_OPTION_MAX_INODES, "t", &request->max_inodes },
+    { HP_OPTION_MODE, "u", &mode },
+    { HP_OPTION_PERSIST, "b", &request->persist },
+    { HP_OPTION_SECURE_DIRECTORIES, "b", &request->secure },
+    { HP_OPTION_DRY_RUN, "b", &request->dry_run },
   };
   static const guint32 default_modes[] = { 0770, 0700, 0070, 01777 };
 
   if (!hpd_mount_scope_parse (scope, &request->scope, error) ||
       !hpd_options_parse (options, known, G_N_ELEMENTS (known), error) ||
-      !check_limit_type (request->max_size, "max-size", error) ||
-      !check_limit_type (request->min_size, "min-size", error))
+      !check_limit_type (request->max_size, HP_OPTION_MAX_SIZE, error) ||
+      !check_limit_type (request->min_size, HP_OPTION_MIN_SIZE, error))
     return NULL;
 
   switch (request->scope)
@@ -317,7 +318,7 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
     }
 
   /* every u32 is a mode a caller can send: look for the key, not a value */
-  given_mode = g_variant_lookup_value (options, "mode", G_VARIANT_TYPE_UINT32);
+  given_mode = g_variant_lookup_value (options, HP_OPTION_MODE, G_VARIANT_TYPE_UINT32);
   if (given_mode == NULL)
     mode = default_modes[request->scope];
   else if ((mode & ~01777u) != 0)
@@ -330,7 +331,7 @@ hpd_mount_request_new (const char *scope, const char *owner, GVariant *options,
   request->mode = mode;
 
   /* 0 is "no limit" inside; asked for, it would be a mount without inodes */
-  given_inodes = g_variant_lookup_value (options, "max-inodes", G_VARIANT_TYPE_UINT64);
+  given_inodes = g_variant_lookup_value (options, HP_OPTION_MAX_INODES, G_VARIANT_TYPE_UINT64);
   if (given_inodes != NULL && request->max_inodes == 0)
     {
       g_set_error_literal (error, HP_ERROR, HP_ERROR_INVALID_ARGS,
@@ -416,11 +417,11 @@ hpd_mount_request_spec (const HpdMountRequest *request, guint64 page_size,
   spec->nr_inodes = request->max_inodes;
 
   if (request->max_size != NULL &&
-      !resolve_limit (request->max_size, "max-size", page_size, persistent_pages,
+      !resolve_limit (request->max_size, HP_OPTION_MAX_SIZE, page_size, persistent_pages,
                       &spec->size, &max_bytes, error))
     return NULL;
   if (request->min_size != NULL &&
-      !resolve_limit (request->min_size, "min-size", page_size, persistent_pages,
+      !resolve_limit (request->min_size, HP_OPTION_MIN_SIZE, page_size, persistent_pages,
                       &spec->min_size, &min_bytes, error))
     return NULL;
   if (min_bytes > max_bytes)
