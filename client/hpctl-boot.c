@@ -12,10 +12,6 @@
 #include "hp-names.h"
 #include "hpctl.h"
 
-/* Authorization may wait for a person typing a password, and update-grub
- * takes a while: no timeout. */
-#define CHANGE_TIMEOUT_MS G_MAXINT
-
 #define BOOT_HELP \
   "Gigantic pages (1 GiB on x86-64) are reliably reserved only when the\n" \
   "kernel boots. The configuration (/etc/hugepagesd/hugepagesd.conf: [pool]\n" \
@@ -85,7 +81,7 @@ write_boot (HpctlContext *ctx, gboolean dry_run)
   if (!hp_dbus_manager_call_configure_boot_sync (ctx->manager, g_variant_builder_end (&options),
                                                  dry_run ? G_DBUS_CALL_FLAGS_NONE
                                                          : hpctl_prepare_interactive (ctx),
-                                                 dry_run ? -1 : CHANGE_TIMEOUT_MS,
+                                                 dry_run ? -1 : HPCTL_CHANGE_TIMEOUT_MS,
                                                  &path, NULL, &error))
     {
       int status = hpctl_fail (error);

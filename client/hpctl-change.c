@@ -288,14 +288,13 @@ call (HpctlContext *ctx, const Change *change, guint64 *result, GError **error)
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   Reply reply = { loop, NULL };
   gboolean ok;
-  /* Authorization may wait for a person typing a password, and --hard may
-   * keep the kernel busy for minutes: no timeout for real changes. */
+  /* --hard may also keep the kernel busy for minutes */
   int timeout = -1;
 
   if (!change->dry_run)
     {
       flags = hpctl_prepare_interactive (ctx);
-      timeout = G_MAXINT;
+      timeout = HPCTL_CHANGE_TIMEOUT_MS;
     }
   /* subscribed before the call, so that its first signal is seen */
   if (change->hard && !change->dry_run)

@@ -111,7 +111,7 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
                                                   g_variant_builder_end (&opts),
                                                   dry_run ? G_DBUS_CALL_FLAGS_NONE
                                                           : hpctl_prepare_interactive (ctx),
-                                                  dry_run ? -1 : G_MAXINT, &achieved, NULL,
+                                                  dry_run ? -1 : HPCTL_CHANGE_TIMEOUT_MS, &achieved, NULL,
                                                   &error))
     return hpctl_fail (error);
 
@@ -169,7 +169,7 @@ hpctl_release (HpctlContext *ctx, GStrv args)
   if (node != HP_CLAIM_ALL_NODES)
     g_variant_builder_add (&opts, "{sv}", HP_OPTION_NODE, g_variant_new_uint32 (node));
   if (!hp_dbus_manager_page_size_call_release_sync (pool, args[1], g_variant_builder_end (&opts),
-                                                    hpctl_prepare_interactive (ctx), G_MAXINT,
+                                                    hpctl_prepare_interactive (ctx), HPCTL_CHANGE_TIMEOUT_MS,
                                                     &held, NULL, &error))
     return hpctl_fail (error);
 

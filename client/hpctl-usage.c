@@ -14,7 +14,9 @@
 /* A scan reads every process's mappings: give it the service's own bound
  * (20 s) and some. */
 #define USAGE_TIMEOUT_MS 60000
-#define CHANGE_TIMEOUT_MS (10 * 60 * 1000)
+/* RemoveOrphan: its scan, authorization and the removal; bounded, unlike
+ * HPCTL_CHANGE_TIMEOUT_MS, as the service bounds the scan */
+#define REMOVE_ORPHAN_TIMEOUT_MS (10 * 60 * 1000)
 
 #define USAGE_HELP \
   "Lists the processes that map huge pages (pages faulted in, per page size,\n" \
@@ -389,7 +391,7 @@ hpctl_remove_orphan (HpctlContext *ctx, GStrv args)
                                                 g_variant_builder_end (&call_options),
                                                 dry_run ? G_DBUS_CALL_FLAGS_NONE
                                                         : hpctl_prepare_interactive (ctx),
-                                                CHANGE_TIMEOUT_MS, &freed, NULL, &error))
+                                                REMOVE_ORPHAN_TIMEOUT_MS, &freed, NULL, &error))
     return hpctl_fail (error);
   bytes = hp_format_bytes (freed);
   if (dry_run)

@@ -71,7 +71,8 @@ void hpctl_print_json_text (JsonNode *root, gboolean pretty);
 gboolean hpctl_parse_command (HpctlContext *ctx, GOptionContext *options, GStrv *args);
 
 /* The D-Bus timeout of a change: authorization may wait for a person
- * typing a password, so none. */
+ * typing a password, and update-grub or a hard allocation take a while,
+ * so none. */
 #define HPCTL_CHANGE_TIMEOUT_MS G_MAXINT
 
 /* A command's option context: "hugepagesctl PARAMETERS", @summary, and
