@@ -272,6 +272,36 @@ test_options_as_documented (void)
   g_assert_cmpuint (with_options, >=, 15);
 }
 
+/* The keys of the table are the contract's (hp-names.h), which clients
+ * build their calls from, and the contract names no key that no method
+ * takes. */
+static void
+test_option_keys_are_the_contracts (void)
+{
+  const char *const contract[] = {
+    HP_OPTION_DRY_RUN, HP_OPTION_PERSIST, HP_OPTION_HARD, HP_OPTION_TIMEOUT_MS,
+    HP_OPTION_DROP_CACHES, HP_OPTION_NODE, HP_OPTION_ALLOW_LOWER, HP_OPTION_IGNORE_UNREADABLE,
+    HP_OPTION_MAX_SIZE, HP_OPTION_MIN_SIZE, HP_OPTION_MAX_INODES, HP_OPTION_MODE,
+    HP_OPTION_SECURE_DIRECTORIES, NULL
+  };
+  g_autoptr(GHashTable) used = g_hash_table_new (g_str_hash, g_str_equal);
+  gsize n_rows;
+  const HpdMethod *rows = hpd_methods_get (&n_rows);
+
+  for (gsize r = 0; r < n_rows; r++)
+    for (const HpdOptionSpec *o = rows[r].options; o->key != NULL; o++)
+      {
+        g_test_message ("%s: %s", rows[r].method_name, o->key);
+        g_assert_true (g_strv_contains (contract, o->key));
+        g_hash_table_add (used, (gpointer) o->key);
+      }
+  for (guint i = 0; contract[i] != NULL; i++)
+    {
+      g_test_message ("%s taken by a method", contract[i]);
+      g_assert_true (g_hash_table_contains (used, contract[i]));
+    }
+}
+
 /* A pool is addressed by its object (docs/api.md): every method that
  * changes one pool is on the PageSize interface, and no method takes a page
  * size as an argument or an option; sizes appear only as data in records. */
@@ -315,6 +345,7 @@ main (int argc, char **argv)
   g_test_add_func ("/methods/every-method-has-one-row", test_every_method_has_one_row);
   g_test_add_func ("/methods/no-row-without-method", test_no_row_without_method);
   g_test_add_func ("/methods/options-as-documented", test_options_as_documented);
+  g_test_add_func ("/methods/option-keys-are-the-contracts", test_option_keys_are_the_contracts);
   g_test_add_func ("/methods/pools-addressed-by-object", test_pools_addressed_by_object);
   return g_test_run ();
 }
