@@ -32,6 +32,12 @@
 #define HP_OPTION_MAX_INODES         "max-inodes"
 #define HP_OPTION_MODE               "mode"
 #define HP_OPTION_SECURE_DIRECTORIES "secure-directories"
+/* All of them, for a check that the table takes each and no other. */
+#define HP_OPTION_KEYS \
+  HP_OPTION_DRY_RUN, HP_OPTION_PERSIST, HP_OPTION_HARD, HP_OPTION_TIMEOUT_MS, \
+  HP_OPTION_DROP_CACHES, HP_OPTION_NODE, HP_OPTION_ALLOW_LOWER, HP_OPTION_IGNORE_UNREADABLE, \
+  HP_OPTION_MAX_SIZE, HP_OPTION_MIN_SIZE, HP_OPTION_MAX_INODES, HP_OPTION_MODE, \
+  HP_OPTION_SECURE_DIRECTORIES
 
 /* The SetThp settings that take a number (u); every other name takes a
  * string, one of the values ThpSettings lists for it. */
