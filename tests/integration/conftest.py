@@ -206,16 +206,23 @@ def pytest_configure(config):
     config.addinivalue_line('markers', 'valgrind(first=N): in the subset that tests/run-all --tier '
                             'valgrind runs (every method and code path; see docs/testing.md), with the '
                             'first N parametrizations only if first is given')
+    config.addinivalue_line('markers', 'hostile: the adversarial tests, every test of a test_sec_*.py '
+                            'file (set by file name); tests/run-all --tier asan runs them and the '
+                            'valgrind subset')
 
 
 NOT_ROOT = 'hugepagesd integration tests need root (bus policy as root, setpriv clients)'
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     if os.geteuid() != 0:
         skip = pytest.mark.skip(reason=NOT_ROOT)
         for item in items:
             item.add_marker(skip)
+    for item in items:
+        if item.path.name.startswith('test_sec_'):
+            item.add_marker(pytest.mark.hostile)
     # In the valgrind subset (-m valgrind) a test marked valgrind(first=N)
     # runs with its first N parametrizations only.
     if 'valgrind' in (config.getoption('markexpr') or ''):
