@@ -172,6 +172,10 @@ check (HpdIdle *self)
 
   if (self->traffic == NULL)
     return;
+  /* without a timer, the end of the calls seen busy below is what calls
+   * us again */
+  if (self->timer_id == 0)
+    hpd_traffic_want_quiet (self->traffic);
   hpd_traffic_get_state (self->traffic, &now);
   busy = now.unanswered > 0 || self->holds > 0;
 

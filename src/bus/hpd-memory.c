@@ -105,11 +105,13 @@ check_due (gpointer user_data)
   gint64 due;
 
   self->check_id = 0;
+  /* calls under way, or the next ones after a check, arm it again when
+   * they end */
+  hpd_traffic_want_quiet (self->traffic);
   hpd_traffic_get_state (self->traffic, &now);
   due = now.last_activity + QUIET_BEFORE_CHECK_US;
   if (now.unanswered == 0 && g_get_monotonic_time () >= due)
     trim_if_worth_it ();
-  /* calls going on will be followed by "quiet", which arms it again */
   else if (now.unanswered == 0)
     arm (self, due);
   return G_SOURCE_REMOVE;

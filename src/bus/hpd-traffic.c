@@ -19,6 +19,7 @@ typedef struct {
   gboolean track_callers;
   GHashTable *callers;      /* names reported and not forgotten */
   GPtrArray *arrived;       /* names the main thread has not been told of */
+  gboolean quiet_wanted;    /* hpd_traffic_want_quiet() since the last "quiet" */
   gboolean quiet;           /* all answered since the main thread last looked */
   GSource *wakeup;          /* tells the main thread, in its context */
 } Shared;
@@ -118,8 +119,11 @@ filter (GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
       if (g_hash_table_remove (shared->unanswered, key))
         {
           shared->last_activity = g_get_monotonic_time ();
-          if (g_hash_table_size (shared->unanswered) == 0)
-            tell = shared->quiet = TRUE;
+          if (g_hash_table_size (shared->unanswered) == 0 && shared->quiet_wanted)
+            {
+              shared->quiet_wanted = FALSE;
+              tell = shared->quiet = TRUE;
+            }
         }
     }
 
@@ -194,6 +198,7 @@ hpd_traffic_watch (GDBusConnection *connection)
   g_mutex_init (&shared->lock);
   shared->unanswered = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   shared->last_activity = g_get_monotonic_time ();
+  shared->quiet_wanted = TRUE;
   shared->own_name = g_strdup (g_dbus_connection_get_unique_name (connection));
   shared->callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   shared->arrived = g_ptr_array_new_with_free_func (g_free);
@@ -214,6 +219,14 @@ hpd_traffic_get_state (HpdTraffic *self, HpdTrafficState *state)
   state->received = self->shared->received;
   state->unanswered = g_hash_table_size (self->shared->unanswered);
   state->last_activity = self->shared->last_activity;
+}
+
+void
+hpd_traffic_want_quiet (HpdTraffic *self)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->shared->lock);
+
+  self->shared->quiet_wanted = TRUE;
 }
 
 void

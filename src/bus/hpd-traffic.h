@@ -18,10 +18,10 @@
  * hpd-read-snapshot.h), and every reply, whoever sent it: the idle exit,
  * the memory trim and the watchers of the properties all listen to its
  * signals, which it emits in the main context of the thread that created
- * it. The filter
- * makes one GSource ready only when there is something to say (the last
- * call answered, a caller not seen before), so a stream of calls costs a
- * hash lookup each and no wakeup. */
+ * it. The filter makes one GSource ready only when there is something to
+ * say (a caller not seen before, or the last call answered while a
+ * listener waits for that), so a stream of calls costs a hash lookup each
+ * and no wakeup, even when each call ends before the next comes. */
 #pragma once
 
 #include <gio/gio.h>
@@ -38,7 +38,8 @@ typedef struct {
 } HpdTrafficState;
 
 /* Starts watching @connection. Signals:
- *   "quiet" ()                 the last unanswered call has been answered
+ *   "quiet" ()                 the last unanswered call has been answered,
+ *                              and a listener asked for it (below)
  *   "caller" (const char *)    with hpd_traffic_track_callers(): a peer on
  *                              the bus called for the first time (or since
  *                              it was forgotten); not the bus, not our own
@@ -49,6 +50,14 @@ typedef struct {
 HpdTraffic *hpd_traffic_watch (GDBusConnection *connection);
 
 void hpd_traffic_get_state (HpdTraffic *self, HpdTrafficState *state);
+
+/* "quiet" is emitted when the calls under way have been answered, or if
+ * none is, when the next calls have: once, for every listener. A listener
+ * asks before it looks at the state (hpd_traffic_get_state()) whenever it
+ * may go on to wait for the calls to end without a timer of its own that
+ * will look again; a listener whose timer runs does not ask, so calls in a
+ * row wake nobody. Asked for once at the start. */
+void hpd_traffic_want_quiet (HpdTraffic *self);
 
 /* Counts as activity now (for work that ended without a reply). */
 void hpd_traffic_touch (HpdTraffic *self);

@@ -256,6 +256,24 @@ def test_a_stream_of_calls_checks_memory_only_after_it(service, conn):
     wait_for_log(service, TRIM_LINE, checks + 1, TRIM_AFTER_S + 3)
 
 
+def main_thread_switches(pid):
+    with open(f'/proc/{pid}/task/{pid}/status') as f:
+        return sum(int(line.split()[1]) for line in f
+                   if line.startswith(('voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches')))
+
+
+def test_calls_in_a_row_answered_by_the_worker_do_not_wake_the_main_thread(service, conn):
+    # Peer.Ping never reaches the main thread; neither does the end of
+    # each call while the memory check's timer runs (src/bus/hpd-traffic.h)
+    calls = 200
+    hpdtest.call(conn, MANAGER_PATH, 'org.freedesktop.DBus.Peer', 'Ping')
+    before = main_thread_switches(service.pid)
+    for _ in range(calls):
+        hpdtest.call(conn, MANAGER_PATH, 'org.freedesktop.DBus.Peer', 'Ping')
+    woken = main_thread_switches(service.pid) - before
+    assert woken < calls // 10, f'the main thread woke {woken} times for {calls} calls'
+
+
 def test_idle_activated_service_is_silent_until_it_exits(activating_bus, fake_kernel):
     ab = activating_bus(fake_kernel.root, idle_timeout=8)
     conn = ab.connect()
