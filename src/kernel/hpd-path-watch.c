@@ -1,0 +1,229 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "hpd-path-watch.h"
+
+/* As many symbolic links as the kernel follows in one lookup (ELOOP). */
+#define MAX_LINKS 40
+
+/* On the way: what changes the way (a write to another file there does
+ * not). The path itself: any change, and of a directory's files too. */
+#define ON_THE_WAY (IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
+                    IN_DELETE_SELF | IN_MOVE_SELF)
+#define AT_THE_END (ON_THE_WAY | IN_MODIFY)
+
+struct _HpdPathWatch
+{
+  int inotify;
+  int mounts;             /* /proc/self/mountinfo, for poll() */
+  gboolean changed;
+};
+
+/* File systems whose every change is made by this kernel, so inotify has
+ * it: written by hand, as neither GLib nor the kernel offers the list
+ * (GIO's "filesystem::remote" names some remote ones; FUSE is missing). */
+static gboolean
+is_local (__fsword_t type)
+{
+  switch ((unsigned long) type)
+    {
+    case EXT4_SUPER_MAGIC:      /* ext2 and ext3 too */
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case F2FS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+    case RAMFS_MAGIC:
+    case OVERLAYFS_SUPER_MAGIC:
+    case SQUASHFS_MAGIC:
+    case EROFS_SUPER_MAGIC_V1:
+    case MSDOS_SUPER_MAGIC:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+HpdPathWatch *
+hpd_path_watch_new (GError **error)
+{
+  g_autoptr(HpdPathWatch) self = g_new0 (HpdPathWatch, 1);
+
+  self->inotify = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+  self->mounts = -1;
+  if (self->inotify < 0)
+    {
+      int err = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                   "inotify: %s", g_strerror (err));
+      return NULL;
+    }
+  self->mounts = open ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (self->mounts < 0)
+    {
+      int err = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                   "/proc/self/mountinfo: %s", g_strerror (err));
+      return NULL;
+    }
+  return g_steal_pointer (&self);
+}
+
+void
+hpd_path_watch_free (HpdPathWatch *self)
+{
+  if (self == NULL)
+    return;
+  if (self->inotify >= 0)
+    close (self->inotify);
+  if (self->mounts >= 0)
+    close (self->mounts);
+  g_free (self);
+}
+
+/* @physical: a path without symbolic links that exists. A directory may
+ * be on several ways, and at the end of one. */
+static gboolean
+watch_one (HpdPathWatch *self, const char *physical, guint32 events, GError **error)
+{
+  struct statfs fs;
+
+  if (statfs (physical, &fs) < 0 ||
+      inotify_add_watch (self->inotify, physical, events | IN_DONT_FOLLOW | IN_MASK_ADD) < 0)
+    {
+      int err = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                   "%s: %s", physical, g_strerror (err));
+      return FALSE;
+    }
+  if (!is_local (fs.f_type))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: on a file system (0x%lx) whose changes inotify may not see",
+                   physical, (unsigned long) fs.f_type);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef enum {
+  WALK_FAILED,
+  WALK_MISSING,           /* a part of the way is not there */
+  WALK_DONE,
+} Walk;
+
+/* The way along @parts, as stat() takes it, from @physical: a path
+ * without links, watched already, which becomes the path reached. @ends:
+ * the last of @parts is the watched path's end. */
+static Walk
+walk (HpdPathWatch *self, GString *physical, char **parts, gboolean ends, guint *links,
+      GError **error)
+{
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *part = parts[i];
+      gsize before = physical->len;
+      struct stat st;
+
+      if (part[0] == '\0' || g_str_equal (part, "."))
+        continue;
+      if (g_str_equal (part, ".."))
+        {
+          /* up from a physical path is its parent, watched on the way */
+          char *slash = strrchr (physical->str, '/');
+
+          g_string_truncate (physical, slash == physical->str ? 1 : (gsize) (slash - physical->str));
+          continue;
+        }
+      if (physical->len > 1)
+        g_string_append_c (physical, '/');
+      g_string_append (physical, part);
+      if (lstat (physical->str, &st) < 0)
+        {
+          int err = errno;
+
+          /* missing, or not a directory to go through: its directory's
+           * watch sees whatever makes the way longer */
+          if (err == ENOENT || err == ENOTDIR)
+            return WALK_MISSING;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
+                       "%s: %s", physical->str, g_strerror (err));
+          return WALK_FAILED;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          g_autofree char *target = NULL;
+          g_auto(GStrv) target_parts = NULL;
+          Walk reached;
+
+          if (++*links > MAX_LINKS)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_LINKS,
+                           "%s: too many levels of symbolic links", physical->str);
+              return WALK_FAILED;
+            }
+          target = g_file_read_link (physical->str, error);
+          if (target == NULL)
+            return WALK_FAILED;
+          /* the link's directory is watched; its target is taken from /
+           * or from that directory, and the way goes on from there */
+          g_string_truncate (physical, before);
+          if (g_path_is_absolute (target))
+            g_string_assign (physical, "/");
+          target_parts = g_strsplit (target, "/", -1);
+          reached = walk (self, physical, target_parts, ends && parts[i + 1] == NULL, links, error);
+          if (reached != WALK_DONE)
+            return reached;
+          continue;
+        }
+      if (!watch_one (self, physical->str, ends && parts[i + 1] == NULL ? AT_THE_END : ON_THE_WAY,
+                      error))
+        return WALK_FAILED;
+    }
+  return WALK_DONE;
+}
+
+gboolean
+hpd_path_watch_add (HpdPathWatch *self, const char *path, GError **error)
+{
+  g_autoptr(GString) physical = g_string_new ("/");
+  g_auto(GStrv) parts = NULL;
+  guint links = 0;
+
+  g_return_val_if_fail (g_path_is_absolute (path), FALSE);
+
+  if (!watch_one (self, "/", ON_THE_WAY, error))
+    return FALSE;
+  parts = g_strsplit (path, "/", -1);
+  return walk (self, physical, parts, TRUE, &links, error) != WALK_FAILED;
+}
+
+gboolean
+hpd_path_watch_unchanged (HpdPathWatch *self)
+{
+  struct pollfd p[] = {
+    { .fd = self->inotify, .events = POLLIN },
+    { .fd = self->mounts, .events = POLLPRI },
+  };
+
+  /* the events are never read: the first one stays */
+  if (!self->changed && poll (p, G_N_ELEMENTS (p), 0) != 0)
+    self->changed = TRUE;
+  return !self->changed;
+}

@@ -1,0 +1,253 @@
+/* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* The path watch of the read snapshot: every change that stat() of a
+ * watched path would show is seen, whether it is to the path, to a
+ * directory or link on the way, to a part of the way that was missing, or
+ * a mount; a change elsewhere is not. */
+#include "config.h"
+
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "hpd-path-watch.h"
+#include "hpd-test-util.h"
+
+typedef struct {
+  char *root;
+} Fixture;
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  f->root = g_dir_make_tmp ("hpd-path-watch-XXXXXX", NULL);
+  g_assert_nonnull (f->root);
+  hpd_test_put (f->root, "etc/hp/main.conf", "a = 1\n");
+  hpd_test_put (f->root, "other/deep/file", "x\n");
+  hpd_test_put (f->root, "etc/neighbour", "n\n");
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  hpd_test_remove (f->root);
+  g_free (f->root);
+}
+
+static char *
+at (Fixture *f, const char *relative)
+{
+  return g_build_filename (f->root, relative, NULL);
+}
+
+/* A watch of @relative below the root, unchanged when made. */
+static HpdPathWatch *
+watch (Fixture *f, const char *relative)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = at (f, relative);
+  HpdPathWatch *w = hpd_path_watch_new (&error);
+
+  g_assert_no_error (error);
+  g_assert_true (hpd_path_watch_add (w, path, &error));
+  g_assert_no_error (error);
+  g_assert_true (hpd_path_watch_unchanged (w));
+  return w;
+}
+
+static void
+make_link (Fixture *f, const char *relative, const char *target)
+{
+  g_autofree char *path = at (f, relative);
+
+  g_assert_no_errno (symlink (target, path));
+}
+
+static void
+make_dir (Fixture *f, const char *relative)
+{
+  g_autofree char *path = at (f, relative);
+
+  g_assert_no_errno (g_mkdir_with_parents (path, 0755));
+}
+
+static void
+test_nothing_done (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
+
+  /* a change below a directory that is not on the way */
+  hpd_test_put_in_place (f->root, "other/deep/file", "y\n");
+  hpd_test_put (f->root, "other/deep/new", "z\n");
+  /* a write to another file of a directory on the way */
+  hpd_test_put_in_place (f->root, "etc/neighbour", "m\n");
+  g_assert_true (hpd_path_watch_unchanged (w));
+}
+
+static void
+test_directory_at_the_end (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp");
+
+  /* its file written in place: the directory's own times stay */
+  hpd_test_put_in_place (f->root, "etc/hp/main.conf", "a = 3\n");
+  g_assert_false (hpd_path_watch_unchanged (w));
+}
+
+static void
+test_edit_in_place (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
+
+  /* the same size: only the write tells */
+  hpd_test_put_in_place (f->root, "etc/hp/main.conf", "a = 2\n");
+  g_assert_false (hpd_path_watch_unchanged (w));
+  /* for good */
+  g_assert_false (hpd_path_watch_unchanged (w));
+}
+
+static void
+test_mode (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
+  g_autofree char *path = at (f, "etc/hp/main.conf");
+
+  g_assert_no_errno (g_chmod (path, 0600));
+  g_assert_false (hpd_path_watch_unchanged (w));
+}
+
+static void
+test_renamed_over (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
+
+  hpd_test_put (f->root, "etc/hp/main.conf", "a = 1\n");
+  g_assert_false (hpd_path_watch_unchanged (w));
+}
+
+static void
+test_missing_parts_appear (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) two_missing = watch (f, "etc/none/conf.d/50.conf");
+  g_autoptr(HpdPathWatch) one_missing = watch (f, "etc/hp/conf.d/50.conf");
+  g_autoptr(HpdPathWatch) file_missing = NULL;
+
+  make_dir (f, "etc/hp/conf.d");
+  g_assert_false (hpd_path_watch_unchanged (one_missing));
+  /* etc/hp is not on that way */
+  g_assert_true (hpd_path_watch_unchanged (two_missing));
+  make_dir (f, "etc/none");
+  g_assert_false (hpd_path_watch_unchanged (two_missing));
+  file_missing = watch (f, "etc/hp/conf.d/50.conf");
+  hpd_test_put (f->root, "etc/hp/conf.d/50.conf", "c = 1\n");
+  g_assert_false (hpd_path_watch_unchanged (file_missing));
+}
+
+static void
+test_directory_on_the_way_renamed (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
+  g_autofree char *from = at (f, "etc/hp");
+  g_autofree char *to = at (f, "etc/hp.old");
+
+  g_assert_no_errno (g_rename (from, to));
+  g_assert_false (hpd_path_watch_unchanged (w));
+}
+
+static void
+test_link_on_the_way (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) through = NULL;
+  g_autoptr(HpdPathWatch) retargeted = NULL;
+  g_autofree char *link = at (f, "etc/hp.link");
+  g_autofree char *tmp = at (f, "etc/hp.link.new");
+
+  make_dir (f, "srv/hp");
+  make_link (f, "etc/hp.link", "../srv/hp");
+  /* a file appears in the target */
+  through = watch (f, "etc/hp.link/main.conf");
+  hpd_test_put (f->root, "srv/hp/main.conf", "b = 1\n");
+  g_assert_false (hpd_path_watch_unchanged (through));
+
+  /* the link replaced by one to elsewhere, as ln -sfn does */
+  retargeted = watch (f, "etc/hp.link/main.conf");
+  g_assert_no_errno (symlink ("hp", tmp));
+  g_assert_no_errno (g_rename (tmp, link));
+  g_assert_false (hpd_path_watch_unchanged (retargeted));
+}
+
+static void
+test_dangling_link_target_appears (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = NULL;
+
+  make_link (f, "etc/dangling", "../srv/later");
+  w = watch (f, "etc/dangling/main.conf");
+  make_dir (f, "srv");
+  g_assert_false (hpd_path_watch_unchanged (w));
+}
+
+static void
+test_link_loop_is_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HpdPathWatch) w = hpd_path_watch_new (&error);
+  g_autofree char *path = at (f, "etc/loop/main.conf");
+
+  make_link (f, "etc/loop", "loop");
+  g_assert_no_error (error);
+  g_assert_false (hpd_path_watch_add (w, path, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_LINKS);
+}
+
+/* A mount over a directory on the way gives no inotify event: the mount
+ * table tells. Needs a mount namespace of its own (root). */
+static void
+test_mount_on_the_way (Fixture *f, gconstpointer data)
+{
+  if (geteuid () != 0)
+    {
+      g_test_skip ("mounting needs root");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      g_autoptr(HpdPathWatch) w = NULL;
+      g_autofree char *dir = at (f, "etc/hp");
+
+      g_assert_no_errno (unshare (CLONE_NEWNS));
+      g_assert_no_errno (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+      w = watch (f, "etc/hp/main.conf");
+      g_assert_no_errno (mount ("none", dir, "tmpfs", 0, NULL));
+      g_assert_false (hpd_path_watch_unchanged (w));
+      g_assert_no_errno (umount (dir));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(name, fn) g_test_add ("/path-watch/" name, Fixture, NULL, setup, fn, teardown)
+  ADD ("nothing-done", test_nothing_done);
+  ADD ("edit-in-place", test_edit_in_place);
+  ADD ("directory-at-the-end", test_directory_at_the_end);
+  ADD ("mode", test_mode);
+  ADD ("renamed-over", test_renamed_over);
+  ADD ("missing-parts-appear", test_missing_parts_appear);
+  ADD ("directory-on-the-way-renamed", test_directory_on_the_way_renamed);
+  ADD ("link-on-the-way", test_link_on_the_way);
+  ADD ("dangling-link-target-appears", test_dangling_link_target_appears);
+  ADD ("link-loop-is-refused", test_link_loop_is_refused);
+  ADD ("mount-on-the-way", test_mount_on_the_way);
+#undef ADD
+  return g_test_run ();
+}
