@@ -7,6 +7,7 @@
 #include "hpd-config-cache.h"
 #include "hp-names.h"
 #include "hpd-daemon.h"
+#include "hpd-path-watch.h"
 #include "hpd-read-snapshot.h"
 #include "hpd-wakeup.h"
 
@@ -21,8 +22,7 @@ typedef struct {
   guint64 made_in;           /* valid while the generation is still this */
   GVariant *body;            /* NULL: none */
   HpdKernelInputs *inputs;
-  GArray *config_paths;      /* HpdStatPath */
-  GArray *claims_paths;
+  HpdPathWatch *files;       /* the configuration's and the claims' */
   guint64 answered;
   GSource *wanted;           /* makes one in the main thread */
 } Kept;
@@ -59,8 +59,7 @@ clear_kept (Kept *kept)
 {
   g_clear_pointer (&kept->body, g_variant_unref);
   g_clear_pointer (&kept->inputs, hpd_kernel_inputs_free);
-  g_clear_pointer (&kept->config_paths, g_array_unref);
-  g_clear_pointer (&kept->claims_paths, g_array_unref);
+  g_clear_pointer (&kept->files, hpd_path_watch_free);
 }
 
 static void
@@ -174,7 +173,7 @@ reply_body (Kept *kept, GDBusMessage *call, gboolean page_size)
 }
 
 /* In GDBus's worker thread: the reply if the snapshot still holds. The
- * checks are a few pread()s and stat()s, under the lock so that the main
+ * checks are a few pread()s and poll()s, under the lock so that the main
  * thread cannot replace what is being checked. */
 static GDBusMessage *
 answer (Shared *shared, Kept *kept, GDBusMessage *call, gboolean page_size)
@@ -185,9 +184,7 @@ answer (Shared *shared, Kept *kept, GDBusMessage *call, gboolean page_size)
 
   if (kept->body == NULL || kept->made_in != shared->generation || shared->held > 0)
     return NULL;
-  if (!hpd_kernel_inputs_unchanged (kept->inputs) ||
-      !hpd_stat_paths_unchanged (kept->config_paths) ||
-      !hpd_stat_paths_unchanged (kept->claims_paths))
+  if (!hpd_kernel_inputs_unchanged (kept->inputs) || !hpd_path_watch_unchanged (kept->files))
     {
       /* for good: the main thread makes the next one */
       clear_kept (kept);
@@ -242,6 +239,34 @@ free_paths (GArray *paths)
 {
   if (paths != NULL)
     g_array_unref (paths);
+}
+
+/* A watch of every path the caches' contents came from, made after they
+ * read them; their states from before the reads, compared once the watch
+ * runs, tell of a change in between. NULL with @why when that cannot be
+ * (or the states differ). */
+static HpdPathWatch *
+watch_files (GArray *config_paths, GArray *claims_paths, char **why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HpdPathWatch) files = hpd_path_watch_new (&error);
+  GArray *lists[] = { config_paths, claims_paths };
+
+  for (guint l = 0; files != NULL && l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; i < lists[l]->len; i++)
+      if (!hpd_path_watch_add (files, g_array_index (lists[l], HpdStatPath, i).path, &error))
+        {
+          g_clear_pointer (&files, hpd_path_watch_free);
+          break;
+        }
+  if (files == NULL)
+    *why = g_strdup_printf ("cannot watch the configuration and the claims: %s", error->message);
+  else if (!hpd_stat_paths_unchanged (config_paths) || !hpd_stat_paths_unchanged (claims_paths))
+    {
+      *why = g_strdup ("the configuration or the claims changed");
+      g_clear_pointer (&files, hpd_path_watch_free);
+    }
+  return g_steal_pointer (&files);
 }
 
 /* The body as the ObjectManager makes it (each object in the order of its
@@ -305,10 +330,11 @@ make (Kept *kept)
   HpdConfigCache *config = hpd_daemon_get_config_cache (self->daemon);
   HpdClaimsCache *claims = hpd_daemon_get_claims_cache (self->daemon);
   g_autoptr(HpdKernelInputs) inputs = NULL;
+  g_autoptr(HpdPathWatch) files = NULL;
   g_autoptr(GVariant) body = NULL;
   GArray *config_paths = NULL, *claims_paths = NULL;
   guint64 generation, config_loads, claims_loads;
-  const char *why = NULL;
+  g_autofree char *why = NULL;
   gboolean complete;
 
   g_mutex_lock (&shared->lock);
@@ -330,27 +356,29 @@ make (Kept *kept)
   g_variant_ref_sink (body);
   inputs = hpd_kernel_record_end (kernel);
   if (!complete)
-    why = "an object of several interfaces";
+    why = g_strdup ("an object of several interfaces");
   else if (inputs == NULL)
-    why = "a kernel file failed or was written, or a value came from the user and group databases";
+    why = g_strdup ("a kernel file failed or was written, or a value came from the user and group databases");
   else if (config_loads != hpd_config_cache_get_loads (config) ||
            claims_loads != hpd_claims_cache_get_loads (claims))
-    why = "the configuration or the claims changed";
+    why = g_strdup ("the configuration or the claims changed");
   /* a time as recent as the read may be shared by a later change */
   else if (!hpd_kernel_inputs_settled (inputs, HPD_CONFIG_SETTLE_US))
-    why = "a file it was made from changed too recently";
+    why = g_strdup ("a file it was made from changed too recently");
   else
     {
       config_paths = hpd_config_cache_dup_paths (config);
       claims_paths = hpd_claims_cache_dup_paths (claims);
       if (config_paths == NULL || claims_paths == NULL)
-        why = "the configuration or the claims changed too recently";
+        why = g_strdup ("the configuration or the claims changed too recently");
+      else
+        files = watch_files (config_paths, claims_paths, &why);
     }
+  free_paths (config_paths);
+  free_paths (claims_paths);
   if (why != NULL)
     {
       g_debug ("No %s snapshot: %s", kept->what, why);
-      free_paths (config_paths);
-      free_paths (claims_paths);
       return;
     }
   /* serialised once, here, not by each reply in the worker */
@@ -366,12 +394,9 @@ make (Kept *kept)
                " calls answered from snapshots so far)",
                kept->what, hpd_kernel_inputs_count (inputs), kept->answered);
       kept->inputs = g_steal_pointer (&inputs);
-      kept->config_paths = g_steal_pointer (&config_paths);
-      kept->claims_paths = g_steal_pointer (&claims_paths);
+      kept->files = g_steal_pointer (&files);
     }
   g_mutex_unlock (&shared->lock);
-  free_paths (config_paths);
-  free_paths (claims_paths);
 }
 
 static gboolean

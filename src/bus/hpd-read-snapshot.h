@@ -21,8 +21,10 @@
  *   links, the GRUB drop-in, the mounts' roots) gives what it gave; such a
  *   state was settled when it was taken (HPD_CONFIG_SETTLE_US), as a
  *   change in the same clock tick keeps the times;
- * - stat() of every file of the configuration and of the claims gives what
- *   their caches trust (they are not used while a cache trusts nothing);
+ * - nothing happened to any file of the configuration and of the claims,
+ *   nor on the way to it, nor to the mount table, since stat() of each
+ *   gave what their caches trust (they are not used while a cache trusts
+ *   nothing): one poll() of an inotify watch (hpd-path-watch.h);
  * - nothing came from the user and group databases (a configured mount
  *   owner or shm group), which no stat() can follow;
  * - the daemon's memory (requested pools, LastAllocation, the objects) is
