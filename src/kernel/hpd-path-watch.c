@@ -103,8 +103,11 @@ watch_one (HpdPathWatch *self, const char *physical, guint32 events, GError **er
 {
   struct statfs fs;
 
+  /* one event per watch at most: the first tells all, and no later one
+   * piles up in the kernel while no call comes to look */
   if (statfs (physical, &fs) < 0 ||
-      inotify_add_watch (self->inotify, physical, events | IN_DONT_FOLLOW | IN_MASK_ADD) < 0)
+      inotify_add_watch (self->inotify, physical,
+                         events | IN_DONT_FOLLOW | IN_MASK_ADD | IN_ONESHOT) < 0)
     {
       int err = errno;
 

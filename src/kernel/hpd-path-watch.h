@@ -24,7 +24,11 @@
  *   hpd-kernel.c: a mount over a part of the way changes what stat() sees
  *   without any inotify event.
  * Other entries of the directories on the way have events too: such a
- * change costs one call the slow way, never a stale one.
+ * change costs one call the slow way, never a stale one. Each watch ends
+ * at its first event (IN_ONESHOT), so what waits in the kernel for the
+ * next call is one event per watch at most. Only root may change the
+ * directories on the way to the service's own paths (/, /etc, /run,
+ * /usr/lib), so no other account can make calls go the slow way.
  *
  * inotify does not see changes a network or FUSE file system makes on its
  * server's side, so a path on any file system not known to be local is
