@@ -21,7 +21,9 @@
 #define MAX_LINKS 40
 
 /* On the way: what changes the way (a write to another file there does
- * not). The path itself: any change, and of a directory's files too. */
+ * not). The path itself: any change, and of a directory's files too; but
+ * a device's writes are no change of the file (a drop-in masked by a link
+ * to /dev/null must not make everybody's writes there count). */
 #define ON_THE_WAY (IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
                     IN_DELETE_SELF | IN_MOVE_SELF)
 #define AT_THE_END (ON_THE_WAY | IN_MODIFY)
@@ -195,7 +197,9 @@ walk (HpdPathWatch *self, GString *physical, char **parts, gboolean ends, guint 
             return reached;
           continue;
         }
-      if (!watch_one (self, physical->str, ends && parts[i + 1] == NULL ? AT_THE_END : ON_THE_WAY,
+      if (!watch_one (self, physical->str,
+                      ends && parts[i + 1] == NULL && (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode))
+                      ? AT_THE_END : ON_THE_WAY,
                       error))
         return WALK_FAILED;
     }

@@ -193,6 +193,22 @@ test_dangling_link_target_appears (Fixture *f, gconstpointer data)
 }
 
 static void
+test_masked_by_dev_null (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdPathWatch) w = NULL;
+  FILE *null;
+
+  make_link (f, "etc/hp/masked.conf", "/dev/null");
+  w = watch (f, "etc/hp/masked.conf");
+  /* anybody's writes to the device are no change of the mask */
+  null = fopen ("/dev/null", "w");
+  g_assert_nonnull (null);
+  fputs ("x", null);
+  g_assert_cmpint (fclose (null), ==, 0);
+  g_assert_true (hpd_path_watch_unchanged (w));
+}
+
+static void
 test_link_loop_is_refused (Fixture *f, gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
@@ -246,6 +262,7 @@ main (int argc, char **argv)
   ADD ("directory-on-the-way-renamed", test_directory_on_the_way_renamed);
   ADD ("link-on-the-way", test_link_on_the_way);
   ADD ("dangling-link-target-appears", test_dangling_link_target_appears);
+  ADD ("masked-by-dev-null", test_masked_by_dev_null);
   ADD ("link-loop-is-refused", test_link_loop_is_refused);
   ADD ("mount-on-the-way", test_mount_on_the_way);
 #undef ADD
