@@ -20,13 +20,17 @@
 /* As many symbolic links as the kernel follows in one lookup (ELOOP). */
 #define MAX_LINKS 40
 
-/* On the way: what changes the way (a write to another file there does
- * not). The path itself: any change, and of a directory's files too; but
- * a device's writes are no change of the file (a drop-in masked by a link
- * to /dev/null must not make everybody's writes there count). */
-#define ON_THE_WAY (IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
-                    IN_DELETE_SELF | IN_MOVE_SELF)
-#define AT_THE_END (ON_THE_WAY | IN_MODIFY)
+/* On the way: what changes the way. Not the attributes: the mode of a
+ * directory on the way does not change what the service, with
+ * CAP_DAC_OVERRIDE, finds through it, and the event would come for every
+ * entry, so anybody who touches /tmp would count as a change of /. The
+ * path itself: its attributes and its writes (of a directory's files
+ * too); but a device's writes are no change of the file (a drop-in masked
+ * by a link to /dev/null must not make everybody's writes there count). */
+#define ON_THE_WAY (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | \
+                    IN_MOVE_SELF)
+#define AT_THE_END (ON_THE_WAY | IN_ATTRIB)
+#define FILE_AT_THE_END (AT_THE_END | IN_MODIFY)
 
 struct _HpdPathWatch
 {
@@ -127,6 +131,14 @@ watch_one (HpdPathWatch *self, const char *physical, guint32 events, GError **er
   return TRUE;
 }
 
+static guint32
+end_events (gboolean end, mode_t mode)
+{
+  if (!end)
+    return ON_THE_WAY;
+  return S_ISREG (mode) || S_ISDIR (mode) ? FILE_AT_THE_END : AT_THE_END;
+}
+
 typedef enum {
   WALK_FAILED,
   WALK_MISSING,           /* a part of the way is not there */
@@ -197,9 +209,7 @@ walk (HpdPathWatch *self, GString *physical, char **parts, gboolean ends, guint 
             return reached;
           continue;
         }
-      if (!watch_one (self, physical->str,
-                      ends && parts[i + 1] == NULL && (S_ISREG (st.st_mode) || S_ISDIR (st.st_mode))
-                      ? AT_THE_END : ON_THE_WAY,
+      if (!watch_one (self, physical->str, end_events (ends && parts[i + 1] == NULL, st.st_mode),
                       error))
         return WALK_FAILED;
     }

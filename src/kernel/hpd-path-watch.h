@@ -15,8 +15,9 @@
  *   a directory its entries (created, deleted, renamed, written);
  * - every directory on the way from / to it, or to the first part of the
  *   way that is missing: an entry created, deleted or renamed there (a
- *   directory that appears on the way, a replaced directory or link), its
- *   attributes (a mode that now denies the search);
+ *   directory that appears on the way, a replaced directory or link);
+ *   not its mode, which does not stop a caller with CAP_DAC_OVERRIDE (as
+ *   the service has) from going through;
  * - a symbolic link on the way, as stat() follows it: its own directory
  *   (above) and, taken in the same way, the path it points to with the
  *   rest of the way appended;
@@ -26,9 +27,10 @@
  * Other entries of the directories on the way have events too: such a
  * change costs one call the slow way, never a stale one. Each watch ends
  * at its first event (IN_ONESHOT), so what waits in the kernel for the
- * next call is one event per watch at most. Only root may change the
- * directories on the way to the service's own paths (/, /etc, /run,
- * /usr/lib), so no other account can make calls go the slow way.
+ * next call is one event per watch at most. Only root may add, remove or
+ * rename entries of the directories on the way to the service's own
+ * paths (/, /etc, /run, /usr/lib) or change those paths, so no other
+ * account can make calls go the slow way.
  *
  * inotify does not see changes a network or FUSE file system makes on its
  * server's side, so a path on any file system not known to be local is
