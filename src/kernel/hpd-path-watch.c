@@ -63,6 +63,16 @@ is_local (__fsword_t type)
     }
 }
 
+/* @what failed with errno: FALSE, and @error says so. */
+static gboolean
+failed (const char *what, GError **error)
+{
+  int err = errno;
+
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err), "%s: %s", what, g_strerror (err));
+  return FALSE;
+}
+
 HpdPathWatch *
 hpd_path_watch_new (GError **error)
 {
@@ -72,19 +82,13 @@ hpd_path_watch_new (GError **error)
   self->mounts = -1;
   if (self->inotify < 0)
     {
-      int err = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
-                   "inotify: %s", g_strerror (err));
+      failed ("inotify", error);
       return NULL;
     }
   self->mounts = open ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
   if (self->mounts < 0)
     {
-      int err = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
-                   "/proc/self/mountinfo: %s", g_strerror (err));
+      failed ("/proc/self/mountinfo", error);
       return NULL;
     }
   return g_steal_pointer (&self);
@@ -114,13 +118,7 @@ watch_one (HpdPathWatch *self, const char *physical, guint32 events, GError **er
   if (statfs (physical, &fs) < 0 ||
       inotify_add_watch (self->inotify, physical,
                          events | IN_DONT_FOLLOW | IN_MASK_ADD | IN_ONESHOT) < 0)
-    {
-      int err = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
-                   "%s: %s", physical, g_strerror (err));
-      return FALSE;
-    }
+    return failed (physical, error);
   if (!is_local (fs.f_type))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -173,14 +171,11 @@ walk (HpdPathWatch *self, GString *physical, char **parts, gboolean ends, guint 
       g_string_append (physical, part);
       if (lstat (physical->str, &st) < 0)
         {
-          int err = errno;
-
           /* missing, or not a directory to go through: its directory's
            * watch sees whatever makes the way longer */
-          if (err == ENOENT || err == ENOTDIR)
+          if (errno == ENOENT || errno == ENOTDIR)
             return WALK_MISSING;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (err),
-                       "%s: %s", physical->str, g_strerror (err));
+          failed (physical->str, error);
           return WALK_FAILED;
         }
       if (S_ISLNK (st.st_mode))

@@ -19,25 +19,16 @@
 #include "hpd-path-watch.h"
 #include "hpd-test-util.h"
 
-typedef struct {
-  char *root;
-} Fixture;
+/* a tree below a temporary directory */
+typedef HpdTestRoot Fixture;
 
 static void
 setup (Fixture *f, gconstpointer data)
 {
-  f->root = g_dir_make_tmp ("hpd-path-watch-XXXXXX", NULL);
-  g_assert_nonnull (f->root);
+  hpd_test_root_setup (f, data);
   hpd_test_put (f->root, "etc/hp/main.conf", "a = 1\n");
   hpd_test_put (f->root, "other/deep/file", "x\n");
   hpd_test_put (f->root, "etc/neighbour", "n\n");
-}
-
-static void
-teardown (Fixture *f, gconstpointer data)
-{
-  hpd_test_remove (f->root);
-  g_free (f->root);
 }
 
 static char *
@@ -93,44 +84,51 @@ test_nothing_done (Fixture *f, gconstpointer data)
   g_assert_true (hpd_path_watch_unchanged (w));
 }
 
-static void
-test_directory_at_the_end (Fixture *f, gconstpointer data)
-{
-  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp");
-
-  /* its file written in place: the directory's own times stay */
-  hpd_test_put_in_place (f->root, "etc/hp/main.conf", "a = 3\n");
-  g_assert_false (hpd_path_watch_unchanged (w));
-}
+/* One change of a watched path, seen. */
+typedef struct {
+  const char *name;
+  const char *watched;
+  void (*change)(Fixture *f);
+} Change;
 
 static void
-test_edit_in_place (Fixture *f, gconstpointer data)
+write_in_place (Fixture *f)
 {
-  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
-
   /* the same size: only the write tells */
   hpd_test_put_in_place (f->root, "etc/hp/main.conf", "a = 2\n");
-  g_assert_false (hpd_path_watch_unchanged (w));
-  /* for good */
-  g_assert_false (hpd_path_watch_unchanged (w));
 }
 
 static void
-test_mode (Fixture *f, gconstpointer data)
+change_mode (Fixture *f)
 {
-  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
   g_autofree char *path = at (f, "etc/hp/main.conf");
 
   g_assert_no_errno (g_chmod (path, 0600));
-  g_assert_false (hpd_path_watch_unchanged (w));
 }
 
 static void
-test_renamed_over (Fixture *f, gconstpointer data)
+rename_over (Fixture *f)
 {
-  g_autoptr(HpdPathWatch) w = watch (f, "etc/hp/main.conf");
-
   hpd_test_put (f->root, "etc/hp/main.conf", "a = 1\n");
+}
+
+static const Change changes[] = {
+  { "edit-in-place", "etc/hp/main.conf", write_in_place },
+  { "mode", "etc/hp/main.conf", change_mode },
+  { "renamed-over", "etc/hp/main.conf", rename_over },
+  /* a directory's file written in place: its own times stay */
+  { "directory-at-the-end", "etc/hp", write_in_place },
+};
+
+static void
+test_change (Fixture *f, gconstpointer data)
+{
+  const Change *change = data;
+  g_autoptr(HpdPathWatch) w = watch (f, change->watched);
+
+  change->change (f);
+  g_assert_false (hpd_path_watch_unchanged (w));
+  /* for good */
   g_assert_false (hpd_path_watch_unchanged (w));
 }
 
@@ -256,12 +254,14 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-#define ADD(name, fn) g_test_add ("/path-watch/" name, Fixture, NULL, setup, fn, teardown)
+#define ADD(name, fn) g_test_add ("/path-watch/" name, Fixture, NULL, setup, fn, hpd_test_root_teardown)
   ADD ("nothing-done", test_nothing_done);
-  ADD ("edit-in-place", test_edit_in_place);
-  ADD ("directory-at-the-end", test_directory_at_the_end);
-  ADD ("mode", test_mode);
-  ADD ("renamed-over", test_renamed_over);
+  for (guint i = 0; i < G_N_ELEMENTS (changes); i++)
+    {
+      g_autofree char *name = g_strconcat ("/path-watch/", changes[i].name, NULL);
+
+      g_test_add (name, Fixture, &changes[i], setup, test_change, hpd_test_root_teardown);
+    }
   ADD ("missing-parts-appear", test_missing_parts_appear);
   ADD ("directory-on-the-way-renamed", test_directory_on_the_way_renamed);
   ADD ("link-on-the-way", test_link_on_the_way);
