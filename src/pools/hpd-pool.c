@@ -280,6 +280,19 @@ hpd_pool_read (HpdKernel *kernel, const HpdPool *pool, HpdPoolCounters *c,
     c->overcommit = 0;
 
   c->nodes = g_array_sized_new (FALSE, TRUE, sizeof (HpdNodeCounters), pool->nodes->len);
+  /* With one node holding huge pages, its counters are the pool's: the
+   * kernel keeps each global count as the sum over the nodes, under the
+   * same lock. Three reads fewer on every read of the pool. */
+  if (pool->nodes->len == 1)
+    {
+      HpdNodeCounters n = {
+        .node = g_array_index (pool->nodes, guint, 0),
+        .total = c->total, .free = c->free, .surplus = c->surplus,
+      };
+
+      g_array_append_val (c->nodes, n);
+      return TRUE;
+    }
   for (guint i = 0; i < pool->nodes->len; i++)
     {
       HpdNodeCounters n = { 0, };

@@ -110,6 +110,7 @@ typedef struct {
 #define H2 "sys/kernel/mm/hugepages/hugepages-2048kB/"
 #define H1G "sys/kernel/mm/hugepages/hugepages-1048576kB/"
 #define N0 "sys/devices/system/node/node0/hugepages/hugepages-2048kB/"
+#define N1 "sys/devices/system/node/node1/hugepages/hugepages-2048kB/"
 
 static void
 tree_setup (Tree *tree, gconstpointer data)
@@ -281,6 +282,65 @@ test_demote (Tree *tree, gconstpointer data)
   g_assert_cmpuint (demoted, ==, 0);
 }
 
+/* The three counters of a pool's directory or of a node's. */
+static void
+put_counters (Tree *tree, const char *dir, const char *total, const char *free,
+              const char *surplus)
+{
+  g_autofree char *t = g_strconcat (dir, "nr_hugepages", NULL);
+  g_autofree char *f = g_strconcat (dir, "free_hugepages", NULL);
+  g_autofree char *s = g_strconcat (dir, "surplus_hugepages", NULL);
+
+  hpd_test_put (tree->root, t, total);
+  hpd_test_put (tree->root, f, free);
+  hpd_test_put (tree->root, s, surplus);
+}
+
+static void
+assert_node (const HpdPoolCounters *c, guint i, guint node, guint64 total, guint64 free,
+             guint64 surplus)
+{
+  const HpdNodeCounters *n = &g_array_index (c->nodes, HpdNodeCounters, i);
+
+  g_assert_cmpuint (n->node, ==, node);
+  g_assert_cmpuint (n->total, ==, total);
+  g_assert_cmpuint (n->free, ==, free);
+  g_assert_cmpuint (n->surplus, ==, surplus);
+}
+
+/* With one node, its counters are the pool's (the kernel sums the nodes
+ * into the pool's counters under one lock), so its files are not read;
+ * with two, each node's files are. */
+static void
+test_read_nodes (Tree *tree, gconstpointer data)
+{
+  const HpdPool *small = g_ptr_array_index (tree->pools, 0);
+  g_auto(HpdPoolCounters) one = { 0, };
+  g_auto(HpdPoolCounters) two = { 0, };
+  g_autoptr(GPtrArray) pools = NULL;
+  g_autoptr(GArray) nodes = NULL;
+
+  put_counters (tree, H2, "6\n", "4\n", "1\n");
+  /* not counters: a read of them would fail */
+  put_counters (tree, N0, "x\n", "x\n", "x\n");
+  g_assert_true (hpd_pool_read (tree->kernel, small, &one, NULL));
+  g_assert_cmpuint (one.nodes->len, ==, 1);
+  assert_node (&one, 0, 0, 6, 4, 1);
+
+  hpd_test_put (tree->root, "sys/devices/system/node/online", "0-1\n");
+  put_counters (tree, N1, "2\n", "1\n", "0\n");
+  nodes = hpd_nodes_probe (tree->kernel);
+  pools = hpd_pools_probe (tree->kernel, nodes, NULL);
+  small = g_ptr_array_index (pools, 0);
+  g_assert_cmpuint (small->nodes->len, ==, 2);
+  g_assert_false (hpd_pool_read (tree->kernel, small, &two, NULL));
+  put_counters (tree, N0, "4\n", "3\n", "1\n");
+  g_assert_true (hpd_pool_read (tree->kernel, small, &two, NULL));
+  g_assert_cmpuint (two.nodes->len, ==, 2);
+  assert_node (&two, 0, 0, 4, 3, 1);
+  assert_node (&two, 1, 1, 2, 1, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -294,5 +354,6 @@ main (int argc, char **argv)
   g_test_add ("/pool/apply-keeps-maximum", Tree, NULL, tree_setup, test_apply_keeps_maximum, tree_teardown);
   g_test_add ("/pool/apply-node", Tree, NULL, tree_setup, test_apply_node, tree_teardown);
   g_test_add ("/pool/demote", Tree, NULL, tree_setup, test_demote, tree_teardown);
+  g_test_add ("/pool/read-nodes", Tree, NULL, tree_setup, test_read_nodes, tree_teardown);
   return g_test_run ();
 }
