@@ -3,7 +3,10 @@
 
 #include "config.h"
 
-#include <gio/gunixmounts.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
 
 #include "hp-error.h"
 #include "hp-names.h"
@@ -68,7 +71,8 @@ struct _HpdDaemon
   GDBusObjectManagerServer *object_manager;
   HpdManager *manager;
   GPtrArray *page_sizes;      /* HpdPageSize */
-  GUnixMountMonitor *mount_monitor;
+  int mount_table;             /* /proc/self/mountinfo, for poll() */
+  guint mount_table_watch;
   HpdBusName *bus_name;
   HpdIdle *idle;
   double idle_timeout;
@@ -118,9 +122,9 @@ hpd_daemon_dispose (GObject *object)
   g_clear_handle_id (&self->refresh_id, g_source_remove);
   if (self->idle != NULL)
     g_signal_handlers_disconnect_by_data (self->idle, self);
-  if (self->mount_monitor != NULL)
-    g_signal_handlers_disconnect_by_data (self->mount_monitor, self);
-  g_clear_object (&self->mount_monitor);
+  g_clear_handle_id (&self->mount_table_watch, g_source_remove);
+  if (self->mount_table >= 0)
+    g_close (g_steal_fd (&self->mount_table), NULL);
   g_clear_pointer (&self->page_sizes, g_ptr_array_unref);
   g_clear_object (&self->manager);
   g_clear_object (&self->object_manager);
@@ -164,6 +168,7 @@ static void
 hpd_daemon_init (HpdDaemon *self)
 {
   self->idle = hpd_idle_new ();
+  self->mount_table = -1;
   hpd_zone_count_init (&self->zones);
   self->refresh_interval_ms = HPD_DEFAULT_REFRESH_INTERVAL_MS;
 }
@@ -455,6 +460,34 @@ connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
                                      NULL, self->reconnecting, reconnected, reconnect);
 }
 
+static gboolean
+mount_table_changed (int fd, GIOCondition condition, gpointer user_data)
+{
+  hpd_daemon_refresh_mounts (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Mounts and unmounts, the service's and everybody else's, refresh the
+ * mounts at once. The kernel counts every change of the mount table and
+ * poll() on an open mountinfo reports POLLPRI once per file after each
+ * (as hpd-kernel.c uses it), so the main loop polls it with the rest.
+ * GUnixMountMonitor does the same from GLib's worker thread, but getting
+ * it also loads GIO's extension points and watches /etc for fstab, which
+ * cost the start some 500 kB of mapped pages. Without the file the mounts
+ * are still read afresh at every use; only the signal is lost. */
+static void
+watch_mount_table (HpdDaemon *self)
+{
+  self->mount_table = open ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (self->mount_table < 0)
+    {
+      g_warning ("Cannot watch the mount table: %s", g_strerror (errno));
+      return;
+    }
+  self->mount_table_watch = g_unix_fd_add (self->mount_table, G_IO_PRI | G_IO_ERR,
+                                           mount_table_changed, self);
+}
+
 void
 hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *connection,
                   gboolean replace)
@@ -486,10 +519,7 @@ hpd_daemon_start (HpdDaemon *self, const char *bus_address, GDBusConnection *con
                                                G_DBUS_INTERFACE_SKELETON (self->manager), self);
   hpd_methods_serve (G_DBUS_INTERFACE_SKELETON (self->manager), self);
 
-  /* the kernel tells about mount changes; our own and everybody else's */
-  self->mount_monitor = g_unix_mount_monitor_get ();
-  g_signal_connect_swapped (self->mount_monitor, "mounts-changed",
-                            G_CALLBACK (hpd_daemon_refresh_mounts), self);
+  watch_mount_table (self);
   g_signal_connect (self->idle, "exit", G_CALLBACK (idle_exit), self);
 
   if (!attach (self, connection, replace, &error))

@@ -21,8 +21,8 @@
  *   mountinfo only when poll() with no wait on it says the mount table
  *   changed, which the kernel counts as it changes it (hpd-kernel.c). While somebody watches, the
  *   same refresh runs on a timer (hpd-watchers.h) and the skeletons send
- *   PropertiesChanged; mount changes also come at once from the mount
- *   monitor (hpd_daemon_refresh_mounts).
+ *   PropertiesChanged; mount changes also come at once from the main
+ *   loop's poll() of mountinfo (hpd_daemon_refresh_mounts).
  * - Facts the kernel fixes at boot (the page sizes it offers, the pageblock
  *   order in proc/pagetypeinfo, proc/cmdline, the mTHP sizes): read once
  *   (hpd_kernel_read_fixed_at_boot, hpd_kernel_list_dir_fixed_at_boot).

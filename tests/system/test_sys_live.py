@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from hpdsys import KB_2M, PAGE_SIZE_IFACE, connect, has_pool, page_size_path, pool_dir, read_counter
+from hpdsys import (KB_2M, MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, MountArea, connect,
+                    has_pool, page_size_path, pool_dir, read_counter, run)
 
 from gi.repository import Gio, GLib
 
@@ -100,6 +101,46 @@ def test_sysfs_write_is_announced_within_the_interval(extra_service):
               % (before, got, (seen - start) * 1000))
     finally:
         conn.close_sync(None)
+
+
+def test_mount_by_others_is_announced_at_once(extra_service):
+    """A mount made by hand is announced on the mount table's change, not by
+    the refresh timer, which a minute's interval keeps out of the way."""
+    extra = extra_service("mounts")
+    extra.start(["--refresh-interval", "60000"])
+    conn = connect(extra.address)
+    area = MountArea()
+    events = []
+    try:
+        here = area.mkdtemp() / "by-hand"
+        here.mkdir()
+        conn.signal_subscribe(owner(conn), "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                              MANAGER_PATH, None, Gio.DBusSignalFlags.NONE,
+                              lambda c, s, p, i, n, params: events.append(params.unpack()[1]))
+        get_all(conn, MANAGER_PATH, MANAGER_IFACE)   # a watcher now
+        time.sleep(0.5)   # the refresh a new watcher gets has gone by
+
+        def announced(present):
+            context = GLib.MainContext.default()
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                while context.iteration(False):
+                    pass
+                if any((str(here) in dict(changed["Mounts"])) == present
+                       for changed in events if "Mounts" in changed):
+                    return True
+                time.sleep(0.01)
+            return False
+
+        run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "none", str(here)])
+        assert announced(True), events
+        events.clear()
+        run(["umount", str(here)])
+        assert announced(False), events
+    finally:
+        conn.close_sync(None)
+        problems = area.cleanup()
+        assert not problems, problems
 
 
 def test_no_wakeups_without_a_client(extra_service):
