@@ -80,13 +80,13 @@ def refusal_counts(log, uid):
 def test_one_users_refusals_take_a_bounded_number_of_lines(service, conn, polkit, run_python_as,
                                                            NOBODY):
     """A user without rights keeps 16 SetMinimum calls in flight on each of
-    10 connections for 4 s (polkit's mock refuses at once: over a thousand
-    refusals a second). Its refusal lines stay within 10 plus 2 a second,
-    one line later counts the rest (lines and count together at least the
-    refusals the user was answered), and an allowed admin's change made
-    during the flood is in the log. Without the bound every refusal is a
-    line: thousands, the share of journald's per-unit budget that would
-    hide the admin's record."""
+    10 connections for 4 s (polkit's mock refuses at once: hundreds of
+    refusals a second under ASan, thousands without). Its refusal lines
+    stay within 10 plus 2 a second, one line later counts the rest (lines
+    and count together at least the refusals the user was answered), and
+    an allowed admin's change made during the flood is in the log. Without
+    the bound every refusal is a line: the share of journald's per-unit
+    budget that would hide the admin's record."""
     polkit.allow(ACTION_TUNABLES)
     env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=service.bus.address)
     started = time.monotonic()
@@ -107,7 +107,6 @@ def test_one_users_refusals_take_a_bounded_number_of_lines(service, conn, polkit
         flood.kill()
         flood.wait()
     refused = answered.get(hpdtest.ERR + 'NotAuthorized', 0)
-    assert refused > 1000, answered
     # the summary comes SUMMARY_S after the first line held back, another
     # one for refusals of calls still in flight when the flood ended
     wait_for(lambda: sum(refusal_counts(service.log(), NOBODY)) >= refused, 3 * SUMMARY_S,
@@ -118,7 +117,10 @@ def test_one_users_refusals_take_a_bounded_number_of_lines(service, conn, polkit
     lines, held = refusal_counts(log, NOBODY)
     print(f'{refused} refusals answered in {elapsed:.1f} s: {lines} lines, {held} counted in '
           f'summary lines; {answered}')
-    assert lines <= REFUSAL_BURST + REFUSALS_PER_SECOND * elapsed, lines
+    allowed = REFUSAL_BURST + REFUSALS_PER_SECOND * elapsed
+    # the flood must outrun the bound by far, or a line per refusal would pass
+    assert refused > 5 * allowed, (answered, allowed)
+    assert lines <= allowed, lines
     # every refusal accounted for; at most the 160 calls in flight at the end
     # were refused after the flood's count
     assert refused <= lines + held <= refused + 10 * 16, (lines, held, refused)
