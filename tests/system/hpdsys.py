@@ -390,6 +390,40 @@ def connect(address):
     return Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
 
 
+class PropertiesWatch:
+    """PropertiesChanged of @interface at @path sent by @owner (a unique
+    name) on @bus, kept in order as (changed, invalidated)."""
+
+    def __init__(self, bus, owner, path, interface):
+        self.bus = bus
+        self.events = []
+        self.id = bus.signal_subscribe(owner, "org.freedesktop.DBus.Properties",
+                                       "PropertiesChanged", path, interface,
+                                       Gio.DBusSignalFlags.NONE, self._on_signal)
+
+    def _on_signal(self, conn, sender, path, iface, member, params):
+        _iface, changed, invalidated = params.unpack()
+        self.events.append((changed, invalidated))
+
+    def wait_for(self, predicate, prop="Mounts", timeout=10):
+        """The first announced value of @prop that @predicate accepts,
+        dispatching the default main context until then."""
+        ctx = GLib.MainContext.default()
+        deadline = time.monotonic() + timeout
+        while True:
+            for changed, _ in self.events:
+                if prop in changed and predicate(changed[prop]):
+                    return changed[prop]
+            if time.monotonic() > deadline:
+                raise AssertionError("no PropertiesChanged with such %s in %d s: %s"
+                                     % (prop, timeout, self.events))
+            if not ctx.iteration(False):
+                time.sleep(0.01)
+
+    def close(self):
+        self.bus.signal_unsubscribe(self.id)
+
+
 class System:
     """Everything a test needs from the harness."""
 

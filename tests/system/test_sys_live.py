@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from hpdsys import (KB_2M, MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, MountArea, connect,
-                    has_pool, page_size_path, pool_dir, read_counter, run)
+from hpdsys import (KB_2M, MANAGER_IFACE, MANAGER_PATH, PAGE_SIZE_IFACE, MountArea,
+                    PropertiesWatch, connect, has_pool, page_size_path, pool_dir, read_counter, run)
 
 from gi.repository import Gio, GLib
 
@@ -110,33 +110,18 @@ def test_mount_by_others_is_announced_at_once(extra_service):
     extra.start(["--refresh-interval", "60000"])
     conn = connect(extra.address)
     area = MountArea()
-    events = []
     try:
         here = area.mkdtemp() / "by-hand"
         here.mkdir()
-        conn.signal_subscribe(owner(conn), "org.freedesktop.DBus.Properties", "PropertiesChanged",
-                              MANAGER_PATH, None, Gio.DBusSignalFlags.NONE,
-                              lambda c, s, p, i, n, params: events.append(params.unpack()[1]))
+        manager = PropertiesWatch(conn, owner(conn), MANAGER_PATH, MANAGER_IFACE)
         get_all(conn, MANAGER_PATH, MANAGER_IFACE)   # a watcher now
         time.sleep(0.5)   # the refresh a new watcher gets has gone by
 
-        def announced(present):
-            context = GLib.MainContext.default()
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                while context.iteration(False):
-                    pass
-                if any((str(here) in dict(changed["Mounts"])) == present
-                       for changed in events if "Mounts" in changed):
-                    return True
-                time.sleep(0.01)
-            return False
-
         run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M", "none", str(here)])
-        assert announced(True), events
-        events.clear()
+        manager.wait_for(lambda mounts: str(here) in dict(mounts), timeout=5)
+        manager.events.clear()
         run(["umount", str(here)])
-        assert announced(False), events
+        manager.wait_for(lambda mounts: str(here) not in dict(mounts), timeout=5)
     finally:
         conn.close_sync(None)
         problems = area.cleanup()

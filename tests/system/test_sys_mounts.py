@@ -22,9 +22,9 @@ from gi.repository import Gio, GLib
 
 from hpdsys import (ALLOWED_USER, BUS_NAME, DENIED_USER, ERROR_PREFIX, KB_1G, KB_2M, MANAGER_IFACE,
                     MANAGER_PATH, MOUNT_BASE, PAGE_SIZE_IFACE, PYTHON, TEST_GROUP, MountArea,
-                    connect, counters, ensure_group, groups_of, has_pool, hugetlbfs_mounts, mounts_at,
-                    page_size_path, path_tree, pool_dir, pool_sizes_kb, run, run_as, size_name,
-                    write_counter)
+                    PropertiesWatch, connect, counters, ensure_group, groups_of, has_pool,
+                    hugetlbfs_mounts, mounts_at, page_size_path, path_tree, pool_dir,
+                    pool_sizes_kb, run, run_as, size_name, write_counter)
 
 FAILED = ERROR_PREFIX + "Failed"
 NOT_AUTHORIZED = ERROR_PREFIX + "NotAuthorized"
@@ -607,44 +607,12 @@ def test_unmount_busy_mount_is_busy(system, area):
 # --------------------------------------------------------------------------
 # Mounts kept current when others mount
 
-class PropertiesWatch:
-    """PropertiesChanged of @interface at @path from the service, on root's
-    connection."""
-
-    def __init__(self, system, path, interface):
-        self.bus = system.bus
-        self.events = []
-        self.id = self.bus.signal_subscribe(system.name_owner(BUS_NAME),
-                                            "org.freedesktop.DBus.Properties", "PropertiesChanged",
-                                            path, interface, Gio.DBusSignalFlags.NONE,
-                                            self._on_signal)
-
-    def _on_signal(self, conn, sender, path, iface, member, params):
-        _iface, changed, invalidated = params.unpack()
-        self.events.append((changed, invalidated))
-
-    def wait_for(self, predicate, timeout=10):
-        ctx = GLib.MainContext.default()
-        deadline = time.monotonic() + timeout
-        while True:
-            for changed, _ in self.events:
-                if "Mounts" in changed and predicate(changed["Mounts"]):
-                    return changed["Mounts"]
-            if time.monotonic() > deadline:
-                raise AssertionError("no PropertiesChanged with such Mounts in %d s: %s"
-                                     % (timeout, self.events))
-            if not ctx.iteration(False):
-                time.sleep(0.01)
-
-    def close(self):
-        self.bus.signal_unsubscribe(self.id)
-
-
 def test_mounts_follow_mounts_made_by_others(system, area):
     here = area.mkdtemp() / "x"
     here.mkdir()
-    manager = PropertiesWatch(system, MANAGER_PATH, MANAGER_IFACE)
-    pool = PropertiesWatch(system, page_size_path(KB_2M), PAGE_SIZE_IFACE)
+    service = system.name_owner(BUS_NAME)
+    manager = PropertiesWatch(system.bus, service, MANAGER_PATH, MANAGER_IFACE)
+    pool = PropertiesWatch(system.bus, service, page_size_path(KB_2M), PAGE_SIZE_IFACE)
     try:
         run(["mount", "-t", "hugetlbfs", "-o", "pagesize=2M,mode=0711,size=4M", "none", str(here)])
         listed = dict(manager.wait_for(lambda mounts: any(p == str(here) for p, _ in mounts)))
