@@ -24,6 +24,7 @@ PEER = "org.freedesktop.DBus.Peer"
 OM = "org.freedesktop.DBus.ObjectManager"
 PROPS = "org.freedesktop.DBus.Properties"
 FRAGMENT_SEED = 20261203
+READ_INSTANCES = 3      # fresh service and floor processes the in-process reads are spread over
 
 
 def ratio_text(value, baseline):
@@ -120,42 +121,28 @@ def section_read(ctx, sec):
     process_notes.append("`hugepagesctl pools` output %s `hugeadm --pool-list` output."
              % ("is byte for byte the same as" if same else "differs from"))
 
-    # in-process: one connection, GDBus through python gi
+    # in-process: one connection, GDBus through python gi, on several
+    # instances of the service (the shared one, then new ones) and as many
+    # floors: with 2 CPUs, where one instance's threads land moves its round
+    # trips by as much as a third
     calls = 200 if ctx.quick else 5000
     block = 100
-    conn = hpdsys.connect(stack.address)
-    try:
-        def gmo():
-            return conn.call_sync(BUS_NAME, MANAGER_PATH, OM, "GetManagedObjects", None, None,
-                                  Gio.DBusCallFlags.NONE, 10000, None)
-
-        def ping():
-            return conn.call_sync(BUS_NAME, MANAGER_PATH, PEER, "Ping", None, None,
-                                  Gio.DBusCallFlags.NONE, 10000, None)
-
-        def getall():
-            return conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll",
-                                  GLib.Variant("(s)", ("org.hugepages.Manager",)), None,
-                                  Gio.DBusCallFlags.NONE, 10000, None)
-        def version():
-            # a constant property: no refresh, only the way through the main thread
-            return conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "Get",
-                                  GLib.Variant("(ss)", ("org.hugepages.Manager", "Version")), None,
-                                  Gio.DBusCallFlags.NONE, 10000, None)
-        reply_size = len(gmo().get_data_as_bytes().get_data())
-        bodies = {"GetManagedObjects": gmo().print_(True), "GetAll": getall().print_(True)}
-        for _ in range(50):
-            gmo()
-            ping()
-            getall()
-            version()
-        lat = _rotate([("gmo", gmo), ("ping", ping), ("getall", getall), ("version", version)],
-                      calls, block)
-    finally:
-        conn.close_sync(None)
+    instances = 1 if ctx.quick else READ_INSTANCES
+    lat, fl, ratios = {}, {}, []
+    for i in range(instances):
+        if i > 0:
+            ctx.stop_shared_service()
+            stack = ctx.real_stack()
+        one, reply_size, bodies = _service_reads(stack, calls, block)
+        floor = _floor_reads(ctx, stack, bodies, calls, block)
+        for into, got in ((lat, one), (fl, floor)):
+            for key, times in got.items():
+                into.setdefault(key, []).extend(times)
+        ratios.append(tuple(median(got[key]) / median(got["ping"])
+                            for got, key in ((one, "gmo"), (one, "getall"),
+                                             (floor, "gmo"), (floor, "getall"))))
     g, p, a = median(lat["gmo"]), median(lat["ping"]), median(lat["getall"])
     v = median(lat["version"])
-    fl = _floor_reads(ctx, stack, bodies, calls, block)
     fg, fa, fp = median(fl["gmo"]), median(fl["getall"]), median(fl["ping"])
     # the client's one call (hpctl_connect_page_sizes: GetManagedObjects)
     # against gdbus's one Ping, measured in-process
@@ -226,11 +213,56 @@ def section_read(ctx, sec):
             "its Peer.Ping: %s" % fmt_us(fp), ratio_text(fa, fp), "(for comparison)")
     sec.note("In-process figures: GDBus through python gi (Gio.DBusConnection.call_sync, the "
              "reply not unpacked), one private connection, %d calls of each in alternating blocks "
-             "of %d; p99 GetManagedObjects %s, Ping %s, Manager GetAll %s (median %s). "
-             "GetManagedObjects reply body: %d bytes."
-             % (len(lat["gmo"]), block, fmt_us(percentile(lat["gmo"], 99)),
+             "of %d on each of %d instances of the service (the one the other figures use, "
+             "then new ones) and as many new floors, every instance's calls counted in the "
+             "medians; p99 GetManagedObjects %s, Ping %s, "
+             "Manager GetAll %s (median %s). GetManagedObjects reply body: %d bytes."
+             % (calls, block, instances, fmt_us(percentile(lat["gmo"], 99)),
                 fmt_us(percentile(lat["ping"], 99)), fmt_us(percentile(lat["getall"], 99)),
                 fmt_us(a), reply_size))
+    sec.note("Each instance's own ratios to its Ping (GetManagedObjects, Manager GetAll; the "
+             "floor's two): %s. With 2 CPUs for the client, the bus and the service's threads, "
+             "the same build's ratios move from one instance to the next; the verdicts take "
+             "all instances' calls together." % "; ".join(
+                 "%.2f×, %.2f× (floor %.2f×, %.2f×)" % r for r in ratios))
+
+
+def _service_reads(stack, calls, block):
+    """Round trips to the service of @stack on one private connection:
+    ({key: [seconds]}, the GetManagedObjects reply's size, the reply bodies
+    as GVariant text for bench/floor.c)."""
+    conn = hpdsys.connect(stack.address)
+    try:
+        def gmo():
+            return conn.call_sync(BUS_NAME, MANAGER_PATH, OM, "GetManagedObjects", None, None,
+                                  Gio.DBusCallFlags.NONE, 10000, None)
+
+        def ping():
+            return conn.call_sync(BUS_NAME, MANAGER_PATH, PEER, "Ping", None, None,
+                                  Gio.DBusCallFlags.NONE, 10000, None)
+
+        def getall():
+            return conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll",
+                                  GLib.Variant("(s)", ("org.hugepages.Manager",)), None,
+                                  Gio.DBusCallFlags.NONE, 10000, None)
+
+        def version():
+            # a constant property: no refresh, only the way through the main thread
+            return conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "Get",
+                                  GLib.Variant("(ss)", ("org.hugepages.Manager", "Version")), None,
+                                  Gio.DBusCallFlags.NONE, 10000, None)
+        reply_size = len(gmo().get_data_as_bytes().get_data())
+        bodies = {"GetManagedObjects": gmo().print_(True), "GetAll": getall().print_(True)}
+        for _ in range(50):
+            gmo()
+            ping()
+            getall()
+            version()
+        lat = _rotate([("gmo", gmo), ("ping", ping), ("getall", getall), ("version", version)],
+                      calls, block)
+    finally:
+        conn.close_sync(None)
+    return lat, reply_size, bodies
 
 
 def _rotate(order, calls, block):
