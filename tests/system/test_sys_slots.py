@@ -11,6 +11,7 @@ checks). Before per-uid slots, 64 such checks took every place and every
 other caller, root included, got Busy."""
 
 import json
+import os
 import select
 import signal
 import subprocess
@@ -112,21 +113,31 @@ class Flood:
             ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, "--clear-groups",
              "--pdeathsig", "KILL", PYTHON, "-c", HANGING_AGENT_FLOOD, str(conns), str(per),
              page_size_path(KB_2M), str(pages)],
-            stdout=subprocess.PIPE, text=True, env=system.env(), cwd="/")
+            stdout=subprocess.PIPE, env=system.env(), cwd="/")
         self.state = None
+        self.pending = b""
 
     def wait_for(self, predicate, timeout=60):
-        """The flood prints its state whenever it changes."""
+        """The flood prints its state whenever it changes. Its output is
+        read from the pipe itself and split here: a buffered readline()
+        may take several lines off the pipe, and select() would then wait
+        for more while the last state sits unread in the buffer."""
+        fd = self.proc.stdout.fileno()
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 0.5)
-            if ready:
-                line = self.proc.stdout.readline()
-                assert line, "the flood ended"
+        while True:
+            while b"\n" in self.pending:
+                line, self.pending = self.pending.split(b"\n", 1)
                 self.state = json.loads(line)
                 if predicate(self.state):
                     return self.state
-        raise AssertionError("the flood never reached the state; last %s" % self.state)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("the flood never reached the state; last %s" % self.state)
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 65536)
+                assert chunk, "the flood ended"
+                self.pending += chunk
 
     def settle(self, seconds=2):
         """The state once nothing has changed for @seconds."""
