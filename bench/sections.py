@@ -1354,10 +1354,11 @@ def section_footprint(ctx, sec):
             ratio_text(start, median(bare)), "≤ 20 ms", start <= 0.020,
             "%s of it is the exec of the program, the loading of its %d libraries and GLib's "
             "constructors (`hugepagesd --version`, run alternately); the rest is reading the "
-            "configuration and claims, the page sizes' counters (the Manager's kernel "
-            "values, proc/pagetypeinfo's ~15 ms zone walk among them, wait for the first "
-            "read), connecting and authenticating to the bus and the name request. GSlice is set to malloc from the .preinit_array "
-            "(src/main.c), with no second exec"
+            "configuration, the claims and the page sizes' counters, connecting and "
+            "authenticating to the bus and the name request. The Manager's kernel values "
+            "(proc/pagetypeinfo's ~15 ms walk of every zone among them) are not read before "
+            "the name: they wait for the first read. GSlice is set to malloc from the "
+            ".preinit_array (src/main.c), with no second exec"
             % (fmt_ms(median(bare)), _library_count(stack.daemon)))
     sec.note("`hugepagesd --version` times %s." % [fmt_ms(t) for t in bare])
     sec.note("Start times %s: from Popen to the bus's NameOwnerChanged giving %s an owner, "
