@@ -9,6 +9,7 @@ import inspect
 import json
 import os
 import random
+import select
 import signal
 import socket
 import subprocess
@@ -382,6 +383,34 @@ def count_reply(outcomes, conn, result, prefix='', by_message=False):
         key = e.message if by_message else Gio.DBusError.get_remote_error(e) or e.message
     key = prefix + key
     outcomes[key] = outcomes.get(key, 0) + 1
+
+
+class PipeLines:
+    """The lines a process writes to its stdout pipe, read from the pipe
+    itself: a buffered readline() may take several lines off the pipe, and
+    select() would then wait for more while the next one sits unread in the
+    buffer. One reader per pipe, kept across waits, so that lines read
+    along with an earlier one are not lost."""
+
+    def __init__(self, proc):
+        self.fd = proc.stdout.fileno()
+        self.pending = b''
+
+    def next(self, deadline):
+        """The next line as text, or None once time.monotonic() passed
+        @deadline; EOFError when the process closed its end."""
+        while b'\n' not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if ready:
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    raise EOFError
+                self.pending += chunk
+        line, self.pending = self.pending.split(b'\n', 1)
+        return line.decode()
 
 
 def report_on_sigusr1(outcomes):

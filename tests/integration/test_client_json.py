@@ -11,7 +11,6 @@ text output. The schema is in README.md, "JSON output"."""
 import json
 import os
 import re
-import select
 import signal
 import subprocess
 import time
@@ -357,26 +356,22 @@ def test_usage_json_names_are_snake_case(service, ctl):
 
 # --- monitor --json ---------------------------------------------------------------
 
-def read_events(proc, until, timeout=15):
-    """JSON lines from monitor's stdout until until(event) holds."""
-    events, pending = [], b''
+def read_events(lines, until, timeout=15):
+    """JSON lines from monitor's stdout (an hpdtest.PipeLines) until
+    until(event) holds."""
+    events = []
     deadline = time.monotonic() + timeout
-    fd = proc.stdout.fileno()
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if not ready:
-            continue
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        pending += chunk
-        while b'\n' in pending:
-            line, pending = pending.split(b'\n', 1)
-            event = json.loads(line)
-            events.append(event)
-            if until(event):
-                return events
-    raise AssertionError(f'no such event; got {events}')
+    while True:
+        try:
+            line = lines.next(deadline)
+        except EOFError:
+            line = None
+        if line is None:
+            raise AssertionError(f'no such event; got {events}')
+        event = json.loads(line)
+        events.append(event)
+        if until(event):
+            return events
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
@@ -386,13 +381,14 @@ def test_monitor_json(service, ctl, hugepagesctl, bus, polkit):
     proc = subprocess.Popen([hugepagesctl, 'monitor', '--json'], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address))
+    lines = hpdtest.PipeLines(proc)
     try:
-        first = read_events(proc, lambda e: e['event'] == 'service_on_bus')[-1]
+        first = read_events(lines, lambda e: e['event'] == 'service_on_bus')[-1]
         assert first['format_version'] == FORMAT_VERSION
         assert first['unique_name'].startswith(':')
         assert re.match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d', first['time'])
         ok(ctl('set-min', '2M', '7'))
-        events = read_events(proc, lambda e: e['event'] == 'property_changed'
+        events = read_events(lines, lambda e: e['event'] == 'property_changed'
                              and e['object'] == '2MB' and e['property'] == 'Minimum')
         change = events[-1]
         assert (change['old_value'], change['value']) == (6, 7)
@@ -454,11 +450,12 @@ def test_monitor_json_values_above_2_63_are_exact(service, ctl, hugepagesctl, bu
     proc = subprocess.Popen([hugepagesctl, 'monitor', '--json'], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address))
+    lines = hpdtest.PipeLines(proc)
     try:
-        read_events(proc, lambda e: e['event'] == 'service_on_bus')
+        read_events(lines, lambda e: e['event'] == 'service_on_bus')
         fake_kernel.write(fake_kernel.pool_file(SMALL, 'nr_overcommit_hugepages'), HUGE)
         ok(ctl('pools'))
-        change = read_events(proc, lambda e: e['event'] == 'property_changed'
+        change = read_events(lines, lambda e: e['event'] == 'property_changed'
                              and e['object'] == '2MB' and e['property'] == 'Overcommit')[-1]
         assert (change['old_value'], change['value']) == (2, HUGE)
     finally:

@@ -9,7 +9,6 @@ fake files by their real device and inode, as the kernel would."""
 import json
 import os
 import re
-import select
 import subprocess
 import time
 
@@ -481,32 +480,24 @@ def test_client_remove_orphan(tree, service, polkit, ctl):
 
 
 class Lines:
-    """The lines a process writes to its stdout pipe, read without Python's
-    buffering (select() cannot see what a buffered reader already took)."""
+    """The lines of a process's stdout (hpdtest.PipeLines), each kept."""
 
     def __init__(self, proc):
-        self.fd = proc.stdout.fileno()
-        self.pending = b''
+        self.pipe = hpdtest.PipeLines(proc)
         self.seen = []
 
     def wait_for(self, pattern, timeout=15):
         deadline = time.monotonic() + timeout
         while True:
-            while b'\n' in self.pending:
-                line, self.pending = self.pending.split(b'\n', 1)
-                text = line.decode()
-                self.seen.append(text)
-                if re.search(pattern, text):
-                    return text
-            left = deadline - time.monotonic()
-            if left <= 0:
+            try:
+                text = self.pipe.next(deadline)
+            except EOFError:
+                raise AssertionError(f'monitor ended; got {self.seen!r}')
+            if text is None:
                 raise AssertionError(f'no line matching {pattern!r}; got {self.seen!r}')
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if ready:
-                chunk = os.read(self.fd, 4096)
-                if not chunk:
-                    raise AssertionError(f'monitor ended; got {self.seen!r}')
-                self.pending += chunk
+            self.seen.append(text)
+            if re.search(pattern, text):
+                return text
 
 
 def test_monitor(fake_kernel, start_service, polkit, conn, builddir, bus):

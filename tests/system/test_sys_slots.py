@@ -11,13 +11,11 @@ checks). Before per-uid slots, 64 such checks took every place and every
 other caller, root included, got Busy."""
 
 import json
-import os
-import select
 import signal
 import subprocess
 import time
 
-from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, KB_2M, PYTHON, counters,
+from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, KB_2M, PYTHON, PipeLines, counters,
                     flood_script, page_size_path, stable_counters)
 
 BUSY = ERROR_PREFIX + "Busy"
@@ -114,30 +112,22 @@ class Flood:
              "--pdeathsig", "KILL", PYTHON, "-c", HANGING_AGENT_FLOOD, str(conns), str(per),
              page_size_path(KB_2M), str(pages)],
             stdout=subprocess.PIPE, env=system.env(), cwd="/")
+        self.lines = PipeLines(self.proc)
         self.state = None
-        self.pending = b""
 
     def wait_for(self, predicate, timeout=60):
-        """The flood prints its state whenever it changes. Its output is
-        read from the pipe itself and split here: a buffered readline()
-        may take several lines off the pipe, and select() would then wait
-        for more while the last state sits unread in the buffer."""
-        fd = self.proc.stdout.fileno()
+        """The flood prints its state whenever it changes."""
         deadline = time.monotonic() + timeout
         while True:
-            while b"\n" in self.pending:
-                line, self.pending = self.pending.split(b"\n", 1)
-                self.state = json.loads(line)
-                if predicate(self.state):
-                    return self.state
-            left = deadline - time.monotonic()
-            if left <= 0:
+            try:
+                line = self.lines.next(deadline)
+            except EOFError:
+                raise AssertionError("the flood ended")
+            if line is None:
                 raise AssertionError("the flood never reached the state; last %s" % self.state)
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
-                chunk = os.read(fd, 65536)
-                assert chunk, "the flood ended"
-                self.pending += chunk
+            self.state = json.loads(line)
+            if predicate(self.state):
+                return self.state
 
     def settle(self, seconds=2):
         """The state once nothing has changed for @seconds."""
