@@ -115,13 +115,22 @@ fresh_get_vtable (GDBusInterfaceSkeleton *skeleton)
  * read: the generated properties notify every set, changed or not (their
  * pspecs lack G_PARAM_EXPLICIT_NOTIFY), so a notify cannot tell that a
  * kept a{sv} is still right, and comparing the values costs as much as
- * building it. */
+ * building it.
+ *
+ * It is returned serialised, one block, not as the builder's tree of a
+ * block per entry, name and variant: a reply waits in GDBus's queue,
+ * tree and blob, until the bus takes it, and with many callers and a
+ * slow bus dozens wait at once (a 64-node machine's GetManagedObjects
+ * trees were some 500 kB of the service's peak under bench/run's load of
+ * 50 clients, and the blocks scattered over the heap kept it from
+ * shrinking after). */
 static GVariant *
 fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
 {
   FreshClass *fc = fresh_class_for (skeleton);
   GDBusInterfaceInfo *iface = g_dbus_interface_skeleton_get_info (skeleton);
   GVariantBuilder builder;
+  GVariant *result;
 
   hpd_fresh_refresh (skeleton);
   g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
@@ -138,7 +147,9 @@ fresh_get_properties (GDBusInterfaceSkeleton *skeleton)
                                      g_variant_new_dict_entry (g_variant_new_string (info->name),
                                                                g_variant_new_variant (value)));
     }
-  return g_variant_builder_end (&builder);
+  result = g_variant_builder_end (&builder);
+  (void) g_variant_get_data (result);
+  return result;
 }
 
 /* A GVariant made by a builder is a tree: one block for each value in it,
