@@ -291,6 +291,18 @@ watched_changed (gboolean watched, gpointer user_data)
                                            refresh_watched, self, NULL);
 }
 
+/* When the calls have stopped: the read snapshots are made again by the
+ * next read, and on a machine of many nodes they hold hundreds of
+ * kilobytes (each reply body, and every kernel file's path and text that
+ * it is checked against). */
+static void
+release_caches (gpointer user_data)
+{
+  HpdDaemon *self = user_data;
+
+  hpd_read_snapshot_drop (self->read_snapshot);
+}
+
 /* Everything that lives on one bus connection, and nothing else: the
  * claims, the requested values, the watchers, the queue and the caches
  * belong to the daemon and outlive it. Called at start-up and after each
@@ -314,7 +326,7 @@ attach (HpdDaemon *self, GDBusConnection *connection, gboolean replace, GError *
    * queued while it started us come right behind the RequestName reply */
   self->traffic = hpd_traffic_watch (connection);
   hpd_read_snapshot_attach (self->read_snapshot, connection);
-  self->memory = hpd_memory_watch (self->traffic);
+  self->memory = hpd_memory_watch (self->traffic, release_caches, self);
   if (self->refresh_interval_ms > 0 && self->watchers == NULL)
     self->watchers = hpd_watchers_new (connection, self->traffic, watched_changed, self);
   else if (self->watchers != NULL)

@@ -19,6 +19,8 @@
 struct _HpdMemory
 {
   HpdTraffic *traffic;
+  HpdMemoryReleaseFunc release;
+  gpointer release_data;
   gulong quiet_id;
   guint check_id;       /* the check waits for its time */
 };
@@ -111,7 +113,10 @@ check_due (gpointer user_data)
   hpd_traffic_get_state (self->traffic, &now);
   due = now.last_activity + QUIET_BEFORE_CHECK_US;
   if (now.unanswered == 0 && g_get_monotonic_time () >= due)
-    trim_if_worth_it ();
+    {
+      self->release (self->release_data);
+      trim_if_worth_it ();
+    }
   else if (now.unanswered == 0)
     arm (self, due);
   return G_SOURCE_REMOVE;
@@ -135,11 +140,13 @@ calls_stopped (HpdTraffic *traffic, gpointer user_data)
 }
 
 HpdMemory *
-hpd_memory_watch (HpdTraffic *traffic)
+hpd_memory_watch (HpdTraffic *traffic, HpdMemoryReleaseFunc release, gpointer user_data)
 {
   HpdMemory *self = g_new0 (HpdMemory, 1);
 
   self->traffic = g_object_ref (traffic);
+  self->release = release;
+  self->release_data = user_data;
   self->quiet_id = g_signal_connect (traffic, "quiet", G_CALLBACK (calls_stopped), self);
   /* once after start-up too: probing and the first reads leave freed memory */
   arm (self, g_get_monotonic_time () + QUIET_BEFORE_CHECK_US);

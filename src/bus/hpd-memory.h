@@ -31,12 +31,17 @@ void hpd_memory_tune_allocators (char **envp);
 
 typedef struct _HpdMemory HpdMemory;
 
+/* Lets go of what the service keeps only to answer the next call faster
+ * and can make again when one comes. */
+typedef void (*HpdMemoryReleaseFunc) (gpointer user_data);
+
 /* Once the calls @traffic sees have stopped for a moment (no call in and
  * no reply out for a couple of seconds), and once that long after start-up,
- * checks from the main context how much freed memory
+ * calls @release from the main context, then checks how much freed memory
  * malloc holds, and returns it to the kernel unless it is very little.
  * Driven by the calls only: an idle service is never woken. */
-HpdMemory *hpd_memory_watch (HpdTraffic *traffic);
+HpdMemory *hpd_memory_watch (HpdTraffic *traffic, HpdMemoryReleaseFunc release,
+                             gpointer user_data);
 /* Stops watching; no check runs after this. */
 void hpd_memory_free (HpdMemory *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdMemory, hpd_memory_free)

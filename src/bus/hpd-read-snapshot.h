@@ -35,7 +35,10 @@
  *   made (hpd_read_snapshot_hold()); a change made without a call drops
  *   them with hpd_read_snapshot_drop().
  * A fake tree (--kernel-root) is checked by opening each file again, as
- * its files may be renamed over. */
+ * its files may be renamed over.
+ *
+ * Kept only while calls come: the daemon drops both once the calls have
+ * stopped (hpd-memory.h), and the next read makes its snapshot anew. */
 #pragma once
 
 #include <gio/gio.h>

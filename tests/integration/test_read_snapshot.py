@@ -115,6 +115,20 @@ def test_calls_are_answered_from_the_snapshot_with_the_same_bytes(settled, conn)
         assert reply.get_data_as_bytes().get_data() == slow.get_data_as_bytes().get_data()
 
 
+def test_snapshots_are_let_go_when_the_calls_stop(settled, conn):
+    # hpd-daemon.c's release_caches: what a snapshot holds (on a machine of
+    # many nodes, hundreds of kB) is not kept through a quiet time; the next
+    # read makes one anew
+    before = len(made(settled))
+    quiet = settled.log().count(QUIET_LINE)
+    first = raw_managed_objects(conn)
+    assert len(made(settled)) == before
+    hpdtest.iterate_until(lambda: settled.log().count(QUIET_LINE) > quiet, timeout=10)
+    again = raw_managed_objects(conn)
+    hpdtest.iterate_until(lambda: len(made(settled)) > before)
+    assert again.get_data_as_bytes().get_data() == first.get_data_as_bytes().get_data()
+
+
 def test_raw_write_is_seen_by_the_next_call(settled, conn, fake_kernel):
     fk = fake_kernel
     start, _ = answered(conn, settled)
