@@ -1194,10 +1194,11 @@ def _heap_rss(pid):
     return kb
 
 
-def _footprint_under_load(ctx, sec):
-    """The scale section's load on a fresh instance (fake kernel, 64 nodes
-    × 5 sizes): RssAnon before, at its peak, right after, and how long
-    until it is back to idle."""
+def _load_residue(ctx, clients, seconds, during=None):
+    """A fresh instance on the scale section's fake kernel (64 nodes × 5
+    sizes) under @clients clients for @seconds: RssAnon idle before, right
+    after, when it first came back within the slack of idle (None: not
+    within 20 s), where it settled, and the heap's part of that."""
     root = Path(tempfile.mkdtemp(prefix="fake-kernel-", dir=ctx.workdir))
     FakeKernel(root, nodes=SCALE_NODES, sizes=SCALE_SIZES, default_size=2048,
                mem_total_kb=1 << 30)
@@ -1206,12 +1207,9 @@ def _footprint_under_load(ctx, sec):
     try:
         time.sleep(3)          # past the trim after start-up
         idle = proc_status(svc.pid)["RssAnon"]
-        clients = 10 if ctx.quick else 50
-        seconds = 2.0 if ctx.quick else 10.0
-        peak = [idle]
         _load_clients(stack.address, clients, seconds, SCALE_NODES,
                       [hpdsys.page_size_path(kb) for kb in SCALE_SIZES],
-                      during=lambda: peak.append(proc_status(svc.pid)["RssAnon"]))
+                      during=(lambda: during(svc.pid)) if during else None)
         ended = time.monotonic()
         after = proc_status(svc.pid)["RssAnon"]
         # back to idle: within 10 % of the figure before, or within the
@@ -1223,49 +1221,65 @@ def _footprint_under_load(ctx, sec):
                 back = time.monotonic() - ended
                 break
             time.sleep(0.1)
+        # what the trim 2 s after the calls left, however the wait ended
+        time.sleep(max(0.0, ended + 3 - time.monotonic()))
         settled = proc_status(svc.pid)["RssAnon"]
         heap = _heap_rss(svc.pid)
     finally:
         stack.stop_service(svc)
+    return {"idle": idle, "after": after, "slack": slack, "back": back, "settled": settled,
+            "heap": heap}
+
+
+def _footprint_under_load(ctx, sec):
+    """The scale section's load on a fresh instance: RssAnon before, at its
+    peak, right after, and how long until it is back to idle; beside it the
+    same on another fresh instance after a light load, which tells what any
+    first calls leave from what the load leaves."""
+    clients = 10 if ctx.quick else 50
+    seconds = 2.0 if ctx.quick else 10.0
+    peak = []
+    heavy = _load_residue(ctx, clients, seconds,
+                          during=lambda pid: peak.append(proc_status(pid)["RssAnon"]))
+    light = _load_residue(ctx, 2, 1.0)
+    idle, slack = heavy["idle"], heavy["slack"]
     sec.row("RssAnon right after %d concurrent clients for %.0f s (the scale section's load)"
-            % (clients, seconds), "%d kB" % after, "idle before: %d kB" % idle, "", "≤ 2 MiB",
-            after <= 2048, "the peak during the load was %d kB. What the service keeps does not "
-            "grow with the callers or the calls (a caller's credentials and watch go when it "
-            "leaves the bus; the live heap after a second load is what it was after the first); "
-            "the rest is the load's transient memory, which glibc holds until "
-            "src/bus/hpd-memory.c's malloc_trim 2 s after the calls stop: by heaptrack, run by "
-            "hand, the memory live at the peak is well under the heap's size, about half of it "
-            "GetManagedObjects replies being serialised (g_dbus_message_to_blob grows each "
-            "~40 kB blob by doubling; steps from 32 kB up come from mmap) and the rest the calls' "
-            "GVariants, and the blocks of the calls in flight, freed in another order than made, "
-            "spread it over a heap two to three times that size. In this load a change is under "
-            "way almost all the time (one call in ten is a SetNodePages, and the read snapshot is "
-            "held from a change's arrival to its reply), so the main thread builds each read's "
-            "reply tree anew through GDBus's ObjectManager and Properties handlers: some 400,000 "
-            "allocations a second by heaptrack, at most about 800 kB of them live at once"
-            % max(peak))
+            % (clients, seconds), "%d kB" % heavy["after"], "idle before: %d kB" % idle, "",
+            "≤ 2 MiB", heavy["after"] <= 2048,
+            "the peak during the load was %d kB, and right after it the heap is still as large "
+            "as the load made it: glibc keeps what was freed until src/bus/hpd-memory.c's "
+            "malloc_trim 2 s after the calls stop (%d kB then). The heap's size is its "
+            "high-water mark, and the same build's runs differ by more than a MiB: by heaptrack, "
+            "run by hand, the memory live at the peak is about 1.4 MB, most of it replies and "
+            "calls waiting in GDBus's queues (each GetManagedObjects reply a blob of some 50 kB "
+            "grown by doubling, beside its body) while dbus-daemon serves 50 clients on the "
+            "same 2 CPUs, and the kernel values of the main loop's turn; which blocks are "
+            "live when the heap must grow decides how far it grows"
+            % (max(peak + [heavy["after"]]), heavy["settled"]))
+    light_text = ("%d kB (idle before: %d kB)" % (light["settled"], light["idle"]))
     sec.row("RssAnon back to idle after the load (within %d kB of %d kB)" % (slack, idle),
-            "%.1f s" % back if back is not None else "not within 20 s", "", "", "≤ 10 s",
-            back is not None and back <= 10,
-            "RssAnon was still %d kB 20 s after the load, %d kB of it the heap: malloc_trim "
-            "returned every free page, and what stays are the pages holding a chunk in use. "
-            "Measured by hand (a gdb walk of the main arena before and after, an allocation "
-            "tracer): the live heap after the load is little above what it was before, but a few "
-            "hundred of its chunks (some 40 kB: the first polkit check's, GDBus's socket "
-            "sources, hash tables that grew, the Manager's THP texts from its first refresh) "
-            "were made during the load among the transient ones, so they sit one or two to a "
-            "page over the heap the load grew: some 60 kB more live data than at idle (387 "
-            "against 327 kB) on about 260 pages instead of 91; and each thread's tcache keeps up "
-            "to 7 freed chunks of each size class up to 1 kB where the last calls freed them "
-            "(the main thread some 420 chunks, 220 kB; GDBus's worker some 135), which "
-            "malloc_trim does not flush: glibc has no call for it, only GLIBC_TUNABLES before "
-            "exec, and with every thread's tcache and fastbins off (tcache_count=0, mxfast=0) "
-            "the heap still stays 270 to 450 kB above idle"
-            % (settled, heap))
+            "%.1f s" % heavy["back"] if heavy["back"] is not None else "not within 20 s",
+            "", "", "≤ 10 s", heavy["back"] is not None and heavy["back"] <= 10,
+            "RssAnon was %d kB 3 s after the load, %d kB of it the heap, after malloc_trim "
+            "returned every free page and the read snapshots were let go (src/bus/hpd-daemon.c). "
+            "Another fresh instance, after 2 clients for 1 s, was at %s. What stays is not "
+            "memory in use but its layout (by heaptrack, run by hand: an instance's live memory "
+            "after 2 clients for 1 s and then this load was within 10 kB of what it was after "
+            "the 2 clients alone): the pages that hold a block in use stay, as values made "
+            "during the calls (the Manager's, the callers' watches) landed in the heap the calls "
+            "grew, and each thread's tcache keeps "
+            "up to 7 freed blocks of each size up to 1 kB where the last calls freed them, "
+            "which malloc_trim does not flush (glibc has no call for it, only GLIBC_TUNABLES "
+            "before exec; with glibc.malloc.tcache_count=0, by hand, the residue was 256 to "
+            "296 kB above idle)" % (heavy["settled"], heavy["heap"], light_text))
+    sec.row("RssAnon 3 s after a light load (2 clients for 1 s, another fresh instance)",
+            "%d kB" % light["settled"], "idle before: %d kB" % light["idle"], "",
+            "(for comparison)", None)
     sec.note("Load: %d client processes (python gi, one connection each) on a fresh instance "
              "with --kernel-root on a %d-node, %d-size fake kernel, as in the scale section; "
-             "RssAnon sampled every 0.2 s during it (peak %d kB) and every 0.1 s after "
-             "(%d kB at the end)." % (clients, SCALE_NODES, len(SCALE_SIZES), max(peak), settled))
+             "RssAnon sampled every 0.2 s during it (peak %d kB) and every 0.1 s after; %d kB "
+             "3 s after it." % (clients, SCALE_NODES, len(SCALE_SIZES),
+                                max(peak + [heavy["after"]]), heavy["settled"]))
 
 
 def section_footprint(ctx, sec):
