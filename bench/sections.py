@@ -1198,7 +1198,8 @@ def _load_residue(ctx, clients, seconds, during=None):
     """A fresh instance on the scale section's fake kernel (64 nodes × 5
     sizes) under @clients clients for @seconds: RssAnon idle before, right
     after, when it first came back within the slack of idle (None: not
-    within 20 s), where it settled, and the heap's part of that."""
+    within 20 s), and 3 s after (the trim 2 s after the calls is done) with
+    the heap's part of that."""
     root = Path(tempfile.mkdtemp(prefix="fake-kernel-", dir=ctx.workdir))
     FakeKernel(root, nodes=SCALE_NODES, sizes=SCALE_SIZES, default_size=2048,
                mem_total_kb=1 << 30)
@@ -1215,16 +1216,18 @@ def _load_residue(ctx, clients, seconds, during=None):
         # back to idle: within 10 % of the figure before, or within the
         # 256 kB of freed memory that src/bus/hpd-memory.c does not trim
         slack = max(256, idle // 10)
-        back = None
-        while time.monotonic() - ended < 20:
-            if proc_status(svc.pid)["RssAnon"] <= idle + slack:
-                back = time.monotonic() - ended
+        back = settled = heap = None
+        while True:
+            since = time.monotonic() - ended
+            rss = proc_status(svc.pid)["RssAnon"]
+            if back is None and rss <= idle + slack:
+                back = since
+            # what the trim 2 s after the calls left
+            if settled is None and since >= 3:
+                settled, heap = rss, _heap_rss(svc.pid)
+            if settled is not None and (back is not None or since >= 20):
                 break
             time.sleep(0.1)
-        # what the trim 2 s after the calls left, however the wait ended
-        time.sleep(max(0.0, ended + 3 - time.monotonic()))
-        settled = proc_status(svc.pid)["RssAnon"]
-        heap = _heap_rss(svc.pid)
     finally:
         stack.stop_service(svc)
     return {"idle": idle, "after": after, "slack": slack, "back": back, "settled": settled,
@@ -1243,6 +1246,7 @@ def _footprint_under_load(ctx, sec):
                           during=lambda pid: peak.append(proc_status(pid)["RssAnon"]))
     light = _load_residue(ctx, 2, 1.0)
     idle, slack = heavy["idle"], heavy["slack"]
+    peak_kb = max(peak + [heavy["after"]])
     sec.row("RssAnon right after %d concurrent clients for %.0f s (the scale section's load)"
             % (clients, seconds), "%d kB" % heavy["after"], "idle before: %d kB" % idle, "",
             "≤ 2 MiB", heavy["after"] <= 2048,
@@ -1255,7 +1259,7 @@ def _footprint_under_load(ctx, sec):
             "grown by doubling, beside its body) while dbus-daemon serves 50 clients on the "
             "same 2 CPUs, and the kernel values of the main loop's turn; which blocks are "
             "live when the heap must grow decides how far it grows"
-            % (max(peak + [heavy["after"]]), heavy["settled"]))
+            % (peak_kb, heavy["settled"]))
     light_text = ("%d kB (idle before: %d kB)" % (light["settled"], light["idle"]))
     sec.row("RssAnon back to idle after the load (within %d kB of %d kB)" % (slack, idle),
             "%.1f s" % heavy["back"] if heavy["back"] is not None else "not within 20 s",
@@ -1279,7 +1283,7 @@ def _footprint_under_load(ctx, sec):
              "with --kernel-root on a %d-node, %d-size fake kernel, as in the scale section; "
              "RssAnon sampled every 0.2 s during it (peak %d kB) and every 0.1 s after; %d kB "
              "3 s after it." % (clients, SCALE_NODES, len(SCALE_SIZES),
-                                max(peak + [heavy["after"]]), heavy["settled"]))
+                                peak_kb, heavy["settled"]))
 
 
 def section_footprint(ctx, sec):

@@ -32,8 +32,9 @@ struct _HpdMemory
  * a burst of calls: under bench/run's load of 50 clients on 64 nodes,
  * RssAnon at the end of the load was 1.5-1.7 MB in 8 runs of 9 with 8 kB
  * here (1.9 MB in one), and 1.5-3.4 MB in some 18 runs with 32 kB, whose
- * steps of 8 and 16 kB stayed in the heap. Not lower: the reply of the Manager's GetAll (some 3 kB)
- * grows to a 4 kB buffer, which would then cost an mmap() per call.
+ * steps of 8 and 16 kB stayed in the heap. Not lower: the reply of the
+ * Manager's GetAll (some 3 kB) grows to a 4 kB buffer, which would then
+ * cost an mmap() per call.
  * Fixing the threshold also stops glibc from raising it after a large
  * block is freed (up to 32 MiB: after a flood of huge messages every
  * later reply would come from the heap again). */
