@@ -16,11 +16,12 @@
  * while
  * - every kernel file, existence, directory and link the refresh read
  *   gives the same again (hpd_kernel_record_begin(), read with the
- *   checker's own descriptors, its own poll() of mountinfo), and stat() of
- *   every other file of the root it looked at (the boot hook's units and
- *   links, the GRUB drop-in, the mounts' roots) gives what it gave; such a
- *   state was settled when it was taken (HPD_CONFIG_SETTLE_US), as a
- *   change in the same clock tick keeps the times;
+ *   checker's own descriptors, its own poll() of mountinfo), and every
+ *   other file of the root it looked at (the boot hook's units and links,
+ *   the GRUB drop-in, the mounts' roots) is as stat() saw it: such a state
+ *   was settled when it was taken (HPD_CONFIG_SETTLE_US), as a change in
+ *   the same clock tick keeps the times, and the watch below takes the
+ *   file over when its way is root's alone (else each check stat()s it);
  * - nothing happened to any file of the configuration and of the claims,
  *   nor on the way to it, nor to the mount table, since stat() of each
  *   gave what their caches trust (they are not used while a cache trusts

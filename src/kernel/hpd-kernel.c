@@ -1030,6 +1030,31 @@ hpd_kernel_inputs_settled (HpdKernelInputs *inputs, gint64 settle_us)
   return hpd_stat_paths_settled (inputs->paths, inputs->taken_at, settle_us);
 }
 
+void
+hpd_kernel_inputs_watch_paths (HpdKernelInputs *inputs, HpdPathWatch *watch, guint *watched,
+                               guint *left)
+{
+  guint before = inputs->paths->len;
+
+  for (guint i = inputs->paths->len; i-- > 0;)
+    {
+      const HpdStatPath *p = &g_array_index (inputs->paths, HpdStatPath, i);
+      g_autoptr(GError) error = NULL;
+
+      if (!hpd_path_watch_add (watch, p->path, HPD_PATH_WATCH_ROOT_WAY, &error))
+        {
+          g_debug ("%s stays checked by stat(): %s", p->path, error->message);
+          continue;
+        }
+      /* watched from now on and unchanged since it was read: a change
+       * made in between cannot be missed */
+      if (hpd_stat_path_unchanged (p))
+        g_array_remove_index_fast (inputs->paths, i);
+    }
+  *left = inputs->paths->len;
+  *watched = before - *left;
+}
+
 gboolean
 hpd_kernel_inputs_unchanged (HpdKernelInputs *inputs)
 {

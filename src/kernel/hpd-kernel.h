@@ -8,6 +8,8 @@
 
 #include <glib-object.h>
 
+#include "hpd-path-watch.h"
+
 G_BEGIN_DECLS
 
 #define HPD_TYPE_KERNEL (hpd_kernel_get_type ())
@@ -112,6 +114,14 @@ void hpd_kernel_record_unchecked (HpdKernel *self);
 /* Every path's times were older than @settle_us when recording began
  * (hpd_stat_state_settled()). */
 gboolean hpd_kernel_inputs_settled (HpdKernelInputs *inputs, gint64 settle_us);
+/* Hands each path of hpd_kernel_record_path() that @watch can take
+ * (hpd_path_watch_add() with HPD_PATH_WATCH_ROOT_WAY) over to it, so that
+ * hpd_kernel_inputs_unchanged() no longer stat()s it: one poll() of
+ * @watch, checked beside, tells instead. A path whose state already moved
+ * stays, and fails the next check. @watched and @left: how many paths
+ * went to @watch and how many stay to be stat()ed. */
+void hpd_kernel_inputs_watch_paths (HpdKernelInputs *inputs, HpdPathWatch *watch,
+                                    guint *watched, guint *left);
 gboolean hpd_kernel_inputs_unchanged (HpdKernelInputs *inputs);
 guint hpd_kernel_inputs_count (HpdKernelInputs *inputs);
 void hpd_kernel_inputs_free (HpdKernelInputs *inputs);

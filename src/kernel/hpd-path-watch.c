@@ -57,6 +57,7 @@ is_local (__fsword_t type)
     case SQUASHFS_MAGIC:
     case EROFS_SUPER_MAGIC_V1:
     case MSDOS_SUPER_MAGIC:
+    case HUGETLBFS_MAGIC:       /* a mount's root */
       return TRUE;
     default:
       return FALSE;
@@ -129,6 +130,21 @@ watch_one (HpdPathWatch *self, const char *physical, guint32 events, GError **er
   return TRUE;
 }
 
+/* A directory on the way whose entries an account other than root may
+ * create, remove or rename (/tmp, a shared directory): FALSE with @error
+ * under HPD_PATH_WATCH_ROOT_WAY. */
+static gboolean
+way_allowed (const char *physical, const struct stat *st, HpdPathWatchFlags flags,
+             GError **error)
+{
+  if (!(flags & HPD_PATH_WATCH_ROOT_WAY) || !S_ISDIR (st->st_mode) ||
+      (st->st_uid == 0 && (st->st_mode & (S_IWGRP | S_IWOTH)) == 0))
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+               "%s: another account than root may change its entries", physical);
+  return FALSE;
+}
+
 static guint32
 end_events (gboolean end, mode_t mode)
 {
@@ -147,13 +163,14 @@ typedef enum {
  * without links, watched already, which becomes the path reached. @ends:
  * the last of @parts is the watched path's end. */
 static Walk
-walk (HpdPathWatch *self, GString *physical, char **parts, gboolean ends, guint *links,
-      GError **error)
+walk (HpdPathWatch *self, GString *physical, char **parts, gboolean ends, HpdPathWatchFlags flags,
+      guint *links, GError **error)
 {
   for (guint i = 0; parts[i] != NULL; i++)
     {
       const char *part = parts[i];
       gsize before = physical->len;
+      gboolean end = ends && parts[i + 1] == NULL;
       struct stat st;
 
       if (part[0] == '\0' || g_str_equal (part, "."))
@@ -199,31 +216,35 @@ walk (HpdPathWatch *self, GString *physical, char **parts, gboolean ends, guint 
           if (g_path_is_absolute (target))
             g_string_assign (physical, "/");
           target_parts = g_strsplit (target, "/", -1);
-          reached = walk (self, physical, target_parts, ends && parts[i + 1] == NULL, links, error);
+          reached = walk (self, physical, target_parts, end, flags, links, error);
           if (reached != WALK_DONE)
             return reached;
           continue;
         }
-      if (!watch_one (self, physical->str, end_events (ends && parts[i + 1] == NULL, st.st_mode),
-                      error))
+      if ((!end && !way_allowed (physical->str, &st, flags, error)) ||
+          !watch_one (self, physical->str, end_events (end, st.st_mode), error))
         return WALK_FAILED;
     }
   return WALK_DONE;
 }
 
 gboolean
-hpd_path_watch_add (HpdPathWatch *self, const char *path, GError **error)
+hpd_path_watch_add (HpdPathWatch *self, const char *path, HpdPathWatchFlags flags,
+                    GError **error)
 {
   g_autoptr(GString) physical = g_string_new ("/");
   g_auto(GStrv) parts = NULL;
   guint links = 0;
+  struct stat st;
 
   g_return_val_if_fail (g_path_is_absolute (path), FALSE);
 
-  if (!watch_one (self, "/", ON_THE_WAY, error))
+  if (lstat ("/", &st) < 0)
+    return failed ("/", error);
+  if (!way_allowed ("/", &st, flags, error) || !watch_one (self, "/", ON_THE_WAY, error))
     return FALSE;
   parts = g_strsplit (path, "/", -1);
-  return walk (self, physical, parts, TRUE, &links, error) != WALK_FAILED;
+  return walk (self, physical, parts, TRUE, flags, &links, error) != WALK_FAILED;
 }
 
 gboolean

@@ -30,12 +30,16 @@
  * next call is one event per watch at most. Only root may add, remove or
  * rename entries of the directories on the way to the service's own
  * paths (/, /etc, /run, /usr/lib) or change those paths, so no other
- * account can make calls go the slow way.
+ * account can make calls go the slow way. A path from elsewhere (a mount's
+ * root may be anywhere) is watched with HPD_PATH_WATCH_ROOT_WAY, which
+ * refuses a way through a directory another account may change.
  *
  * inotify does not see changes a network or FUSE file system makes on its
  * server's side, so a path on any file system not known to be local is
  * refused. A refused path, or inotify out of instances or watches, fails
- * hpd_path_watch_add(): the caller then checks by other means. */
+ * hpd_path_watch_add(): the caller then checks that path by other means.
+ * The paths added before it stay watched: a failed add may leave watches
+ * of part of its way, which can only report more changes, never fewer. */
 #pragma once
 
 #include <glib.h>
@@ -49,9 +53,17 @@ HpdPathWatch *hpd_path_watch_new (GError **error);
 void hpd_path_watch_free (HpdPathWatch *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdPathWatch, hpd_path_watch_free)
 
+typedef enum {
+  HPD_PATH_WATCH_NONE = 0,
+  /* refuse a way through a directory whose entries an account other than
+   * root may change: its every change would be a change of the path */
+  HPD_PATH_WATCH_ROOT_WAY = 1 << 0,
+} HpdPathWatchFlags;
+
 /* Watches absolute @path as above; FALSE with @error if it cannot be (then
- * @self may watch part of it: do not use it). */
-gboolean hpd_path_watch_add (HpdPathWatch *self, const char *path, GError **error);
+ * @path is not watched, the paths added before are). */
+gboolean hpd_path_watch_add (HpdPathWatch *self, const char *path, HpdPathWatchFlags flags,
+                             GError **error);
 
 /* Nothing happened to any path added, nor to the mount table, since it
  * was added; once FALSE, FALSE for good. Any thread, one at a time. */

@@ -99,16 +99,19 @@ hpd_stat_paths_settled (GArray *paths, gint64 taken_at, gint64 settle_us)
 }
 
 gboolean
+hpd_stat_path_unchanged (const HpdStatPath *path)
+{
+  HpdStatState now;
+
+  take (path->path, path->link, &now);
+  return hpd_stat_state_equal (&path->state, &now);
+}
+
+gboolean
 hpd_stat_paths_unchanged (GArray *paths)
 {
   for (guint i = 0; i < paths->len; i++)
-    {
-      const HpdStatPath *p = &g_array_index (paths, HpdStatPath, i);
-      HpdStatState now;
-
-      take (p->path, p->link, &now);
-      if (!hpd_stat_state_equal (&p->state, &now))
-        return FALSE;
-    }
+    if (!hpd_stat_path_unchanged (&g_array_index (paths, HpdStatPath, i)))
+      return FALSE;
   return TRUE;
 }

@@ -47,6 +47,8 @@ void hpd_stat_paths_take (GArray *paths, const char *path, gboolean link);
 /* hpd_stat_state_settled() for every path. */
 gboolean hpd_stat_paths_settled (GArray *paths, gint64 taken_at, gint64 settle_us);
 /* stat() of every path gives what it gave. */
+/* A stat() (lstat() for a link) now gives what @path holds. */
+gboolean hpd_stat_path_unchanged (const HpdStatPath *path);
 gboolean hpd_stat_paths_unchanged (GArray *paths);
 
 G_END_DECLS

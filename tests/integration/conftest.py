@@ -45,7 +45,9 @@ Fixture names are stable (test_client.py and others rely on them):
                   layout: 2 NUMA nodes, sizes 2048 kB (default) and 1048576 kB
                   (gigantic, no overcommit file), 16 GiB MemTotal, empty pools.
                   Change it per test with the marker
-                  @pytest.mark.fake_kernel(**FakeKernel keyword arguments).
+                  @pytest.mark.fake_kernel(**FakeKernel keyword arguments),
+                  and parent='DIR' for a directory of its own inside DIR
+                  (default: the session's, below the temporary directory).
                   The tree has the tunables of a 6.x kernel (fakekernel.Tunables)
                   and runs the fake kernel's simulator (fk.simulating), so
                   THP choice files read back with the written keyword in
@@ -632,7 +634,7 @@ def fake_kernel(_session_dir, request):
     marker = request.node.get_closest_marker('fake_kernel')
     if marker is not None:
         kwargs.update(marker.kwargs)
-    d = tempfile.mkdtemp(prefix='kernel-', dir=_session_dir)
+    d = tempfile.mkdtemp(prefix='kernel-', dir=kwargs.pop('parent', _session_dir))
     fk = FakeKernel(d, **kwargs)
     try:
         fk.simulate()

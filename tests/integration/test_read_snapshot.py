@@ -37,6 +37,27 @@ P2M = page_size_path(2048)
 QUIET_LINE = 'Calls stopped:'
 
 
+# Where the fake tree is: below the temporary directory, where every
+# account may add entries, the paths of the boot hook, the GRUB drop-in and
+# the mounts' roots are stat()ed at every call; below /run, a way only root
+# may change as the real root's paths are, a watch takes them
+# (hpd_kernel_inputs_watch_paths()). The log line of each snapshot made
+# counts both.
+TREES = [pytest.param('stat', id='stat'),
+         pytest.param('watch', id='watch', marks=pytest.mark.fake_kernel(parent='/run'))]
+PATHS = re.compile(r'Manager GetAll snapshot made .*; (\d+) paths watched, (\d+) stat\(\)ed')
+
+
+def assert_paths_checked_by(tree, service):
+    counts = [(int(w), int(s)) for w, s in PATHS.findall(service.log())]
+    assert counts, 'no Manager GetAll snapshot made'
+    for watched, stated in counts:
+        if tree == 'watch':
+            assert (watched > 0, stated) == (True, 0), service.log()[-3000:]
+        else:
+            assert (watched, stated > 0) == (0, True), service.log()[-3000:]
+
+
 def made(service, pattern=MADE):
     return [int(m.group(1)) for m in pattern.finditer(service.log())]
 
@@ -323,11 +344,12 @@ def test_manager_free_memory_moving_keeps_the_snapshot(manager_settled, conn, fa
     assert manager(conn)['MemTotal'] == (total - 1024) * 1024
 
 
+@pytest.mark.parametrize('tree', TREES)
 @pytest.mark.parametrize('kinds', [
     ('sysvinit-disabled', 'sysvinit-enabled', None, 'sysvinit-enabled'),
     ('systemd-missing', 'systemd-disabled', 'systemd-enabled', 'systemd-disabled'),
 ])
-def test_manager_boot_hook_change_is_seen(manager_settled, conn, fake_kernel, kinds):
+def test_manager_boot_hook_change_is_seen(manager_settled, conn, fake_kernel, kinds, tree):
     start, _ = manager_answered(conn, manager_settled)
     for kind in kinds:
         manager(conn)
@@ -341,9 +363,11 @@ def test_manager_boot_hook_change_is_seen(manager_settled, conn, fake_kernel, ki
         assert manager(conn)['ApplyAtBoot']['enabled'] is enabled
     end, _ = manager_answered(conn, manager_settled)
     assert end - start >= 2
+    assert_paths_checked_by(tree, manager_settled)
 
 
-def test_manager_unit_masked_behind_its_back_is_seen(manager_settled, conn, fake_kernel):
+@pytest.mark.parametrize('tree', TREES)
+def test_manager_unit_masked_behind_its_back_is_seen(manager_settled, conn, fake_kernel, tree):
     fake_kernel.write_boot_hook('systemd-enabled')
     time.sleep(SETTLE_S)
     start, _ = manager_answered(conn, manager_settled)
@@ -356,9 +380,11 @@ def test_manager_unit_masked_behind_its_back_is_seen(manager_settled, conn, fake
     time.sleep(SETTLE_S)
     end, _ = manager_answered(conn, manager_settled)
     assert end > start
+    assert_paths_checked_by(tree, manager_settled)
 
 
-def test_manager_drop_in_rewritten_in_place_is_seen(manager_settled, conn, fake_kernel):
+@pytest.mark.parametrize('tree', TREES)
+def test_manager_drop_in_rewritten_in_place_is_seen(manager_settled, conn, fake_kernel, tree):
     """The same size, written over in place: its times move, and a state
     taken before the write no longer matches."""
     dropin = 'etc/default/grub.d/hugepagesd.cfg'
@@ -380,9 +406,11 @@ def test_manager_drop_in_rewritten_in_place_is_seen(manager_settled, conn, fake_
         assert 'contents' not in manager(conn)['BootDropIn']
     end, _ = manager_answered(conn, manager_settled)
     assert end - start >= 2
+    assert_paths_checked_by(tree, manager_settled)
 
 
-def test_manager_mount_root_chmod_is_seen(service, conn, fake_kernel):
+@pytest.mark.parametrize('tree', TREES)
+def test_manager_mount_root_chmod_is_seen(service, conn, fake_kernel, tree):
     """A mount's root is no kernel file: its mode and owner come from
     stat(), which a chmod changes without any mount event."""
     rel = 'var/lib/hugetlbfs/pagesize-2MB'
@@ -407,6 +435,7 @@ def test_manager_mount_root_chmod_is_seen(service, conn, fake_kernel):
         assert mode() == 0o1777
     end, _ = manager_answered(conn, service)
     assert end - start >= 2
+    assert_paths_checked_by(tree, service)
 
 
 def test_manager_with_a_group_to_look_up_is_answered_by_the_main_thread(service, conn, fake_kernel):

@@ -46,7 +46,7 @@ watch (Fixture *f, const char *relative)
   HpdPathWatch *w = hpd_path_watch_new (&error);
 
   g_assert_no_error (error);
-  g_assert_true (hpd_path_watch_add (w, path, &error));
+  g_assert_true (hpd_path_watch_add (w, path, HPD_PATH_WATCH_NONE, &error));
   g_assert_no_error (error);
   g_assert_true (hpd_path_watch_unchanged (w));
   return w;
@@ -219,8 +219,49 @@ test_link_loop_is_refused (Fixture *f, gconstpointer data)
 
   make_link (f, "etc/loop", "loop");
   g_assert_no_error (error);
-  g_assert_false (hpd_path_watch_add (w, path, &error));
+  g_assert_false (hpd_path_watch_add (w, path, HPD_PATH_WATCH_NONE, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_LINKS);
+}
+
+/* HPD_PATH_WATCH_ROOT_WAY: a way through a directory whose entries
+ * another account may change is refused, and the paths added before stay
+ * watched. */
+static void
+test_way_others_may_change_is_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HpdPathWatch) w = NULL;
+  g_autofree char *shared = at (f, "shared");
+  g_autofree char *inside = at (f, "shared/inside/file");
+  struct stat st;
+
+  make_dir (f, "shared/inside");
+  g_assert_no_errno (chmod (shared, 01777));
+  w = watch (f, "etc/hp/main.conf");
+  g_assert_false (hpd_path_watch_add (w, inside, HPD_PATH_WATCH_ROOT_WAY, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+  g_clear_error (&error);
+  g_assert_true (hpd_path_watch_unchanged (w));
+  /* anybody's entry in the shared directory is no change of what is
+   * watched; the earlier path still is watched */
+  hpd_test_put (f->root, "shared/anybody", "x\n");
+  g_assert_true (hpd_path_watch_unchanged (w));
+  hpd_test_put (f->root, "etc/hp/main.conf", "a = 2\n");
+  g_assert_false (hpd_path_watch_unchanged (w));
+
+  /* a way only root may change is taken */
+  if (stat ("/etc", &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    {
+      g_test_skip ("/etc is not a directory only root may change");
+      return;
+    }
+  g_clear_pointer (&w, hpd_path_watch_free);
+  w = hpd_path_watch_new (&error);
+  g_assert_no_error (error);
+  g_assert_true (hpd_path_watch_add (w, "/etc/hugepagesd-test-missing/file",
+                                     HPD_PATH_WATCH_ROOT_WAY, &error));
+  g_assert_no_error (error);
+  g_assert_true (hpd_path_watch_unchanged (w));
 }
 
 /* A mount over a directory on the way gives no inotify event: the mount
@@ -268,6 +309,7 @@ main (int argc, char **argv)
   ADD ("dangling-link-target-appears", test_dangling_link_target_appears);
   ADD ("masked-by-dev-null", test_masked_by_dev_null);
   ADD ("link-loop-is-refused", test_link_loop_is_refused);
+  ADD ("way-others-may-change-is-refused", test_way_others_may_change_is_refused);
   ADD ("mount-on-the-way", test_mount_on_the_way);
 #undef ADD
   return g_test_run ();
