@@ -398,7 +398,7 @@ make (Kept *kept)
       kept->made_in = generation;
       kept->body = g_steal_pointer (&body);
       g_debug ("%s snapshot made (%u kernel inputs; %" G_GUINT64_FORMAT
-               " calls answered from snapshots so far; %u paths watched, %u stat()ed at each call)",
+               " calls answered from snapshots so far; %u paths watched, %u left to stat)",
                kept->what, hpd_kernel_inputs_count (inputs) + watched, kept->answered, watched, left);
       kept->inputs = g_steal_pointer (&inputs);
       kept->files = g_steal_pointer (&files);

@@ -1043,7 +1043,7 @@ hpd_kernel_inputs_watch_paths (HpdKernelInputs *inputs, HpdPathWatch *watch, gui
 
       if (!hpd_path_watch_add (watch, p->path, HPD_PATH_WATCH_ROOT_WAY, &error))
         {
-          g_debug ("%s stays checked by stat(): %s", p->path, error->message);
+          g_debug ("%s is left to stat at each check: %s", p->path, error->message);
           continue;
         }
       /* watched from now on and unchanged since it was read: a change
