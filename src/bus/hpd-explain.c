@@ -25,6 +25,7 @@
 #include "hpd-options.h"
 #include "hpd-parse.h"
 #include "hpd-pool-model.h"
+#include "hpd-stat-state.h"
 #include "hpd-tunable-calls.h"
 #include "hpd-tunables.h"
 
@@ -467,8 +468,7 @@ untrusted_parent (const char *root, const char *path)
       next = *parts[i] ? g_build_filename (so_far, parts[i], NULL) : g_strdup (so_far);
       g_free (so_far);
       so_far = next;
-      if (lstat (so_far, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != 0 ||
-          (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+      if (lstat (so_far, &st) < 0 || !S_ISDIR (st.st_mode) || !hpd_stat_only_root_writes (&st))
         return g_steal_pointer (&so_far);
     }
   return NULL;

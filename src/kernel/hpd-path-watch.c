@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "hpd-path-watch.h"
+#include "hpd-stat-state.h"
 
 /* As many symbolic links as the kernel follows in one lookup (ELOOP). */
 #define MAX_LINKS 40
@@ -138,7 +139,7 @@ way_allowed (const char *physical, const struct stat *st, HpdPathWatchFlags flag
              GError **error)
 {
   if (!(flags & HPD_PATH_WATCH_ROOT_WAY) || !S_ISDIR (st->st_mode) ||
-      (st->st_uid == 0 && (st->st_mode & (S_IWGRP | S_IWOTH)) == 0))
+      hpd_stat_only_root_writes (st))
     return TRUE;
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
                "%s: another account than root may change its entries", physical);

@@ -115,3 +115,9 @@ hpd_stat_paths_unchanged (GArray *paths)
       return FALSE;
   return TRUE;
 }
+
+gboolean
+hpd_stat_only_root_writes (const struct stat *st)
+{
+  return st->st_uid == 0 && (st->st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}

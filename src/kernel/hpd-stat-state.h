@@ -4,9 +4,11 @@
 /* What stat() said about a path, for caches that trust a file's contents
  * while it stays the same: the configuration's (hpd-config-cache.h) and the
  * claims' (hpd-claims.h). Why these fields and why a state must settle
- * first: hpd-config-cache.h. */
+ * first: hpd-config-cache.h. And the one rule of which directories the
+ * service trusts: those only root may change. */
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -46,9 +48,16 @@ void hpd_stat_paths_add (GArray *paths, const char *path, const HpdStatState *st
 void hpd_stat_paths_take (GArray *paths, const char *path, gboolean link);
 /* hpd_stat_state_settled() for every path. */
 gboolean hpd_stat_paths_settled (GArray *paths, gint64 taken_at, gint64 settle_us);
-/* stat() of every path gives what it gave. */
 /* A stat() (lstat() for a link) now gives what @path holds. */
 gboolean hpd_stat_path_unchanged (const HpdStatPath *path);
+/* stat() of every path gives what it gave. */
 gboolean hpd_stat_paths_unchanged (GArray *paths);
+
+/* Only root may change what @st describes: root owns it and neither its
+ * group nor others may write to it. The service trusts a directory on the
+ * way to what it builds, watches or explains only then: a directory
+ * another account may write to lets that account swap an entry (a
+ * component of the path, for a link) at any time. */
+gboolean hpd_stat_only_root_writes (const struct stat *st);
 
 G_END_DECLS

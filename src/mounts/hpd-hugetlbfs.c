@@ -19,6 +19,7 @@
 #include "hp-units.h"
 #include "hpd-hugetlbfs.h"
 #include "hpd-open.h"
+#include "hpd-stat-state.h"
 
 gboolean
 hpd_mount_scope_parse (const char *text, HpdMountScope *scope, GError **error)
@@ -116,7 +117,7 @@ check_trusted (int fd, const char *what, GError **error)
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED, "%s is not a directory", what);
       return FALSE;
     }
-  if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+  if (!hpd_stat_only_root_writes (&st))
     {
       g_set_error (error, HP_ERROR, HP_ERROR_FAILED,
                    "Refusing to use %s: it must belong to root and not be writable "
