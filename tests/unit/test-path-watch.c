@@ -7,7 +7,10 @@
  * a mount; a change elsewhere is not. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -17,6 +20,7 @@
 #include <glib/gstdio.h>
 
 #include "hpd-path-watch.h"
+#include "hpd-stat-state.h"
 #include "hpd-test-util.h"
 
 /* a tree below a temporary directory */
@@ -250,7 +254,7 @@ test_way_others_may_change_is_refused (Fixture *f, gconstpointer data)
   g_assert_false (hpd_path_watch_unchanged (w));
 
   /* a way only root may change is taken */
-  if (stat ("/etc", &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+  if (stat ("/etc", &st) != 0 || !hpd_stat_only_root_writes (&st))
     {
       g_test_skip ("/etc is not a directory only root may change");
       return;
@@ -291,9 +295,49 @@ test_mount_on_the_way (Fixture *f, gconstpointer data)
   g_test_trap_assert_passed ();
 }
 
+static void
+write_proc (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_no_errno (fd);
+  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
+  g_assert_no_errno (close (fd));
+}
+
+/* The trees are made in the temporary directory, which is on their way,
+ * and the watch cannot tell whose entry a new one there is: any process's
+ * file in /tmp is a change, and a test that expects none would fail now
+ * and then. So the trees get a tmpfs of their own, in a mount namespace of
+ * this process (as another user than root, in a user namespace that maps
+ * only the user's own ids). */
+static void
+own_tmp_dir (void)
+{
+  uid_t uid = geteuid ();
+  gid_t gid = getegid ();
+
+  if (uid == 0)
+    g_assert_no_errno (unshare (CLONE_NEWNS));
+  else
+    {
+      char map[64];
+
+      g_assert_no_errno (unshare (CLONE_NEWUSER | CLONE_NEWNS));
+      write_proc ("/proc/self/setgroups", "deny");
+      g_snprintf (map, sizeof map, "%u %u 1\n", (guint) uid, (guint) uid);
+      write_proc ("/proc/self/uid_map", map);
+      g_snprintf (map, sizeof map, "%u %u 1\n", (guint) gid, (guint) gid);
+      write_proc ("/proc/self/gid_map", map);
+    }
+  g_assert_no_errno (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+  g_assert_no_errno (mount ("none", g_get_tmp_dir (), "tmpfs", 0, "mode=1777"));
+}
+
 int
 main (int argc, char **argv)
 {
+  own_tmp_dir ();
   g_test_init (&argc, &argv, NULL);
 #define ADD(name, fn) g_test_add ("/path-watch/" name, Fixture, NULL, setup, fn, hpd_test_root_teardown)
   ADD ("nothing-done", test_nothing_done);
