@@ -33,6 +33,11 @@
  * polkitd that ignores cancels cannot keep a user's slots forever (the
  * bus may then refuse a check, which is Busy, below). */
 #define CANCELLED_ANSWER_WAIT_S 10
+/* A non-interactive check polkitd answers this late is told in the debug
+ * log with how long it waited: polkitd answers in order, so a slow one
+ * makes every change slow, root's too, and the log then says where a
+ * change's time went. */
+#define SLOW_ANSWER_MS 250
 
 /* Checks waiting for polkitd, counted per uid (hpd-slots.h). Each one is
  * a call from us awaiting its reply, and a system bus lets a connection
@@ -187,6 +192,7 @@ typedef struct {
   HpdAuth *counted;   /* owned; set while the check counts as pending */
   gboolean has_slot;  /* one of @uid's slots is taken */
   guint32 uid;
+  gint64 asked_at;    /* monotonic time polkitd was asked */
 } Check;
 
 static void
@@ -642,9 +648,14 @@ checked_authorization (GObject *source, GAsyncResult *result, gpointer user_data
   Check *check = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(GVariant) reply = NULL;
+  gint64 waited_ms;
 
   reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
   g_clear_handle_id (&check->timeout_id, g_source_remove);
+  waited_ms = (g_get_monotonic_time () - check->asked_at) / 1000;
+  if (waited_ms >= SLOW_ANSWER_MS && !check->interactive)
+    g_debug ("polkitd answered check %s (uid %u, %s) after %" G_GINT64_FORMAT " ms",
+             check->cancellation_id, check->uid, check->action, waited_ms);
   if (!check->answered)
     answer_from_polkit (task, reply, error);
   else
@@ -725,6 +736,7 @@ ask_polkit (GTask *task)
   g_variant_builder_add (&subject, "{sv}", "name", g_variant_new_string (sender));
   check->cancellation_id = g_strdup_printf ("hugepagesd-%" G_GUINT64_FORMAT,
                                             ++self->last_cancellation_id);
+  check->asked_at = g_get_monotonic_time ();
   g_dbus_connection_call (g_dbus_method_invocation_get_connection (check->invocation),
                           POLKIT_BUS_NAME, POLKIT_PATH, POLKIT_INTERFACE, "CheckAuthorization",
                           g_variant_new ("((sa{sv})s@a{ss}us)", "system-bus-name", &subject,
