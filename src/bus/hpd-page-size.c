@@ -832,23 +832,10 @@ hpd_page_size_set_node_pages (const HpdCall *call)
   guint64 pages;
 
   g_variant_get (call->parameters, "(ut@a{sv})", &node, &pages, NULL);
-  if (!read_pool_options (call, &opts, &alloc, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
-  if (!hpd_pool_model_check_node (self->pool, node, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
-  if (!read_counters (self, &now, &error))
-    {
-      hpd_job_return_error (invocation, error);
-      return;
-    }
-
-  if (!hpd_pool_model_check_node_memory (self->daemon, self->pool, &now, node, pages, &error))
+  if (!read_pool_options (call, &opts, &alloc, &error) ||
+      !hpd_pool_model_check_node (self->pool, node, &error) ||
+      !read_counters (self, &now, &error) ||
+      !hpd_pool_model_check_node_memory (self->daemon, self->pool, &now, node, pages, &error))
     {
       hpd_job_return_error (invocation, error);
       return;
