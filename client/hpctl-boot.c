@@ -79,8 +79,7 @@ write_boot (HpctlContext *ctx, gboolean dry_run)
 
   /* a dry run needs no authorization: no interactive flag, no agent */
   if (!hp_dbus_manager_call_configure_boot_sync (ctx->manager, g_variant_builder_end (&options),
-                                                 dry_run ? G_DBUS_CALL_FLAGS_NONE
-                                                         : hpctl_prepare_interactive (ctx),
+                                                 hpctl_change_call_flags (ctx, dry_run),
                                                  dry_run ? -1 : HPCTL_CHANGE_TIMEOUT_MS,
                                                  &path, NULL, &error))
     {

@@ -376,6 +376,12 @@ hpctl_prepare_interactive (HpctlContext *ctx)
   return G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION;
 }
 
+GDBusCallFlags
+hpctl_change_call_flags (HpctlContext *ctx, gboolean dry_run)
+{
+  return dry_run ? G_DBUS_CALL_FLAGS_NONE : hpctl_prepare_interactive (ctx);
+}
+
 void
 hpctl_add_flag (GVariantBuilder *options, const char *name, gboolean set)
 {

@@ -282,7 +282,7 @@ finish_call (const Change *change, GAsyncResult *result, guint64 *pages, GError 
 static gboolean
 call (HpctlContext *ctx, const Change *change, guint64 *result, GError **error)
 {
-  GDBusCallFlags flags = G_DBUS_CALL_FLAGS_NONE;
+  GDBusCallFlags flags = hpctl_change_call_flags (ctx, change->dry_run);
   GVariant *options = build_options (change);
   g_autoptr(HpctlProgress) progress = NULL;
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
@@ -292,10 +292,7 @@ call (HpctlContext *ctx, const Change *change, guint64 *result, GError **error)
   int timeout = -1;
 
   if (!change->dry_run)
-    {
-      flags = hpctl_prepare_interactive (ctx);
-      timeout = HPCTL_CHANGE_TIMEOUT_MS;
-    }
+    timeout = HPCTL_CHANGE_TIMEOUT_MS;
   /* subscribed before the call, so that its first signal is seen */
   if (change->hard && !change->dry_run)
     progress = hpctl_progress_start (ctx->bus,

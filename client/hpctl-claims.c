@@ -109,8 +109,7 @@ hpctl_claim (HpctlContext *ctx, GStrv args)
 
   if (!hp_dbus_manager_page_size_call_claim_sync (pool, args[1], amount.pages,
                                                   g_variant_builder_end (&opts),
-                                                  dry_run ? G_DBUS_CALL_FLAGS_NONE
-                                                          : hpctl_prepare_interactive (ctx),
+                                                  hpctl_change_call_flags (ctx, dry_run),
                                                   dry_run ? -1 : HPCTL_CHANGE_TIMEOUT_MS, &achieved, NULL,
                                                   &error))
     return hpctl_fail (error);

@@ -221,15 +221,13 @@ build_create_options (const CreateArguments *a, GError **error)
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
 
-/* a dry run needs no authorization: no interactive flag, no agent */
 static GDBusCallFlags
 create_flags (HpctlContext *ctx, GVariant *options)
 {
-  gboolean dry_run = FALSE;
+  gboolean dry_run = FALSE;   /* kept when the option is absent */
 
-  if (g_variant_lookup (options, HP_OPTION_DRY_RUN, "b", &dry_run) && dry_run)
-    return G_DBUS_CALL_FLAGS_NONE;
-  return hpctl_prepare_interactive (ctx);
+  g_variant_lookup (options, HP_OPTION_DRY_RUN, "b", &dry_run);
+  return hpctl_change_call_flags (ctx, dry_run);
 }
 
 /* One page size through its PageSize object. */

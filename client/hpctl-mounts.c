@@ -324,8 +324,7 @@ hpctl_unmount (HpctlContext *ctx, GStrv args)
   hpctl_add_flag (&unmount_options, HP_OPTION_DRY_RUN, dry_run);
   if (!hp_dbus_manager_call_unmount_sync (ctx->manager, args[1],
                                           g_variant_builder_end (&unmount_options),
-                                          dry_run ? G_DBUS_CALL_FLAGS_NONE
-                                                  : hpctl_prepare_interactive (ctx),
+                                          hpctl_change_call_flags (ctx, dry_run),
                                           HPCTL_CHANGE_TIMEOUT_MS, &paths, NULL, &error))
     return hpctl_fail (error);
   for (guint i = 0; dry_run && paths[i] != NULL; i++)

@@ -75,7 +75,7 @@ hpctl_tunable_build_options (const TunableOptions *o)
 GDBusCallFlags
 hpctl_tunable_call_flags (HpctlContext *ctx, const TunableOptions *o)
 {
-  return o->dry_run ? G_DBUS_CALL_FLAGS_NONE : hpctl_prepare_interactive (ctx);
+  return hpctl_change_call_flags (ctx, o->dry_run);
 }
 
 int

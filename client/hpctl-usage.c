@@ -389,8 +389,7 @@ hpctl_remove_orphan (HpctlContext *ctx, GStrv args)
   hpctl_add_flag (&call_options, HP_OPTION_IGNORE_UNREADABLE, ignore_unreadable);
   if (!hp_dbus_manager_call_remove_orphan_sync (ctx->manager, args[1],
                                                 g_variant_builder_end (&call_options),
-                                                dry_run ? G_DBUS_CALL_FLAGS_NONE
-                                                        : hpctl_prepare_interactive (ctx),
+                                                hpctl_change_call_flags (ctx, dry_run),
                                                 REMOVE_ORPHAN_TIMEOUT_MS, &freed, NULL, &error))
     return hpctl_fail (error);
   bytes = hp_format_bytes (freed);

@@ -186,6 +186,10 @@ char *hpctl_describe_bytes (guint64 bytes);
 /* Flags for a call that may need authorization; starts an agent first if
  * one may be needed. */
 GDBusCallFlags hpctl_prepare_interactive (HpctlContext *ctx);
+/* Flags for a changing call: a dry run needs no authorization (the
+ * service authorizes only what it would change), so it gets no interactive
+ * flag and starts no agent; otherwise hpctl_prepare_interactive(). */
+GDBusCallFlags hpctl_change_call_flags (HpctlContext *ctx, gboolean dry_run);
 
 /* Adds the boolean option @name (an HP_OPTION_*) as true when @set; the
  * service takes an absent flag as false, so only what was asked is sent. */
