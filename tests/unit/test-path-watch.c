@@ -7,10 +7,7 @@
  * a mount; a change elsewhere is not. */
 #include "config.h"
 
-#include <fcntl.h>
 #include <sched.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -295,16 +292,6 @@ test_mount_on_the_way (Fixture *f, gconstpointer data)
   g_test_trap_assert_passed ();
 }
 
-static void
-write_proc (const char *path, const char *text)
-{
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-
-  g_assert_no_errno (fd);
-  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
-  g_assert_no_errno (close (fd));
-}
-
 /* The trees are made in the temporary directory, which is on their way,
  * and the watch cannot tell whose entry a new one there is: any process's
  * file in /tmp is a change, and a test that expects none would fail now
@@ -324,11 +311,11 @@ own_tmp_dir (void)
       char map[64];
 
       g_assert_no_errno (unshare (CLONE_NEWUSER | CLONE_NEWNS));
-      write_proc ("/proc/self/setgroups", "deny");
+      hpd_test_put_in_place ("/proc/self", "setgroups", "deny");
       g_snprintf (map, sizeof map, "%u %u 1\n", (guint) uid, (guint) uid);
-      write_proc ("/proc/self/uid_map", map);
+      hpd_test_put_in_place ("/proc/self", "uid_map", map);
       g_snprintf (map, sizeof map, "%u %u 1\n", (guint) gid, (guint) gid);
-      write_proc ("/proc/self/gid_map", map);
+      hpd_test_put_in_place ("/proc/self", "gid_map", map);
     }
   g_assert_no_errno (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
   g_assert_no_errno (mount ("none", g_get_tmp_dir (), "tmpfs", 0, "mode=1777"));
