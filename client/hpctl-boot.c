@@ -77,7 +77,6 @@ write_boot (HpctlContext *ctx, gboolean dry_run)
   g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
   hpctl_add_flag (&options, HP_OPTION_DRY_RUN, dry_run);
 
-  /* a dry run needs no authorization: no interactive flag, no agent */
   if (!hp_dbus_manager_call_configure_boot_sync (ctx->manager, g_variant_builder_end (&options),
                                                  hpctl_change_call_flags (ctx, dry_run),
                                                  dry_run ? -1 : HPCTL_CHANGE_TIMEOUT_MS,
