@@ -86,6 +86,8 @@ def _ping(stack, conn=None):
 # 1. the read path
 
 def section_read(ctx, sec):
+    calls = 200 if ctx.quick else 5000
+    block = 100
     stack = ctx.real_stack()
     runs = 10 if ctx.quick else 200
     env = stack.env()
@@ -125,8 +127,6 @@ def section_read(ctx, sec):
     # instances of the service (the shared one, then new ones) and as many
     # floors: with 2 CPUs, where one instance's threads land moves its round
     # trips by as much as a third
-    calls = 200 if ctx.quick else 5000
-    block = 100
     instances = 1 if ctx.quick else READ_INSTANCES
     lat, fl, ratios = {}, {}, []
     for i in range(instances):
@@ -159,8 +159,11 @@ def section_read(ctx, sec):
     for note in process_notes:
         sec.note(note)
 
-    def gmo_fresh():
-        stack.call(MANAGER_PATH, OM, "GetManagedObjects", timeout_ms=10000)
+    now_counts = {key: _syscalls_per_call(ctx.shared_service.pid, fn)
+                  for key, fn in _read_calls(stack).items()}
+    # after the build's own, as the build's last instances were timed; the next section
+    # starts the build's service again
+    before = _before_reads(ctx, max(block, calls // 5 * 2), block)
     sec.row("GetManagedObjects round trip, in-process (median of %d)" % len(lat["gmo"]), fmt_us(g),
             "Peer.Ping: %s" % fmt_us(p), ratio_text(g, p), "≤ 1.5×", g <= 1.5 * p,
             "GetManagedObjects sends every page size object's properties (%d bytes of reply "
@@ -176,13 +179,10 @@ def section_read(ctx, sec):
                 reply_size, fmt_us(fg), ratio_text(fg, fp),
                 "exceed" if fg > 1.5 * fp else "stay within",
                 fmt_us(g - p), fmt_us(fg - fp),
-                _io_per_call(ctx.shared_service.pid, gmo_fresh,
+                _io_per_call(now_counts["gmo"],
                              "sysfs and procfs files stay open and are read with one pread64 "
                              "each, and mountinfo is read again only when poll() on it says the "
                              "mount table changed (src/kernel/hpd-kernel.c, src/bus/hpd-fresh.h)")))
-    def getall_fresh():
-        stack.call(MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll",
-                   GLib.Variant("(s)", ("org.hugepages.Manager",)), timeout_ms=10000)
     sec.row("Manager GetAll round trip, in-process (median of %d)" % len(lat["getall"]), fmt_us(a),
             "Peer.Ping: %s" % fmt_us(p), ratio_text(a, p), "≤ 1.5×", a <= 1.5 * p,
             "GetAll of org.hugepages.Manager sends its %d properties (ThpSettings, Drift and "
@@ -200,7 +200,7 @@ def section_read(ctx, sec):
             "difference, %s beyond Ping here against %s there, is the service's checks%s" % (
                 _manager_properties(), fmt_us(v), ratio_text(v, p), fmt_us(fa),
                 ratio_text(fa, fp), fmt_us(a - p), fmt_us(fa - fp),
-                _io_per_call(ctx.shared_service.pid, getall_fresh,
+                _io_per_call(now_counts["getall"],
                              "the THP files are most of the preads: one per mTHP size and "
                              "setting")))
     sec.row("Get of the constant Version, in-process (median of %d)" % len(lat["version"]),
@@ -211,6 +211,7 @@ def section_read(ctx, sec):
     sec.row("Floor: the same Manager GetAll body from a GDBus service's worker thread, "
             "nothing read (bench/floor.c; median of %d)" % len(fl["getall"]), fmt_us(fa),
             "its Peer.Ping: %s" % fmt_us(fp), ratio_text(fa, fp), "(for comparison)")
+    _before_rows(ctx, sec, before, now_counts, {"reply_size": reply_size, "ping": p})
     sec.note("In-process figures: GDBus through python gi (Gio.DBusConnection.call_sync, the "
              "reply not unpacked), one private connection, %d calls of each in alternating blocks "
              "of %d on each of %d instances of the service (the one the other figures use, "
@@ -335,18 +336,114 @@ def _messages_why(commands, env):
             % (sent["hugepagesctl pools"], sent["gdbus call … Peer.Ping"]))
 
 
-def _io_per_call(pid, fn, how, calls=20):
+SYSCALL_CALLS = 20      # calls per strace -f -c count of the read path
+
+
+def _syscalls_per_call(pid, fn, calls=SYSCALL_CALLS):
+    """{system call: how many per call} that every thread of @pid made over
+    @calls calls of @fn, from strace -f -c; None without strace."""
+    counts = syscalls_during(pid, lambda: [fn() for _ in range(calls)])
+    if not counts:
+        return None
+    return {name: n / calls for name, n in counts.items()}
+
+
+def _syscalls_text(per_call):
+    """"N (openat a, read b, pread64 c, close d)": the total and the file
+    calls the read path is judged by."""
+    return "%.1f (%s)" % (sum(per_call.values()), ", ".join(
+        "%s %.1f" % (name, per_call.get(name, 0)) for name in ("openat", "read", "pread64", "close")))
+
+
+def _io_per_call(per_call, how):
     """", and each call makes N system calls, of which ..." for the report:
     opens and reads of files (read, pread64) apart, as the read path is
     judged by them; @how says how the files are read."""
-    counts = syscalls_during(pid, lambda: [fn() for _ in range(calls)])
-    if not counts:
+    if not per_call:
         return ""
     return ("; each call makes %.1f system calls in the service (strace -f -c over %d calls, "
             "with the refresh a watching client gets every second), of which %.1f openat, "
             "%.1f pread64 and %.1f read (kernel files, the main loop's wakeups): %s"
-            % (sum(counts.values()) / calls, calls, counts.get("openat", 0) / calls,
-               counts.get("pread64", 0) / calls, counts.get("read", 0) / calls, how))
+            % (sum(per_call.values()), SYSCALL_CALLS, per_call.get("openat", 0),
+               per_call.get("pread64", 0), per_call.get("read", 0), how))
+
+
+def _read_calls(stack):
+    """GetManagedObjects and the Manager's GetAll on @stack's connection."""
+    def gmo():
+        stack.call(MANAGER_PATH, OM, "GetManagedObjects", timeout_ms=10000)
+
+    def getall():
+        stack.call(MANAGER_PATH, PROPS, "GetAll", GLib.Variant("(s)", ("org.hugepages.Manager",)),
+                   timeout_ms=10000)
+    return {"gmo": gmo, "getall": getall}
+
+
+def _before_reads(ctx, calls, block):
+    """The service of ctx.before_rev on the real kernel, on a bus of its own,
+    with /run/hugepagesd on a fresh tmpfs over the run's while it runs (the
+    two builds' run state apart; the run's own service is stopped first,
+    and started again by the next section that needs it):
+    {"gmo"/"getall": system calls per call}, and the round trips
+    as _service_reads times them, with the GetManagedObjects reply's size.
+    None when there is no such build."""
+    if ctx.before_daemon is None:
+        return None
+    ctx.stop_shared_service()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=0755,size=1m,nosuid,nodev",
+                    "hpd-bench-before", "/run/hugepagesd"], check=True)
+    try:
+        stack = ctx.new_stack()
+        stack.daemon = Path(ctx.before_daemon)
+        svc = stack.start_service()
+        try:
+            fns = _read_calls(stack)
+            for fn in fns.values():
+                fn()
+            counts = {key: _syscalls_per_call(svc.pid, fn) for key, fn in fns.items()}
+            lat, reply_size, _ = _service_reads(stack, calls, block)
+        finally:
+            stack.stop_service(svc)
+            stack.close()
+            ctx.stacks.remove(stack)
+    finally:
+        subprocess.run(["umount", "/run/hugepagesd"], check=True)
+    return {"counts": counts, "lat": lat, "reply_size": reply_size}
+
+
+def _before_rows(ctx, sec, before, now_counts, lat):
+    """The read path before issue 22's work on it and now: system calls per
+    call of each read, and the earlier build's round trips against its Ping."""
+    rev = ctx.before_rev[:12]
+    if before is None:
+        sec.note("The service of %s (bench/run --before) was not measured: %s."
+                 % (rev, ctx.before_why))
+        return
+    for key, name in (("gmo", "GetManagedObjects"), ("getall", "Manager GetAll")):
+        then, now = before["counts"][key], now_counts[key]
+        if not then or not now:
+            continue
+        sec.row("System calls in the service per %s (strace -f -c over %d calls)"
+                % (name, SYSCALL_CALLS), _syscalls_text(now),
+                "%s: %s" % (rev, _syscalls_text(then)),
+                ratio_text(sum(now.values()), sum(then.values())), "(for comparison)")
+    b = before["lat"]
+    bp = median(b["ping"])
+    sec.row("The service of %s: GetManagedObjects / Manager GetAll round trips, in-process "
+            "(median of %d)" % (rev, len(b["gmo"])),
+            "%s / %s" % (fmt_us(median(b["gmo"])), fmt_us(median(b["getall"]))),
+            "its Peer.Ping: %s" % fmt_us(bp),
+            "%s / %s" % (ratio_text(median(b["gmo"]), bp), ratio_text(median(b["getall"]), bp)),
+            "(for comparison)")
+    sec.note("%s (bench/run --before; by default the last commit before the read path's work "
+             "of issue 22): built by bench/run from `git archive` with the build's buildtype, run on a bus of its own on the real "
+             "kernel with a run state of its own, and timed as the build is (%d calls of each, "
+             "one instance). Its replies are not the build's: its GetManagedObjects body was %d "
+             "bytes (the build's %d), and the Manager has gained properties since. Its round "
+             "trips were timed right after the build's, %s."
+             % (rev, len(b["gmo"]), before["reply_size"], lat["reply_size"],
+                "with the same Ping" if abs(bp - lat["ping"]) < 0.2 * lat["ping"]
+                else "with a Ping %s the build's" % ratio_text(bp, lat["ping"])))
 
 
 # --------------------------------------------------------------------------
@@ -892,7 +989,7 @@ def section_scale(ctx, sec):
                 % (SCALE_NODES, len(SCALE_SIZES), n), fmt_ms(g), "", "", "≤ 2 ms", g <= 0.002,
                 "the reply holds %d bytes (every PageSize object with its %d-entry Nodes "
                 "array)%s" % (size, SCALE_NODES, _io_per_call(
-                    svc.pid, gmo,
+                    _syscalls_per_call(svc.pid, gmo),
                     "a fake tree's counters are plain files, opened, read and closed for each "
                     "read, as they can be renamed over and tests/fakekernel.py's simulator "
                     "answers on open; %d node counter files (%d nodes × %d sizes × 3) and the "

@@ -17,6 +17,11 @@ import pytest
 from hpdsys import REPO, builddir, pools_snapshot
 
 BENCH = REPO / "bench" / "run"
+# the commit bench/run measures beside the build by default, and whether this
+# tree's history has it (a shallow clone or an unpacked tarball may not)
+BEFORE = "af13f6cae5a94732c5c51f831c8dde5798250c63"
+HAS_BEFORE = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet",
+                             BEFORE + "^{commit}"], capture_output=True).returncode == 0
 
 # each section's heading and the figures it must report, with a number
 FIGURES = {
@@ -62,8 +67,10 @@ FIGURES = {
 def quick_run(tmp_path_factory):
     report = tmp_path_factory.mktemp("bench") / "REPORT.md"
     before = pools_snapshot()
+    # --before: the earlier commit's service is built and measured too, which --quick
+    # leaves out unless asked
     proc = subprocess.run([str(BENCH), "--quick", "--no-lock", "--builddir", str(builddir()),
-                           "--report", str(report)],
+                           "--report", str(report), "--before", BEFORE if HAS_BEFORE else "none"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=900)
     after = pools_snapshot()
     text = report.read_text() if report.exists() else ""
@@ -87,6 +94,18 @@ def test_bench_section_figures(quick_run, section):
     body = text.split(heading, 1)[1].split("\n## ", 1)[0]
     for pattern in patterns:
         assert re.search(pattern, body), "%s: no line matches %s in:\n%s" % (section, pattern, body)
+
+
+@pytest.mark.skipif(not HAS_BEFORE, reason="%s is not in this tree's git history" % BEFORE[:12])
+def test_bench_read_before_and_after(quick_run):
+    _proc, text, _before, _after = quick_run
+    body = text.split("## 1. Read path", 1)[1].split("\n## ", 1)[0]
+    for pattern in [
+        r"\| System calls in the service per GetManagedObjects \(strace -f -c over \d+ calls\) \| [\d.]+ \(openat [\d.]+, read [\d.]+, pread64 [\d.]+, close [\d.]+\) \| [0-9a-f]{12}: [\d.]+ \(openat [\d.]+, read [\d.]+, pread64 [\d.]+, close [\d.]+\) \| [\d.]+× \|",
+        r"\| System calls in the service per Manager GetAll \(strace -f -c over \d+ calls\) \| [\d.]+ \(",
+        r"\| The service of [0-9a-f]{12}: GetManagedObjects / Manager GetAll round trips, in-process \(median of \d+\) \| [\d.]+ µs / [\d.]+ µs \| its Peer\.Ping: [\d.]+ µs \| [\d.]+× / [\d.]+× \|",
+    ]:
+        assert re.search(pattern, body), "no line matches %s in:\n%s" % (pattern, body)
 
 
 def test_bench_restores_pools(quick_run):
