@@ -327,6 +327,7 @@ class FakeKernel:
         self.max_order = max_order
         self.tunables = tunables
         self._simulator = None
+        self._stopped_simulator = None   # for simulator_state() after stop()
         self.pools = {s: Pool() for s in self.sizes}
         self.pools.update(pools or {})
         self.demote = demote
@@ -727,6 +728,19 @@ class FakeKernel:
     def simulating(self) -> bool:
         return self._simulator is not None and self._simulator.alive()
 
+    def simulator_state(self) -> str:
+        """One line for a failing test's report: whether the simulator's
+        thread still answers opens (or, once stopped, whether it ended),
+        the open it is answering, and what went wrong in its rules."""
+        sim = self._simulator or self._stopped_simulator
+        if sim is None:
+            return 'simulator: not started'
+        return 'simulator%s: thread %s%s; %d rewrites; errors in rules: %s' % (
+            ' (stopped)' if self._simulator is None else '',
+            'alive' if sim.alive() else 'ended',
+            ', answering the open of %s' % sim.handling if sim.handling else '',
+            len(sim.rewrites), sim.errors or 'none')
+
     def simulate(self) -> 'FakeKernel':
         """Starts the kernel simulator (see the module docstring), or marks
         directories added since. Raises OSError where fanotify is refused."""
@@ -779,7 +793,7 @@ class FakeKernel:
     def stop(self) -> None:
         if self._simulator is not None:
             self._simulator.stop()
-            self._simulator = None
+            self._stopped_simulator, self._simulator = self._simulator, None
 
     close = stop
 
@@ -950,6 +964,7 @@ class Simulator:
         self.marked = set()
         self.errors: List[str] = []       # what went wrong in a rule, for a failing test
         self.rewrites: List[Tuple[str, str, str]] = []   # (path, before, after)
+        self.handling: Optional[str] = None   # the path whose open waits for the rules
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name='fakekernel-simulator', daemon=True)
         self._thread.start()
@@ -1005,7 +1020,7 @@ class Simulator:
         return choice_text(choices, current)
 
     def _handle(self, event_fd: int) -> None:
-        path = os.readlink(f'/proc/self/fd/{event_fd}')
+        path = self.handling = os.readlink(f'/proc/self/fd/{event_fd}')
         with self._lock:   # rules for one file before rules for many
             rules = [rule for key, rule in sorted(self._rules.items(),
                                                   key=lambda kv: not kv[0].startswith('file:'))]
@@ -1047,6 +1062,7 @@ class Simulator:
                     finally:
                         os.write(self.fd, self.RESPONSE.pack(event_fd, self.FAN_ALLOW))
                         os.close(event_fd)
+                        self.handling = None
         finally:
             # closing the group lets every open through from now on
             os.close(self.fd)

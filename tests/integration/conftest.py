@@ -687,6 +687,29 @@ class Service:
         except subprocess.TimeoutExpired:
             return None
 
+    def threads(self):
+        """Each thread's name, state, where it waits in the kernel and its
+        kernel stack (root only), for a report of a service that will not
+        exit: a thread blocked in a system call shows which one."""
+        lines = []
+        task_dir = f'/proc/{self.pid}/task'
+        try:
+            tids = sorted(os.listdir(task_dir), key=int)
+        except OSError as e:
+            return [f'threads of {self.pid}: {e}']
+        for tid in tids:
+            def read(name):
+                try:
+                    with open(f'{task_dir}/{tid}/{name}', errors='replace') as f:
+                        return f.read().strip()
+                except OSError as e:
+                    return f'({e.strerror})'
+            state = read('stat').rpartition(')')[2].split()[:1]
+            lines.append(f'thread {tid} {read("comm")!r} state {" ".join(state)} '
+                         f'wchan {read("wchan")}')
+            lines += ['    ' + frame for frame in read('stack').splitlines()[:12]]
+        return lines
+
     def terminate(self, timeout=5):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -734,7 +757,15 @@ def start_service(hugepagesd, bus, _session_dir, request):
                     problems.append(f'{hpdtest.BUS_NAME} is owned by pid {pid}, not by '
                                     f'hugepagesd (pid {svc.pid})')
                 status = svc.terminate()
-                if status != 0:
+                if status is None:
+                    # still running: say where each thread waits, and whether the fake
+                    # kernel's simulator (which every open of a marked file waits for)
+                    # still answers
+                    fk = request.node.funcargs.get('fake_kernel')
+                    problems.append('\n'.join(
+                        ['hugepagesd did not exit on SIGTERM; its threads:'] + svc.threads() +
+                        ([fk.simulator_state()] if fk is not None else [])))
+                elif status != 0:
                     problems.append(f'hugepagesd did not exit 0 on SIGTERM: {status}')
         svc.kill()
         problems += memory_problems(f'hugepagesd (pid {svc.pid})', svc.log_path)
