@@ -436,8 +436,9 @@ def _before_rows(ctx, sec, before, now_counts, lat):
             "%s / %s" % (ratio_text(median(b["gmo"]), bp), ratio_text(median(b["getall"]), bp)),
             "(for comparison)")
     sec.note("%s (bench/run --before; by default the last commit before the read path's work "
-             "of issue 22): built by bench/run from `git archive` with the build's buildtype, run on a bus of its own on the real "
-             "kernel with a run state of its own, and timed as the build is (%d calls of each, "
+             "of issue 22): built by bench/run from `git archive` with the build's buildtype, "
+             "run on a bus of its own on the real kernel with a run state of its own, and "
+             "timed as the build is (%d calls of each, "
              "one instance). Its replies are not the build's: its GetManagedObjects body was %d "
              "bytes (the build's %d), and the Manager has gained properties since. Its round "
              "trips were timed right after the build's, %s."
