@@ -384,6 +384,17 @@ def memory_errors(text):
     return [line for line in text.splitlines() if MEMORY_ERROR.search(line)]
 
 
+# The service's debug line for a check polkitd answered 250 ms or more
+# after it was asked (src/bus/hpd-auth.c).
+LATE_POLKIT_ANSWER = re.compile(r"polkitd answered check \S+ \(uid (\d+), [^)]*\) after (\d+) ms")
+
+
+def late_polkit_answers(log, uid):
+    """Seconds polkitd took for each of @uid's checks it answered late, by
+    the service's @log."""
+    return [int(ms) / 1000 for who, ms in LATE_POLKIT_ANSWER.findall(log) if int(who) == uid]
+
+
 def connect(address):
     flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT
              | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
@@ -630,8 +641,9 @@ class PolkitMonitor:
     bus, as a bus monitor."""
 
     def __init__(self, address):
-        self.calls = []          # {"sender", "serial", "body"}
+        self.calls = []          # {"sender", "serial", "body", "at"}
         self.replies = {}        # (destination, reply serial) -> body or error name
+        self.answered_at = {}    # (destination, reply serial) -> time.monotonic()
         self.conn = connect(address)
         self.conn.add_filter(self._filter)
         self.conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus",
@@ -651,15 +663,23 @@ class PolkitMonitor:
         kind = message.get_message_type()
         if kind == Gio.DBusMessageType.METHOD_CALL:
             self.calls.append({"sender": message.get_sender(), "serial": message.get_serial(),
-                               "body": message.get_body().unpack()})
+                               "body": message.get_body().unpack(), "at": time.monotonic()})
         elif kind == Gio.DBusMessageType.METHOD_RETURN:
             body = message.get_body()
-            self.replies[(message.get_destination(), message.get_reply_serial())] = \
-                body.unpack() if body is not None else ()
+            key = (message.get_destination(), message.get_reply_serial())
+            self.replies[key] = body.unpack() if body is not None else ()
+            self.answered_at[key] = time.monotonic()
         elif kind == Gio.DBusMessageType.ERROR:
-            self.replies[(message.get_destination(), message.get_reply_serial())] = \
-                message.get_error_name()
+            key = (message.get_destination(), message.get_reply_serial())
+            self.replies[key] = message.get_error_name()
+            self.answered_at[key] = time.monotonic()
         return None
+
+    def answer_seconds(self):
+        """How long polkitd took to answer each recorded call it answered,
+        as this monitor saw the call and the answer pass: sorted."""
+        return sorted(self.answered_at[key] - call["at"] for call in self.calls
+                      for key in [(call["sender"], call["serial"])] if key in self.answered_at)
 
     def reply_to(self, call, timeout=5):
         """polkitd's answer to a recorded call: the (bba{ss}) result or an error name."""
@@ -672,6 +692,7 @@ class PolkitMonitor:
     def clear(self):
         del self.calls[:]
         self.replies.clear()
+        self.answered_at.clear()
 
     def close(self):
         self.conn.close_sync(None)

@@ -11,8 +11,8 @@ import re
 import time
 
 from hpdsys import (BUS_NAME, DENIED_USER, ERROR_PREFIX, KB_2M, MANAGER_IFACE, MANAGER_PATH,
-                    POLKIT_NAME, counters, page_size_path, pool_sizes_kb, pools_snapshot,
-                    tree_snapshot)
+                    POLKIT_NAME, counters, late_polkit_answers, page_size_path, pool_sizes_kb,
+                    pools_snapshot, tree_snapshot)
 
 ITERATIONS = 1000
 
@@ -93,9 +93,17 @@ def test_early_disconnect(system, rng, polkit_monitor):
     # the bus never refused a check: the service stayed within its limit
     assert "LimitsExceeded" not in log
     vanished = log.count("NameHasNoOwner")
+    answers = polkit_monitor.answer_seconds()
+    late = late_polkit_answers(log, denied_uid) + late_polkit_answers(log, 0)
     print("%d early disconnects in %.1f s: %d reached polkitd, %d were gone before polkitd "
           "or the service looked them up; root's two changes took %.1f s; answering the user "
-          "again %.1f s later" % (ITERATIONS, flood_seconds, checked, vanished, root_seconds,
-                                 drained))
-    assert checked >= ITERATIONS // 2
+          "again %.1f s later; polkitd answered %d checks, in %s s (median, slowest), %d of them "
+          "0.25 s or more after the service asked, %.1f s in all"
+          % (ITERATIONS, flood_seconds, checked, vanished, root_seconds, drained, len(answers),
+             "%.3f, %.3f" % (answers[len(answers) // 2], answers[-1]) if answers else "-",
+             len(late), sum(late)))
+    # A polkitd that answers slowly holds the user's places longer, and the
+    # flood's later calls are then answered Busy without reaching it: the
+    # figures above and polkitd's log say whether that is what happened.
+    assert checked >= ITERATIONS // 2, "polkitd's log:\n" + system.log("polkitd")[-3000:]
     assert system.name_owner(BUS_NAME)

@@ -29,8 +29,8 @@ import time
 import pytest
 
 from hpdsys import (ALLOWED_USER, DENIED_USER, ERROR_PREFIX, KB_2M, MANAGER_IFACE, MANAGER_PATH,
-                    PYTHON, counters, flood_script, has_pool, pool_dir, stable_counters,
-                    write_counter)
+                    PYTHON, counters, flood_script, has_pool, late_polkit_answers, pool_dir,
+                    stable_counters, write_counter)
 
 MAPPINGS = 30000
 PROCESSES = 10
@@ -107,10 +107,6 @@ def stop(procs):
         p.wait()
 
 
-# the service's debug line for a check polkitd answered late (hpd-auth.c)
-SLOW_ROOT_CHECK = re.compile(r"polkitd answered check \S+ \(uid 0, [^)]*\) after (\d+) ms")
-
-
 def timed_change(system, pages):
     """Root's SetMinimum to @pages: (seconds it took, seconds of that
     polkitd took to answer the service's check, the service's log
@@ -120,7 +116,7 @@ def timed_change(system, pages):
     assert system.pool_call(KB_2M, "SetMinimum", pages) == pages
     took = time.monotonic() - t
     log = system.log("hugepagesd")[start:]
-    return took, sum(int(ms) for ms in SLOW_ROOT_CHECK.findall(log)) / 1000, log
+    return took, sum(late_polkit_answers(log, 0)), log
 
 
 @pytest.fixture
