@@ -29,6 +29,11 @@ G_BEGIN_DECLS
  *   late). */
 void hpd_memory_tune_allocators (char **envp);
 
+/* Gives the freed blocks glibc keeps for the calling thread's next
+ * allocations (its tcache) back to the heap, where malloc_trim() can
+ * return their pages (the how in hpd-memory.c). Starts and joins a thread. */
+void hpd_memory_empty_thread_cache (void);
+
 typedef struct _HpdMemory HpdMemory;
 
 /* Lets go of what the service keeps only to answer the next call faster
@@ -37,8 +42,9 @@ typedef void (*HpdMemoryReleaseFunc) (gpointer user_data);
 
 /* Once the calls @traffic sees have stopped for a moment (no call in and
  * no reply out for a couple of seconds), and once that long after start-up,
- * calls @release from the main context, then checks how much freed memory
- * malloc holds, and returns it to the kernel unless it is very little.
+ * calls @release from the main context, empties the main thread's cache
+ * of freed blocks, then checks how much freed memory malloc holds, and
+ * returns it to the kernel unless it is very little.
  * Driven by the calls only: an idle service is never woken. */
 HpdMemory *hpd_memory_watch (HpdTraffic *traffic, HpdMemoryReleaseFunc release,
                              gpointer user_data);
