@@ -1292,12 +1292,23 @@ def _heap_rss(pid):
     return kb
 
 
-def _load_residue(ctx, clients, seconds, during=None):
+def _heap_size(pid):
+    """Size in kB of the main arena's [heap] mapping: how far it ever grew."""
+    for line in Path("/proc/%d/maps" % pid).read_text().splitlines():
+        if line.endswith("[heap]"):
+            start, end = line.split()[0].split("-")
+            return (int(end, 16) - int(start, 16)) // 1024
+    return 0
+
+
+def _load_residue(ctx, clients, seconds, during=None, again=0):
     """A fresh instance on the scale section's fake kernel (64 nodes × 5
     sizes) under @clients clients for @seconds: RssAnon idle before, right
     after, when it first came back within the slack of idle (None: not
     within 20 s), and 3 s after (the trim 2 s after the calls is done) with
-    the heap's part of that."""
+    the heap's part of that. Then @again more of the same loads on the same
+    instance, each with RssAnon, the heap's Rss and the heap's size 3 s
+    after it: whether what stays grows with use."""
     root = Path(tempfile.mkdtemp(prefix="fake-kernel-", dir=ctx.workdir))
     FakeKernel(root, nodes=SCALE_NODES, sizes=SCALE_SIZES, default_size=2048,
                mem_total_kb=1 << 30)
@@ -1314,7 +1325,7 @@ def _load_residue(ctx, clients, seconds, during=None):
         # back to idle: within 10 % of the figure before, or within the
         # 256 kB of freed memory that src/bus/hpd-memory.c does not trim
         slack = max(256, idle // 10)
-        back = settled = heap = None
+        back = settled = heap = heap_size = None
         while True:
             since = time.monotonic() - ended
             rss = proc_status(svc.pid)["RssAnon"]
@@ -1322,14 +1333,21 @@ def _load_residue(ctx, clients, seconds, during=None):
                 back = since
             # what the trim 2 s after the calls left
             if settled is None and since >= 3:
-                settled, heap = rss, _heap_rss(svc.pid)
+                settled, heap, heap_size = rss, _heap_rss(svc.pid), _heap_size(svc.pid)
             if settled is not None and (back is not None or since >= 20):
                 break
             time.sleep(0.1)
+        rounds = []
+        for _ in range(again):
+            _load_clients(stack.address, clients, seconds, SCALE_NODES,
+                          [hpdsys.page_size_path(kb) for kb in SCALE_SIZES])
+            time.sleep(3)
+            rounds.append({"rss": proc_status(svc.pid)["RssAnon"], "heap": _heap_rss(svc.pid),
+                           "heap_size": _heap_size(svc.pid)})
     finally:
         stack.stop_service(svc)
     return {"idle": idle, "after": after, "slack": slack, "back": back, "settled": settled,
-            "heap": heap}
+            "heap": heap, "heap_size": heap_size, "again": rounds}
 
 
 def _footprint_under_load(ctx, sec):
@@ -1339,9 +1357,10 @@ def _footprint_under_load(ctx, sec):
     first calls leave from what the load leaves."""
     clients = 10 if ctx.quick else 50
     seconds = 2.0 if ctx.quick else 10.0
+    again = 1 if ctx.quick else 4
     peak = []
     heavy = _load_residue(ctx, clients, seconds,
-                          during=lambda pid: peak.append(proc_status(pid)["RssAnon"]))
+                          during=lambda pid: peak.append(proc_status(pid)["RssAnon"]), again=again)
     light = _load_residue(ctx, 2, 1.0)
     idle, slack = heavy["idle"], heavy["slack"]
     peak_kb = max(peak + [heavy["after"]])
@@ -1359,12 +1378,24 @@ def _footprint_under_load(ctx, sec):
             "live when the heap must grow decides how far it grows"
             % (peak_kb, heavy["settled"]))
     light_text = ("%d kB (idle before: %d kB)" % (light["settled"], light["idle"]))
+    rounds = heavy["again"]
+    rounds_rss = ", ".join("%d" % r["rss"] for r in rounds)
+    rounds_heap = ", ".join("%d" % r["heap_size"] for r in rounds)
+    most = max(r["rss"] for r in rounds)
+    again_text = ("The same instance under %d more of the same load: RssAnon 3 s after each "
+                  "%s kB, at most %+d kB from the first %d kB; the heap's size after each %s kB "
+                  "(%d kB after the first), so what stays %s." %
+                  (len(rounds), rounds_rss, most - heavy["settled"], heavy["settled"],
+                   rounds_heap, heavy["heap_size"],
+                   "is the layout one burst of calls leaves, not growth with use"
+                   if most - heavy["settled"] <= slack else
+                   "grew with use beyond the slack: look for a leak"))
     sec.row("RssAnon back to idle after the load (within %d kB of %d kB)" % (slack, idle),
             "%.1f s" % heavy["back"] if heavy["back"] is not None else "not within 20 s",
             "", "", "≤ 10 s", heavy["back"] is not None and heavy["back"] <= 10,
             "RssAnon was %d kB 3 s after the load, %d kB of it the heap, after malloc_trim "
             "returned every free page and the read snapshots were let go (src/bus/hpd-daemon.c). "
-            "Another fresh instance, after 2 clients for 1 s, was at %s. What stays is not "
+            "Another fresh instance, after 2 clients for 1 s, was at %s. %s What stays is not "
             "memory in use but its layout. By heaptrack, run by hand with the instance killed "
             "at the end so that what was live then counts as leaked: 340 kB in 2419 blocks "
             "after two light loads, 343 kB in as many blocks after the same and this load. "
@@ -1377,7 +1408,10 @@ def _footprint_under_load(ctx, sec):
             "RssAnon by some 100 kB both idle and 3 s after the load, in 3 runs each by hand, "
             "but not the residue above idle), GDBus's worker thread's stays (some 180 blocks, "
             "55 kB, by gdb), as glibc has no call to empty another thread's cache" %
-            (heavy["settled"], heavy["heap"], light_text))
+            (heavy["settled"], heavy["heap"], light_text, again_text))
+    sec.row("RssAnon 3 s after each of %d more of the same load (the same instance)" % again,
+            "%s kB" % rounds_rss, "3 s after the first: %d kB" % heavy["settled"], "",
+            "(for comparison)", None)
     sec.row("RssAnon 3 s after a light load (2 clients for 1 s, another fresh instance)",
             "%d kB" % light["settled"], "idle before: %d kB" % light["idle"], "",
             "(for comparison)", None)
