@@ -43,8 +43,8 @@ typedef void (*HpdMemoryReleaseFunc) (gpointer user_data);
 /* Once the calls @traffic sees have stopped for a moment (no call in and
  * no reply out for a couple of seconds), and once that long after start-up,
  * calls @release from the main context, empties the main thread's cache
- * of freed blocks, then checks how much freed memory malloc holds, and
- * returns it to the kernel unless it is very little.
+ * of freed blocks, then returns every whole page of freed memory to the
+ * kernel (malloc_trim()).
  * Driven by the calls only: an idle service is never woken. */
 HpdMemory *hpd_memory_watch (HpdTraffic *traffic, HpdMemoryReleaseFunc release,
                              gpointer user_data);
