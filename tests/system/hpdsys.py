@@ -636,6 +636,23 @@ def ensure_user(name):
         raise RuntimeError("useradd %s failed: %s" % (name, proc.stderr))
 
 
+# polkitd 122 (Debian 12) runs the rules in a thread of the moment and waits
+# for its end for at most 15 s (RUNAWAY_KILLER_TIMEOUT), holding everything
+# else up meanwhile. The thread signals its end without taking the mutex the
+# wait uses, so when it ends before the wait begins the signal is lost:
+# polkitd then waits the whole 15 s and answers rightly, late, with every
+# check that came meanwhile behind it. Fixed upstream by 5615ed0
+# ("duktape: prevent wrongful termination of runaway thread", polkit 123).
+POLKITD_RULES_TIMEOUT_S = 15.0
+
+
+def polkitd_stalls(answer_seconds):
+    """Of PolkitMonitor.answer_seconds(): the answers that waited out
+    polkitd's whole rules timeout, the lost signal above (the monitor may
+    see a call a little after polkitd has it)."""
+    return [s for s in answer_seconds if s >= POLKITD_RULES_TIMEOUT_S - 0.1]
+
+
 class PolkitMonitor:
     """Records CheckAuthorization calls and polkitd's answers on the private
     bus, as a bus monitor."""
