@@ -1280,25 +1280,17 @@ def _load_clients(address, clients, seconds, nodes, paths, during=None):
                 p.wait()
 
 
-def _heap_rss(pid):
-    """Rss in kB of the main arena's [heap] mapping."""
-    kb, current = 0, None
+def _heap(pid):
+    """The main arena's [heap] mapping in kB: its Rss, and its Size (how far
+    it ever grew, less what malloc_trim gave back from its top)."""
+    kb, current = {"Rss:": 0, "Size:": 0}, None
     for line in Path("/proc/%d/smaps" % pid).read_text().splitlines():
         fields = line.split()
         if not fields[0].endswith(":"):
             current = fields[5] if len(fields) >= 6 else None
-        elif fields[0] == "Rss:" and current == "[heap]":
-            kb += int(fields[1])
-    return kb
-
-
-def _heap_size(pid):
-    """Size in kB of the main arena's [heap] mapping: how far it ever grew."""
-    for line in Path("/proc/%d/maps" % pid).read_text().splitlines():
-        if line.endswith("[heap]"):
-            start, end = line.split()[0].split("-")
-            return (int(end, 16) - int(start, 16)) // 1024
-    return 0
+        elif fields[0] in kb and current == "[heap]":
+            kb[fields[0]] += int(fields[1])
+    return {"rss": kb["Rss:"], "size": kb["Size:"]}
 
 
 def _load_residue(ctx, clients, seconds, during=None, again=0):
@@ -1306,26 +1298,26 @@ def _load_residue(ctx, clients, seconds, during=None, again=0):
     sizes) under @clients clients for @seconds: RssAnon idle before, right
     after, when it first came back within the slack of idle (None: not
     within 20 s), and 3 s after (the trim 2 s after the calls is done) with
-    the heap's part of that. Then @again more of the same loads on the same
-    instance, each with RssAnon, the heap's Rss and the heap's size 3 s
-    after it: whether what stays grows with use."""
+    the heap's Rss and size then. Then @again more of the same loads on the
+    same instance, each with RssAnon and the heap's size 3 s after it:
+    whether what stays grows with use."""
     root = Path(tempfile.mkdtemp(prefix="fake-kernel-", dir=ctx.workdir))
     FakeKernel(root, nodes=SCALE_NODES, sizes=SCALE_SIZES, default_size=2048,
                mem_total_kb=1 << 30)
+    paths = [hpdsys.page_size_path(kb) for kb in SCALE_SIZES]
     stack = ctx.new_stack()
     svc = stack.start_service(kernel_root=root)
     try:
         time.sleep(3)          # past the trim after start-up
         idle = proc_status(svc.pid)["RssAnon"]
-        _load_clients(stack.address, clients, seconds, SCALE_NODES,
-                      [hpdsys.page_size_path(kb) for kb in SCALE_SIZES],
+        _load_clients(stack.address, clients, seconds, SCALE_NODES, paths,
                       during=(lambda: during(svc.pid)) if during else None)
         ended = time.monotonic()
         after = proc_status(svc.pid)["RssAnon"]
         # back to idle: within 10 % of the figure before (src/bus/hpd-memory.c
         # returns every whole free page 2 s after the calls)
         slack = idle // 10
-        back = settled = heap = heap_size = None
+        back = settled = heap = None
         while True:
             since = time.monotonic() - ended
             rss = proc_status(svc.pid)["RssAnon"]
@@ -1333,21 +1325,20 @@ def _load_residue(ctx, clients, seconds, during=None, again=0):
                 back = since
             # what the trim 2 s after the calls left
             if settled is None and since >= 3:
-                settled, heap, heap_size = rss, _heap_rss(svc.pid), _heap_size(svc.pid)
+                settled, heap = rss, _heap(svc.pid)
             if settled is not None and (back is not None or since >= 20):
                 break
             time.sleep(0.1)
         rounds = []
         for _ in range(again):
-            _load_clients(stack.address, clients, seconds, SCALE_NODES,
-                          [hpdsys.page_size_path(kb) for kb in SCALE_SIZES])
+            _load_clients(stack.address, clients, seconds, SCALE_NODES, paths)
             time.sleep(3)
-            rounds.append({"rss": proc_status(svc.pid)["RssAnon"], "heap": _heap_rss(svc.pid),
-                           "heap_size": _heap_size(svc.pid)})
+            rounds.append({"rss": proc_status(svc.pid)["RssAnon"],
+                           "heap_size": _heap(svc.pid)["size"]})
     finally:
         stack.stop_service(svc)
     return {"idle": idle, "after": after, "slack": slack, "back": back, "settled": settled,
-            "heap": heap, "heap_size": heap_size, "again": rounds}
+            "heap": heap["rss"], "heap_size": heap["size"], "again": rounds}
 
 
 def _footprint_under_load(ctx, sec):
