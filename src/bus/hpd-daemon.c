@@ -283,6 +283,7 @@ watched_changed (gboolean watched, gpointer user_data)
     {
       g_debug ("Nobody watches any more: the periodic refresh stops");
       g_clear_handle_id (&self->refresh_id, g_source_remove);
+      hpd_kernel_close_kept_files (self->kernel);
       return;
     }
   g_debug ("Watched: refreshing the properties every %u ms", self->refresh_interval_ms);
@@ -294,13 +295,18 @@ watched_changed (gboolean watched, gpointer user_data)
 /* When the calls have stopped: the read snapshots are made again by the
  * next read, and on a machine of many nodes they hold hundreds of
  * kilobytes (each reply body, and every kernel file's path and text that
- * it is checked against). */
+ * it is checked against). The kernel files kept open, each holding a
+ * page of kernel memory, are closed too unless a watcher's refresh reads
+ * them every second (watched_changed() closes them when the last one
+ * leaves). */
 static void
 release_caches (gpointer user_data)
 {
   HpdDaemon *self = user_data;
 
   hpd_read_snapshot_drop (self->read_snapshot);
+  if (self->refresh_id == 0)
+    hpd_kernel_close_kept_files (self->kernel);
 }
 
 /* Everything that lives on one bus connection, and nothing else: the

@@ -25,9 +25,13 @@
 
 /* Kernel files one reader (KeptFiles) keeps open at most: every pool and
  * node counter of a machine with 16 nodes and 5 page sizes, and the
- * Manager's files; beyond it files are opened for each read. The checker
- * of the read snapshot keeps only files the main thread read too, so
- * both stay below the 1024 descriptors of the default soft limit. */
+ * Manager's files; beyond it files are opened for each read. The checkers
+ * of the two read snapshots keep only files the main thread read too (the
+ * Manager's some 50), so the three stay below the 1024 descriptors of the
+ * default soft limit; where the main thread keeps a file the checkers'
+ * descriptors share its open file, so the kernel memory kept files hold
+ * while reads come (a page each) is bounded by this once, not three
+ * times. */
 #define MAX_KEPT_OPEN 384
 
 /* The first read of a text file: sysfs makes at most a page */
@@ -49,18 +53,27 @@ typedef struct {
  * the mount table read last on its kept mountinfo. HpdKernel has one,
  * which its reads on the main thread and the queue's worker share; each
  * checker of recorded reads (HpdKernelInputs, run in GDBus's worker
- * thread) has its own and never touches HpdKernel's: the main thread
- * closes a descriptor whose file is gone, and the next open() anywhere in
- * the process may get its number, so a checker reading through it could
- * read another file; and poll() on a mountinfo descriptor reports a
- * change once, to the first poll() after it, so the text cached beside a
- * descriptor is known current only while no other reader polls it. */
-typedef struct {
+ * thread) has descriptors of its own: the main thread closes a descriptor
+ * whose file is gone, and the next open() anywhere in the process may get
+ * its number, so a checker reading through it could read another file.
+ *
+ * A checker's descriptor is a duplicate of HpdKernel's where HpdKernel
+ * keeps the file (taken under its lock, so the number cannot be reused
+ * meanwhile): both read through one open file. An open sysfs file holds a
+ * page of kernel memory for its reads from the first read to the close,
+ * charged to the service; three readers (HpdKernel and the two read
+ * snapshots' checkers) opening each file of their own would hold it three
+ * times. Never mountinfo: poll() on it reports a change once, to the
+ * first poll() after it, so the text cached beside a descriptor is known
+ * current only while no other reader polls that open file. */
+typedef struct _KeptFiles KeptFiles;
+struct _KeptFiles {
   GMutex lock;
   GHashTable *open;      /* relative path -> fd + 1, sysfs and procfs files kept open */
   char *mount_table;     /* the kept mountinfo's text, while poll() says it is current */
   gboolean keeps_open;   /* the root's sys/ is sysfs: there are such files */
-} KeptFiles;
+  KeptFiles *shares;     /* a checker's: HpdKernel's, whose open files it duplicates */
+};
 
 struct _HpdKernel
 {
@@ -112,6 +125,7 @@ struct _HpdKernelInputs
   GPtrArray *inputs;     /* Input */
   GArray *paths;         /* HpdStatPath: hpd_kernel_record_path() */
   gint64 taken_at;       /* real time, before the first of them */
+  HpdKernel *kernel;     /* whose kept files the checker duplicates */
   KeptFiles kept;        /* the checker's own */
 };
 
@@ -133,17 +147,27 @@ kept_files_init (KeptFiles *kept, gboolean keeps_open)
   kept->keeps_open = keeps_open;
 }
 
+/* Under @kept's lock, or where no other thread can reach it. */
 static void
-kept_files_clear (KeptFiles *kept)
+kept_files_close (KeptFiles *kept)
 {
   GHashTableIter iter;
   gpointer fd;
 
   g_hash_table_iter_init (&iter, kept->open);
   while (g_hash_table_iter_next (&iter, NULL, &fd))
-    close (GPOINTER_TO_INT (fd) - 1);
+    {
+      close (GPOINTER_TO_INT (fd) - 1);
+      g_hash_table_iter_remove (&iter);
+    }
+  g_clear_pointer (&kept->mount_table, g_free);
+}
+
+static void
+kept_files_clear (KeptFiles *kept)
+{
+  kept_files_close (kept);
   g_hash_table_unref (kept->open);
-  g_free (kept->mount_table);
   g_mutex_clear (&kept->lock);
 }
 
@@ -316,6 +340,16 @@ hpd_kernel_new (const char *root)
   g_source_set_name (self->turn_source, "hpd-kernel turn");
   g_source_attach (self->turn_source, NULL);
   return self;
+}
+
+void
+hpd_kernel_close_kept_files (HpdKernel *self)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->kept.lock);
+
+  /* under the lock every reader takes for a lookup and its read, and a
+   * checker's duplicate: none can read through a number closed here */
+  kept_files_close (&self->kept);
 }
 
 const char *
@@ -525,6 +559,21 @@ read_mount_table (int fd, char **kept, int *err)
   return text;
 }
 
+/* A new descriptor of the open file @kept's HpdKernel keeps for
+ * @relative (KeptFiles says why), or -1. */
+static int
+dup_shared (KeptFiles *kept, const char *relative)
+{
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = NULL;
+  int fd;
+
+  if (kept->shares == NULL || g_str_equal (relative, MOUNT_TABLE))
+    return -1;
+  locker = g_mutex_locker_new (&kept->shares->lock);
+  fd = GPOINTER_TO_INT (g_hash_table_lookup (kept->shares->open, relative)) - 1;
+  return fd >= 0 ? fcntl (fd, F_DUPFD_CLOEXEC, 0) : -1;
+}
+
 /* @relative below @root, read whole for a reader that keeps its files in
  * @kept: through the descriptor kept open for it, else opened, read and
  * kept open when worth it (or closed). NULL with *@err the errno and
@@ -557,9 +606,13 @@ read_kernel_file (KeptFiles *kept, const char *root, const char *relative, gbool
         }
     }
 
-  /* the path only for an open: most reads are of a file kept open */
-  path = g_build_filename (root, relative, NULL);
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  fd = keep ? dup_shared (kept, relative) : -1;
+  if (fd < 0)
+    {
+      /* the path only for an open: most reads are of a file kept open */
+      path = g_build_filename (root, relative, NULL);
+      fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    }
   if (fd < 0)
     {
       *err = errno;
@@ -950,7 +1003,9 @@ hpd_kernel_record_end (HpdKernel *self)
   result->inputs = g_steal_pointer (&inputs);
   result->paths = g_steal_pointer (&paths);
   result->taken_at = self->record_begun_at;
+  result->kernel = g_object_ref (self);
   kept_files_init (&result->kept, self->kept.keeps_open);
+  result->kept.shares = &self->kept;
   return result;
 }
 
@@ -962,6 +1017,7 @@ hpd_kernel_inputs_free (HpdKernelInputs *inputs)
   g_ptr_array_unref (inputs->inputs);
   g_array_unref (inputs->paths);
   kept_files_clear (&inputs->kept);
+  g_object_unref (inputs->kernel);
   g_free (inputs->root);
   g_free (inputs);
 }

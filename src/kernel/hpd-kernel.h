@@ -18,6 +18,13 @@ G_DECLARE_FINAL_TYPE (HpdKernel, hpd_kernel, HPD, KERNEL, GObject)
 HpdKernel *hpd_kernel_new (const char *root);
 const char *hpd_kernel_get_root (HpdKernel *self);
 
+/* Closes the kernel files kept open between reads; the next read of each
+ * opens it again. An open sysfs file holds a page of kernel memory from
+ * its first read to its close, charged to the service: worth it while
+ * calls come, not while nobody reads. Read snapshots' checkers keep their
+ * own descriptors until their snapshot is let go. */
+void hpd_kernel_close_kept_files (HpdKernel *self);
+
 /* @relative is a path below the root such as "proc/meminfo". */
 char *hpd_kernel_path (HpdKernel *self, const char *relative);
 gboolean hpd_kernel_exists (HpdKernel *self, const char *relative);
