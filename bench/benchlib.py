@@ -208,16 +208,18 @@ class Stack:
     def owner_pid(self):
         return hpdtest.owner_pid(self.conn)
 
-    def start_service(self, kernel_root=None, wait=True):
+    def start_service(self, kernel_root=None, wait=True, cgroup=None):
         """hugepagesd from the build dir, as in production (no -v): on the
-        real kernel, or with --kernel-root on a fake tree."""
+        real kernel, or with --kernel-root on a fake tree; in @cgroup (a
+        MemoryCgroup) from its start."""
         args = [str(self.daemon)]
         if kernel_root is not None:
             args += ["--kernel-root", str(kernel_root)]
         log = self.dir / ("hugepagesd-%d.log" % len(self.services))
         with open(log, "w") as f:
             proc = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=self.env())
+                                    stdin=subprocess.DEVNULL, env=self.env(),
+                                    preexec_fn=cgroup.join if cgroup is not None else None)
         proc.log_path = log
         self.services.append(proc)
         if wait:
@@ -255,6 +257,82 @@ class Stack:
             self.polkit.stop()
             self.polkit = None
         self.bus.stop()
+
+
+class MemoryCgroup:
+    """A memory cgroup of its own below this process's, for one process,
+    joined in the child before the exec (join() as a preexec_fn), so that
+    all the kernel memory the process makes the kernel hold (open files
+    and what they buffer, sockets, thread stacks, page tables) is charged
+    to it from the start. None of it is in Pss or RssAnon. cgroup v1's
+    memory.kmem.usage_in_bytes, or cgroup v2's memory.stat "kernel".
+    made() returns None and sets why_not when no such cgroup can be made
+    here (no memory controller, or one not delegated to this cgroup)."""
+
+    why_not = None
+
+    def __init__(self, directory, kernel_kb, how):
+        self.dir = directory
+        self._kernel_kb = kernel_kb
+        self.how = how
+
+    @classmethod
+    def made(cls, name):
+        own = {}
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            own[controllers] = path
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            fields = line.split()
+            dash = fields.index("-")
+            fstype, options = fields[dash + 1], fields[dash + 3].split(",")
+            point = fields[4]
+            if fstype == "cgroup" and "memory" in options:
+                controllers = next((c for c in own if "memory" in c.split(",")), None)
+                if controllers is None:
+                    continue
+                v1 = True
+            elif fstype == "cgroup2" and "" in own:
+                controllers, v1 = "", False
+            else:
+                continue
+            directory = Path(point + own[controllers]) / ("hpd-bench-%s-%d" % (name, os.getpid()))
+            try:
+                directory.mkdir()
+            except OSError as e:
+                cls.why_not = "no cgroup could be made in %s: %s" % (directory.parent, e.strerror)
+                continue
+            if v1 and (directory / "memory.kmem.usage_in_bytes").exists():
+                return cls(directory, lambda d=directory: int(
+                    (d / "memory.kmem.usage_in_bytes").read_text()) // 1024,
+                    "cgroup v1, memory.kmem.usage_in_bytes")
+            if not v1 and (directory / "memory.stat").exists():
+                return cls(directory, lambda d=directory: next(
+                    int(line.split()[1]) // 1024 for line in (d / "memory.stat").read_text()
+                    .splitlines() if line.startswith("kernel ")),
+                    "cgroup v2, memory.stat's kernel")
+            directory.rmdir()
+            cls.why_not = ("%s has no kernel memory count (the memory controller is not "
+                           "enabled for it)" % directory.parent)
+        if cls.why_not is None:
+            cls.why_not = "no memory cgroup is mounted"
+        return None
+
+    def join(self):
+        """In the child, before the exec."""
+        (self.dir / "cgroup.procs").write_text(str(os.getpid()))
+
+    def kernel_kb(self):
+        return self._kernel_kb()
+
+    def close(self):
+        """After its process ended: what it left charged goes to the parent."""
+        for _ in range(50):
+            try:
+                self.dir.rmdir()
+                return
+            except OSError:
+                time.sleep(0.02)       # the ended process is still being reaped
 
 
 def bus_error_name(error):

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from benchlib import (BUS_NAME, MANAGER_PATH, MIB, PAGE_SIZE_IFACE, FakeKernel, GLib, Gio,
-                      bus_error_name, context_switches, fmt_ms, fmt_us, free_2m_blocks, hpdsys,
+                      MemoryCgroup, bus_error_name, context_switches, fmt_ms, fmt_us, free_2m_blocks, hpdsys,
                       median, meminfo, messages_sent, percentile, pool_minimum,
                       proc_status, syscall_time_during, syscalls_during)
 
@@ -1189,21 +1189,92 @@ def _idle_figures(pid):
             "file_rss": _per_file(pid, "Rss"), "threads": st["Threads"]}
 
 
-def _floor_figures(ctx, stack):
+def _floor_figures(ctx, stack, cgroup=None):
     """bench/floor.c (a GDBus service that owns the name, exports one
-    object and idles) on the same bus, measured as the service is."""
+    object and idles) on the same bus, measured as the service is; in
+    @cgroup (a MemoryCgroup) from its start, its kernel memory under
+    "kernel_kb"."""
     floor = Path(ctx.builddir) / "bench" / "floor"
     log = stack.dir / "floor.log"
     with open(log, "w") as f:
         proc = subprocess.Popen([str(floor), BUS_NAME], stdout=f, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=stack.env())
+                                stdin=subprocess.DEVNULL, env=stack.env(),
+                                preexec_fn=cgroup.join if cgroup is not None else None)
     proc.log_path = log
     try:
         stack.wait_owned(proc)
         time.sleep(3)          # as long as the service is left before it is measured
-        return _idle_figures(proc.pid)
+        figures = _idle_figures(proc.pid)
+        if cgroup is not None:
+            figures["kernel_kb"] = cgroup.kernel_kb()
+        return figures
     finally:
         stack.stop_service(proc)
+
+
+def _kernel_files(pid):
+    """How many descriptors of @pid are of sysfs and of procfs files."""
+    found = {"sys": 0, "proc": 0}
+    for name in os.listdir("/proc/%d/fd" % pid):
+        try:
+            target = os.readlink("/proc/%d/fd/%s" % (pid, name))
+        except OSError:
+            continue
+        for kind in found:
+            if target.startswith("/%s/" % kind):
+                found[kind] += 1
+    return "%d sysfs and %d procfs descriptors" % (found["sys"], found["proc"])
+
+
+def _kernel_memory_reads(stack, svc, cgroup, rounds=20):
+    """The kernel memory charged to @svc right after @rounds of
+    GetManagedObjects and Manager GetAll from one caller (the read
+    snapshots and their checkers live), and once that caller has left and
+    the calls have stopped."""
+    conn = stack.bus.connect()
+    try:
+        for _ in range(rounds):
+            conn.call_sync(BUS_NAME, MANAGER_PATH, OM, "GetManagedObjects", None, None,
+                           Gio.DBusCallFlags.NONE, 10000, None)
+            conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll",
+                           GLib.Variant("(s)", ("org.hugepages.Manager",)), None,
+                           Gio.DBusCallFlags.NONE, 10000, None)
+        during = (cgroup.kernel_kb(), _kernel_files(svc.pid))
+    finally:
+        conn.close_sync(None)
+    time.sleep(3)              # past the check 2 s after the calls (hpd-memory.h)
+    return during, (cgroup.kernel_kb(), _kernel_files(svc.pid))
+
+
+def _kernel_memory_rows(sec, idle, floor, reads):
+    """The kernel memory charged to the service (its memory cgroup) idle,
+    while reads come and after, against the floor's idle."""
+    if reads is None:
+        sec.row("Kernel memory charged to the service, idle", "not measured", "", "",
+                "(for comparison)")
+        sec.note("Kernel memory not measured: %s." % MemoryCgroup.why_not)
+        return
+    (during_kb, during_files), (after_kb, after_files) = reads
+    sec.row("Kernel memory charged to the service, idle after start (its memory cgroup)",
+            "%d kB" % idle["kernel_kb"], "minimal GDBus service: %d kB" % floor["kernel_kb"],
+            ratio_text(idle["kernel_kb"], floor["kernel_kb"]), "(for comparison)")
+    sec.row("Kernel memory charged to the service right after 20 GetManagedObjects and Manager "
+            "GetAll from one caller", "%d kB" % during_kb,
+            "idle: %d kB" % idle["kernel_kb"], ratio_text(during_kb, idle["kernel_kb"]),
+            "(for comparison)")
+    sec.row("Kernel memory charged to the service 3 s after that caller left",
+            "%d kB" % after_kb, "idle: %d kB" % idle["kernel_kb"],
+            ratio_text(after_kb, idle["kernel_kb"]), "(for comparison)")
+    sec.note("Kernel memory: each process (the service, then bench/floor.c) in a memory cgroup "
+             "of its own from its fork (%s), which counts what the kernel holds for it: open "
+             "files and what they buffer, sockets, thread stacks, page tables; none of it is in "
+             "Pss or RssAnon. An open sysfs file holds a page from its first read to its close "
+             "(the seq_file buffer of its reads), so the kernel files kept open for reads "
+             "(src/kernel/hpd-kernel.c) are kept only while someone reads: closed once the calls "
+             "have stopped and nobody watches, and the read snapshots' checkers read through "
+             "the service's open files (duplicated descriptors), not files of their own. "
+             "Descriptors: idle %s; with the caller %s; after %s."
+             % (idle["kernel_how"], idle["kernel_files"], during_files, after_files))
 
 
 def _pss_split(fig, binary):
@@ -1423,20 +1494,33 @@ def section_footprint(ctx, sec):
         sec.note("The instance that served the sections before (thousands of calls) had VmRSS "
                  "%d kB, RssAnon %d kB when stopped." % (st["VmRSS"], st["RssAnon"]))
         ctx.stop_shared_service()
-    svc = stack.start_service()
+    svc_cgroup = MemoryCgroup.made("service")
+    svc = stack.start_service(cgroup=svc_cgroup)
     try:
         time.sleep(3)          # past the malloc_trim 2 s after start-up (hpd-memory.h)
         st = proc_status(svc.pid)
         idle = _idle_figures(svc.pid)
+        if svc_cgroup is not None:
+            idle.update(kernel_kb=svc_cgroup.kernel_kb(), kernel_files=_kernel_files(svc.pid),
+                        kernel_how=svc_cgroup.how)
         largest = _file_rss(svc.pid)
         window = 5.0 if ctx.quick else 60.0
         before = _thread_switches(svc.pid)
         time.sleep(window)
         after = _thread_switches(svc.pid)
         comm = Path("/proc/%d/comm" % svc.pid).read_text().strip()
+        if svc_cgroup is not None:
+            reads_kernel = _kernel_memory_reads(stack, svc, svc_cgroup)
     finally:
         stack.stop_service(svc)
-    floor = _floor_figures(ctx, stack)
+        if svc_cgroup is not None:
+            svc_cgroup.close()
+    floor_cgroup = MemoryCgroup.made("floor") if svc_cgroup is not None else None
+    try:
+        floor = _floor_figures(ctx, stack, floor_cgroup)
+    finally:
+        if floor_cgroup is not None:
+            floor_cgroup.close()
     fst = floor["status"]
 
     pss = idle["pss"]
@@ -1455,6 +1539,7 @@ def section_footprint(ctx, sec):
             % (st["Threads"], st["RssAnon"] - fst["RssAnon"]))
     sec.row("Idle RSS after start (VmRSS)", "%d kB" % st["VmRSS"],
             "minimal GDBus service: %d kB" % fst["VmRSS"], "", "(for comparison)")
+    _kernel_memory_rows(sec, idle, floor, reads_kernel if svc_cgroup is not None else None)
     sec.note("Baseline: bench/floor.c, built by bench/run with pkg-config's gio-2.0 flags, "
              "connects to the same private system bus, exports one object with one method, "
              "owns %s and idles; measured 3 s after it owns the name, as the service, right "

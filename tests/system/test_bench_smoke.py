@@ -11,10 +11,14 @@ to a temporary file, never over bench/REPORT.md."""
 
 import re
 import subprocess
+import sys
 
 import pytest
 
 from hpdsys import REPO, builddir, pools_snapshot
+
+sys.path.insert(0, str(REPO / "bench"))
+from benchlib import MemoryCgroup  # noqa: E402
 
 BENCH = REPO / "bench" / "run"
 # the commit bench/run measures beside the build by default, and whether this
@@ -64,6 +68,24 @@ FIGURES = {
 }
 
 
+KERNEL_MEMORY = [
+    r"\| Kernel memory charged to the service, idle after start \(its memory cgroup\) \| \d+ kB \| minimal GDBus service: \d+ kB \| [\d.]+× \|",
+    r"\| Kernel memory charged to the service right after 20 GetManagedObjects and Manager GetAll from one caller \| \d+ kB \| idle: \d+ kB \|",
+    r"\| Kernel memory charged to the service 3 s after that caller left \| \d+ kB \| idle: \d+ kB \|",
+    r"Descriptors: idle \d+ sysfs and \d+ procfs descriptors; with the caller \d+ sysfs",
+]
+
+
+def memory_cgroup_here():
+    """Whether the benchmark can make the memory cgroups it measures
+    kernel memory with, by the benchmark's own helper."""
+    cgroup = MemoryCgroup.made("probe")
+    if cgroup is None:
+        return False
+    cgroup.close()
+    return True
+
+
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     report = tmp_path_factory.mktemp("bench") / "REPORT.md"
@@ -95,6 +117,16 @@ def test_bench_section_figures(quick_run, section):
     body = text.split(heading, 1)[1].split("\n## ", 1)[0]
     for pattern in patterns:
         assert re.search(pattern, body), "%s: no line matches %s in:\n%s" % (section, pattern, body)
+
+
+def test_bench_kernel_memory(quick_run):
+    _proc, text, _before, _after = quick_run
+    body = text.split("## 5. Footprint", 1)[1].split("\n## ", 1)[0]
+    if not memory_cgroup_here():
+        assert "Kernel memory not measured: %s." % MemoryCgroup.why_not in body
+        pytest.skip("no memory cgroup here: %s" % MemoryCgroup.why_not)
+    for pattern in KERNEL_MEMORY:
+        assert re.search(pattern, body), "no line matches %s in:\n%s" % (pattern, body)
 
 
 @pytest.mark.skipif(not HAS_BEFORE, reason="%s is not in this tree's git history" % BEFORE[:12])
