@@ -82,6 +82,7 @@ struct _HpdKernel
   GMutex fixed_lock;
   GHashTable *fixed;     /* relative path -> contents, of the kernel's own files */
   GHashTable *fixed_dirs; /* relative path -> GPtrArray of names, of the kernel's own */
+  GHashTable *fixed_exists; /* relative path -> whether it exists, of the kernel's own */
 
   KeptFiles kept;
 
@@ -261,6 +262,7 @@ hpd_kernel_finalize (GObject *object)
   g_free (self->root);
   g_hash_table_unref (self->fixed);
   g_hash_table_unref (self->fixed_dirs);
+  g_hash_table_unref (self->fixed_exists);
   g_mutex_clear (&self->fixed_lock);
   G_OBJECT_CLASS (hpd_kernel_parent_class)->finalize (object);
 }
@@ -286,6 +288,7 @@ hpd_kernel_init (HpdKernel *self)
 {
   g_mutex_init (&self->fixed_lock);
   self->fixed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->fixed_exists = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->fixed_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                             (GDestroyNotify) g_ptr_array_unref);
   self->memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, memo_free);
@@ -390,6 +393,34 @@ hpd_kernel_exists (HpdKernel *self, const char *relative)
     }
   exists = g_file_test (path, G_FILE_TEST_EXISTS);
   record (self, INPUT_EXISTS, relative, exists ? "1" : "0");
+  return exists;
+}
+
+gboolean
+hpd_kernel_exists_fixed_at_boot (HpdKernel *self, const char *relative)
+{
+  g_autofree char *path = hpd_kernel_path (self, relative);
+  g_autofree char *dir = NULL;
+  gpointer known;
+  gboolean exists;
+
+  if (path == NULL)
+    return hpd_kernel_exists (self, relative);
+  {
+    G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+
+    if (g_hash_table_lookup_extended (self->fixed_exists, relative, NULL, &known))
+      return GPOINTER_TO_INT (known);
+  }
+  /* a fake tree's file stands for another boot whenever a test adds or
+   * removes it: looked up at every call; the directory tells, as a
+   * missing file has no file system */
+  dir = g_path_get_dirname (path);
+  if (!is_kernel_file_system (dir))
+    return hpd_kernel_exists (self, relative);
+  exists = g_file_test (path, G_FILE_TEST_EXISTS);
+  G_GNUC_UNUSED g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->fixed_lock);
+  g_hash_table_replace (self->fixed_exists, g_strdup (relative), GINT_TO_POINTER (exists));
   return exists;
 }
 

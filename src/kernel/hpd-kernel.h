@@ -50,6 +50,12 @@ gboolean hpd_kernel_read_counter (HpdKernel *self, const char *relative,
 gboolean hpd_kernel_read_fixed_at_boot (HpdKernel *self, const char *relative,
                                         char **contents, GError **error);
 
+/* Whether a file the kernel makes at boot or never exists (a sysctl, an
+ * mTHP size's files): on sysfs and procfs looked up once, and never a
+ * read snapshot's input; any other file (a fake tree) as by
+ * hpd_kernel_exists(). */
+gboolean hpd_kernel_exists_fixed_at_boot (HpdKernel *self, const char *relative);
+
 /* The target of the symbolic link @relative (a namespace link such as
  * proc/self/ns/mnt reads as "mnt:[4026531840]"). */
 gboolean hpd_kernel_read_link (HpdKernel *self, const char *relative,

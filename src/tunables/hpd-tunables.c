@@ -48,7 +48,11 @@ read_thp_text (HpdKernel *kernel, GPtrArray *texts, const char *name)
   g_autofree char *path = g_build_filename (HPD_THP_DIR, name, NULL);
   char *text = NULL;
 
-  if (!hpd_kernel_read_text (kernel, path, &text, NULL))
+  /* an mTHP size may lack a file (anonymous mTHP starts at order 2, so an
+   * order-1 size has shmem_enabled alone), which would otherwise be
+   * looked for again at every read */
+  if (!hpd_kernel_exists_fixed_at_boot (kernel, path) ||
+      !hpd_kernel_read_text (kernel, path, &text, NULL))
     return;
   g_ptr_array_add (texts, g_strdup (name));
   g_ptr_array_add (texts, text);
@@ -141,7 +145,7 @@ hpd_tunables_read_scalars (HpdKernel *kernel, HpdTunables *t)
     t->shm_group = (guint32) v;
 
   for (guint i = 0; i < G_N_ELEMENTS (zone_movable_files); i++)
-    if (hpd_kernel_exists (kernel, zone_movable_files[i]))
+    if (hpd_kernel_exists_fixed_at_boot (kernel, zone_movable_files[i]))
       {
         t->zone_movable_file = zone_movable_files[i];
         t->zone_movable = hpd_kernel_read_counter (kernel, zone_movable_files[i], &v, NULL) && v != 0;

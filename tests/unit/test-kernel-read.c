@@ -327,6 +327,38 @@ test_list_dir_fixed_at_boot (Fixture *f, gconstpointer data)
     }
 }
 
+/* Whether a file the kernel makes at boot or never exists: on the real
+ * kernel looked up once and no input a read snapshot checks again; a fake
+ * tree's file at every call, recorded, its coming and going seen. */
+static void
+test_exists_fixed_at_boot (Fixture *f, gconstpointer data)
+{
+  g_autoptr(HpdKernel) real = hpd_kernel_new ("/");
+  const char *thp = "sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled";
+  HpdKernelInputs *inputs;
+
+  g_assert_false (hpd_kernel_exists_fixed_at_boot (f->kernel, thp));
+  hpd_test_put (f->root, thp, "never\n");
+  g_assert_true (hpd_kernel_exists_fixed_at_boot (f->kernel, thp));
+  hpd_kernel_record_begin (f->kernel);
+  g_assert_true (hpd_kernel_exists_fixed_at_boot (f->kernel, thp));
+  inputs = hpd_kernel_record_end (f->kernel);
+  g_assert_cmpuint (hpd_kernel_inputs_count (inputs), ==, 1);
+  hpd_kernel_inputs_free (inputs);
+
+  /* overcommit_memory is there on every kernel this runs on */
+  for (guint i = 0; i < 2; i++)
+    {
+      hpd_kernel_record_begin (real);
+      g_assert_true (hpd_kernel_exists_fixed_at_boot (real, "proc/sys/vm/overcommit_memory"));
+      g_assert_false (hpd_kernel_exists_fixed_at_boot (real, "proc/sys/vm/hpd-no-such-sysctl"));
+      g_assert_false (hpd_kernel_exists_fixed_at_boot (real, "sys/kernel/mm/hpd-no-such-file"));
+      inputs = hpd_kernel_record_end (real);
+      g_assert_cmpuint (hpd_kernel_inputs_count (inputs), ==, 0);
+      hpd_kernel_inputs_free (inputs);
+    }
+}
+
 /* A path that is not below the root is a bug of the caller: a critical
  * and an error, nothing read, from the memo of the turn neither. */
 static void
@@ -570,6 +602,7 @@ main (int argc, char **argv)
   ADD ("listing-and-existence", test_listing_and_existence);
   ADD ("fixed-at-boot", test_fixed_at_boot);
   ADD ("list-dir-fixed-at-boot", test_list_dir_fixed_at_boot);
+  ADD ("exists-fixed-at-boot", test_exists_fixed_at_boot);
   ADD ("not-below-root", test_not_below_root);
   ADD ("one-read-per-turn", test_one_read_per_turn);
   ADD ("text-sizes", test_text_sizes);
