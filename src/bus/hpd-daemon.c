@@ -283,7 +283,11 @@ watched_changed (gboolean watched, gpointer user_data)
     {
       g_debug ("Nobody watches any more: the periodic refresh stops");
       g_clear_handle_id (&self->refresh_id, g_source_remove);
-      hpd_kernel_close_kept_files (self->kernel);
+      /* release_caches() then closes the kernel files, unless calls or a
+       * watcher came back meanwhile: a script's next one-shot client
+       * finds them open */
+      if (self->memory != NULL)
+        hpd_memory_check_later (self->memory);
       return;
     }
   g_debug ("Watched: refreshing the properties every %u ms", self->refresh_interval_ms);
@@ -297,8 +301,7 @@ watched_changed (gboolean watched, gpointer user_data)
  * kilobytes (each reply body, and every kernel file's path and text that
  * it is checked against). The kernel files kept open, each holding a
  * page of kernel memory, are closed too unless a watcher's refresh reads
- * them every second (watched_changed() closes them when the last one
- * leaves). */
+ * them every second (the last watcher's leaving runs the check again). */
 static void
 release_caches (gpointer user_data)
 {

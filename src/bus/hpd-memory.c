@@ -184,10 +184,16 @@ arm (HpdMemory *self, gint64 due)
                                        check_due, self, NULL);
 }
 
+void
+hpd_memory_check_later (HpdMemory *self)
+{
+  arm (self, g_get_monotonic_time () + QUIET_BEFORE_CHECK_US);
+}
+
 static void
 calls_stopped (HpdTraffic *traffic, gpointer user_data)
 {
-  arm (user_data, g_get_monotonic_time () + QUIET_BEFORE_CHECK_US);
+  hpd_memory_check_later (user_data);
 }
 
 HpdMemory *

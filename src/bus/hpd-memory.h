@@ -48,6 +48,10 @@ typedef void (*HpdMemoryReleaseFunc) (gpointer user_data);
  * Driven by the calls only: an idle service is never woken. */
 HpdMemory *hpd_memory_watch (HpdTraffic *traffic, HpdMemoryReleaseFunc release,
                              gpointer user_data);
+/* Runs the check once more when a quiet period from now has passed with
+ * no call, as after a burst: for what @release keeps while somebody
+ * watches. */
+void hpd_memory_check_later (HpdMemory *self);
 /* Stops watching; no check runs after this. */
 void hpd_memory_free (HpdMemory *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdMemory, hpd_memory_free)

@@ -7,7 +7,8 @@ memory, charged to the service, from its first read to its close. So the
 read snapshots' checkers read through the service's own open files
 (duplicated descriptors, one open file each), and the files are closed
 once the calls have stopped and nobody watches. A watcher's refresh every
-second keeps them open. Real sysfs only: the files of a fake tree are
+second keeps them open, and they stay open for a quiet period after the
+last watcher left. Real sysfs only: the files of a fake tree are
 opened for each read."""
 
 import ctypes
@@ -129,6 +130,11 @@ def test_kept_files_closed_when_nobody_reads(extra_service):
     finally:
         conn.close_sync(None)
     wait_for_log(extra, NOBODY_LINE, nobody)
+    # still open for a quiet period: a script's next one-shot client
+    # finds them so
+    quiet = extra.log().count(QUIET_LINE)
+    assert sysfs_descriptors(proc.pid), "closed at once when the last watcher left"
+    wait_for_log(extra, QUIET_LINE, quiet)
     left = sysfs_descriptors(proc.pid)
     assert not left, "sysfs files still open with nobody reading: %s" % ", ".join(sorted(left))
 
