@@ -252,8 +252,9 @@ def _service_reads(stack, calls, block):
             return conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "Get",
                                   GLib.Variant("(ss)", ("org.hugepages.Manager", "Version")), None,
                                   Gio.DBusCallFlags.NONE, 10000, None)
-        reply_size = len(gmo().get_data_as_bytes().get_data())
-        bodies = {"GetManagedObjects": gmo().print_(True), "GetAll": getall().print_(True)}
+        reply = gmo()
+        reply_size = len(reply.get_data_as_bytes().get_data())
+        bodies = {"GetManagedObjects": reply.print_(True), "GetAll": getall().print_(True)}
         for _ in range(50):
             gmo()
             ping()
@@ -308,9 +309,10 @@ def _floor_reads(ctx, stack, bodies, calls, block):
             def call(iface, member, params):
                 return lambda: conn.call_sync(BUS_NAME, MANAGER_PATH, iface, member, params, None,
                                               Gio.DBusCallFlags.NONE, 10000, None)
-            order = [("gmo", call(OM, "GetManagedObjects", None)),
-                     ("getall", call(PROPS, "GetAll", GLib.Variant("(s)", ("org.hugepages.Manager",)))),
-                     ("ping", call(PEER, "Ping", None))]
+            calls_of = {"GetManagedObjects": ("gmo", OM, None),
+                        "GetAll": ("getall", PROPS, GLib.Variant("(s)", ("org.hugepages.Manager",)))}
+            order = [(calls_of[member][0], call(calls_of[member][1], member, calls_of[member][2]))
+                     for member in bodies] + [("ping", call(PEER, "Ping", None))]
             for _ in range(50):
                 for _key, fn in order:
                     fn()
@@ -981,11 +983,9 @@ def section_scale(ctx, sec):
         def gmo():
             return conn.call_sync(BUS_NAME, MANAGER_PATH, OM, "GetManagedObjects", None, None,
                                   Gio.DBusCallFlags.NONE, 10000, None)
-        size = len(gmo().get_data_as_bytes().get_data())
-        bodies = {"GetManagedObjects": gmo().print_(True),
-                  "GetAll": conn.call_sync(BUS_NAME, MANAGER_PATH, PROPS, "GetAll",
-                                           GLib.Variant("(s)", ("org.hugepages.Manager",)), None,
-                                           Gio.DBusCallFlags.NONE, 10000, None).print_(True)}
+        reply = gmo()
+        size = len(reply.get_data_as_bytes().get_data())
+        bodies = {"GetManagedObjects": reply.print_(True)}
         for _ in range(20):
             gmo()
         lat = [_timed(gmo)[0] for _ in range(n)]
@@ -1232,15 +1232,8 @@ def _floor_figures(ctx, stack, cgroup=None):
 
 def _kernel_files(pid):
     """How many descriptors of @pid are of sysfs and of procfs files."""
-    found = {"sys": 0, "proc": 0}
-    for name in os.listdir("/proc/%d/fd" % pid):
-        try:
-            target = os.readlink("/proc/%d/fd/%s" % (pid, name))
-        except OSError:
-            continue
-        for kind in found:
-            if target.startswith("/%s/" % kind):
-                found[kind] += 1
+    targets = hpdsys.open_files(pid).values()
+    found = {kind: sum(1 for t in targets if t.startswith("/%s/" % kind)) for kind in ("sys", "proc")}
     return "%d sysfs and %d procfs descriptors" % (found["sys"], found["proc"])
 
 
@@ -1254,7 +1247,7 @@ def _kernel_memory_reads(stack, svc, cgroup, rounds=20):
         for _ in range(rounds):
             conn.call_sync(BUS_NAME, MANAGER_PATH, OM, "GetManagedObjects", None, None,
                            Gio.DBusCallFlags.NONE, 10000, None)
-            conn.call_sync(BUS_NAME, MANAGER_PATH, "org.freedesktop.DBus.Properties", "GetAll",
+            conn.call_sync(BUS_NAME, MANAGER_PATH, PROPS, "GetAll",
                            GLib.Variant("(s)", ("org.hugepages.Manager",)), None,
                            Gio.DBusCallFlags.NONE, 10000, None)
         during = (cgroup.kernel_kb(), _kernel_files(svc.pid))
@@ -1513,6 +1506,7 @@ def section_footprint(ctx, sec):
                  "%d kB, RssAnon %d kB when stopped." % (st["VmRSS"], st["RssAnon"]))
         ctx.stop_shared_service()
     svc_cgroup = MemoryCgroup.made("service")
+    reads_kernel = None
     svc = stack.start_service(cgroup=svc_cgroup)
     try:
         time.sleep(3)          # past the malloc_trim 2 s after start-up (hpd-memory.h)
@@ -1557,7 +1551,7 @@ def section_footprint(ctx, sec):
             % (st["Threads"], st["RssAnon"] - fst["RssAnon"]))
     sec.row("Idle RSS after start (VmRSS)", "%d kB" % st["VmRSS"],
             "minimal GDBus service: %d kB" % fst["VmRSS"], "", "(for comparison)")
-    _kernel_memory_rows(sec, idle, floor, reads_kernel if svc_cgroup is not None else None)
+    _kernel_memory_rows(sec, idle, floor, reads_kernel)
     sec.note("Baseline: bench/floor.c, built by bench/run with pkg-config's gio-2.0 flags, "
              "connects to the same private system bus, exports one object with one method, "
              "owns %s and idles; measured 3 s after it owns the name, as the service, right "

@@ -13,7 +13,6 @@ opened for each read."""
 
 import ctypes
 import errno
-import os
 import platform
 import re
 import time
@@ -21,7 +20,7 @@ import time
 import pytest
 from gi.repository import Gio, GLib
 
-from hpdsys import BUS_NAME, MANAGER_PATH, connect
+from hpdsys import BUS_NAME, MANAGER_PATH, connect, open_files
 
 OM_IFACE = "org.freedesktop.DBus.ObjectManager"
 PROPS_IFACE = "org.freedesktop.DBus.Properties"
@@ -46,13 +45,9 @@ def reads(conn, rounds=20):
 def sysfs_descriptors(pid):
     """{path below /sys: [descriptor numbers]} of @pid."""
     found = {}
-    for name in os.listdir("/proc/%d/fd" % pid):
-        try:
-            target = os.readlink("/proc/%d/fd/%s" % (pid, name))
-        except OSError:
-            continue       # closed meanwhile
+    for fd, target in sorted(open_files(pid).items()):
         if target.startswith("/sys/"):
-            found.setdefault(target, []).append(int(name))
+            found.setdefault(target, []).append(fd)
     return found
 
 
