@@ -20,8 +20,10 @@ G_BEGIN_DECLS
  * linker runs before any library's constructor and before any thread
  * exists (main.c):
  * - glibc's malloc gets one arena for every thread and takes large blocks
- *   from mmap() at a fixed threshold (the why in hpd-memory.c), unless
- *   @envp sets malloc's own tunables (GLIBC_TUNABLES, MALLOC_*);
+ *   from mmap() at a fixed threshold (the why in hpd-memory.c), each
+ *   unless @envp sets that tunable itself (GLIBC_TUNABLES, MALLOC_*); its
+ *   per-thread cache of freed blocks can only be turned off in the
+ *   environment, which the unit does;
  * - before GLib 2.76 GVariants come from GSlice, which never gives memory
  *   back: GSlice is made to use malloc, unless G_SLICE is set in @envp.
  *   GSlice reads its configuration once, when GLib's own constructor

@@ -648,18 +648,18 @@ def fake_kernel(_session_dir, request):
 class Service:
     """One hugepagesd process."""
 
-    def __init__(self, binary, kernel_root, bus, args, log_path, umask=None):
+    def __init__(self, binary, kernel_root, bus, args, log_path, umask=None, env=None):
         real_root = os.path.realpath(kernel_root)
         if real_root == '/' or not os.path.isdir(real_root):
             raise ValueError(f'refusing to run hugepagesd on kernel root {kernel_root!r}')
         self.bus = bus
         self.log_path = log_path
         self.args = [binary, '--kernel-root', kernel_root, '-v', *args]
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=bus.address,
-                   G_DEBUG='fatal-criticals', G_MESSAGES_DEBUG='all')
+        # the unit's Environment= and UMask= unless a test asks for others:
+        # what others must read gets its mode explicitly
+        env = {**os.environ, **hpdtest.unit_environment(), 'DBUS_SYSTEM_BUS_ADDRESS': bus.address,
+               'G_DEBUG': 'fatal-criticals', 'G_MESSAGES_DEBUG': 'all', **(env or {})}
         with open(log_path, 'a') as log:
-            # the unit's UMask= unless a test asks for another: what others
-            # must read gets its mode explicitly
             self.proc = subprocess.Popen(WRAPPER + self.args, stdout=log, stderr=subprocess.STDOUT,
                                          env=env,
                                          umask=hpdtest.unit_umask() if umask is None else umask)
@@ -725,10 +725,10 @@ class Service:
 def start_service(hugepagesd, bus, _session_dir, request):
     started = []
 
-    def start(kernel_root, bus=bus, args=(), wait=True, check=False, umask=None):
+    def start(kernel_root, bus=bus, args=(), wait=True, check=False, umask=None, env=None):
         log = tempfile.NamedTemporaryFile(prefix='hugepagesd-', suffix='.log', dir=_session_dir,
                                           delete=False).name
-        svc = Service(hugepagesd, kernel_root, bus, list(args), log, umask=umask)
+        svc = Service(hugepagesd, kernel_root, bus, list(args), log, umask=umask, env=env)
         attach_log(request, f'hugepagesd log (pid {svc.pid}: {" ".join(svc.args[1:])})', log)
         started.append((svc, check))
         if wait:

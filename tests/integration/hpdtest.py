@@ -10,6 +10,7 @@ import json
 import os
 import random
 import select
+import shlex
 import signal
 import socket
 import subprocess
@@ -36,6 +37,20 @@ def unit_umask(unit=UNIT_TEMPLATE):
             if line.startswith('UMask='):
                 return int(line.split('=', 1)[1], 8)
     raise AssertionError(f'{unit} sets no UMask=')
+
+
+def unit_environment(unit=UNIT_TEMPLATE):
+    """The service unit's Environment= assignments: the tests and bench/run
+    run the service with them, as systemd does."""
+    env = {}
+    with open(unit) as f:
+        for line in f:
+            if line.startswith('Environment='):
+                for assignment in shlex.split(line.split('=', 1)[1]):
+                    name, _, value = assignment.partition('=')
+                    env[name] = value
+    return env
+
 
 BUS_NAME = 'org.hugepages.Manager'
 MANAGER_PATH = '/org/hugepages/Manager'

@@ -57,7 +57,7 @@ import pytest
 from hpdsys import (ALLOWED_USER, BUS_NAME, DENIED_USER, HERE, KB_2M, MAX_2M_PAGES, POLKIT_NAME,
                     POLKITD, REPO, SKIP_REASON, BUS_CONFIG, TEST_RULES, ExtraService, Mapper,
                     PolkitMonitor, System, builddir, connect, ensure_user, has_pool, kill_helpers,
-                    memory_errors, unit_umask,
+                    memory_errors, unit_environment, unit_umask,
                     pools_snapshot, restore_pools, run)
 
 
@@ -254,7 +254,8 @@ def system():
         # its mounts are meant to stay here, which it must be told (without
         # the option it refuses them: test_sys_namespace.py)
         system.spawn("hugepagesd", [str(daemon), "-v", "--allow-private-mount-namespace"],
-                     env=system.env(G_DEBUG="fatal-criticals"), umask=unit_umask())
+                     env=system.env(**unit_environment(), G_DEBUG="fatal-criticals"),
+                     umask=unit_umask())
 
         def stop_service():
             system.stop("hugepagesd")

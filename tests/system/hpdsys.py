@@ -28,7 +28,7 @@ REPO = HERE.parents[1]
 # the service with its unit's umask (hpdtest.py, the integration tests'
 # helpers); appended, so that no module of this folder is shadowed.
 sys.path.append(str(REPO / "tests" / "integration"))
-from hpdtest import PipeLines, flood_script, unit_umask  # noqa: E402,F401
+from hpdtest import PipeLines, flood_script, unit_environment, unit_umask  # noqa: E402,F401
 
 HUGEPAGES = Path("/sys/kernel/mm/hugepages")
 NODES = Path("/sys/devices/system/node")
