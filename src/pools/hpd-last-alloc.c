@@ -37,9 +37,14 @@ hpd_last_alloc_note (HpdLastAlloc *self, const char *pool_name, const HpdAllocRe
   g_autofree char *what = g_strdup_printf ("the last %s allocation", pool_name);
   GKeyFile *file = hpd_run_state_begin (self->records);
 
-  /* the whole group anew: a node change after a pool change has no
-   * pool-wide leftovers, and the other way round */
-  g_key_file_remove_group (file, pool_name, NULL);
+  /* Each key's value is replaced where it is, and only "node" comes and
+   * goes (a pool change after a node change has none): a value's block is
+   * freed and at once taken again by the next. Making the group anew put
+   * some 30 long-lived blocks wherever the heap had room at that moment,
+   * under a burst of changes on pages that the trim after it could
+   * otherwise have returned (bench/run's load after the calls). */
+  if (!r->on_node)
+    g_key_file_remove_key (file, pool_name, "node", NULL);
   g_key_file_set_int64 (file, pool_name, "ended-usec", r->ended_usec);
   g_key_file_set_int64 (file, pool_name, "duration-usec", r->duration_usec);
   g_key_file_set_uint64 (file, pool_name, "requested", r->requested);
