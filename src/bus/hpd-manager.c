@@ -22,7 +22,10 @@ struct _HpdManager
 {
   HpDBusManagerSkeleton parent_instance;
   HpdDaemon *daemon; /* owns us */
-  GPtrArray *thp_texts; /* what ThpSettings was made from */
+  /* what ThpSettings was made from, in one block: kept from the first
+   * read on, it would otherwise be some 40 small blocks made among that
+   * read's passing ones, each keeping a page of the heap from the trims */
+  GBytes *thp_texts;
 };
 
 /* The methods are dispatched from the method table (hpd-methods.c), not
@@ -46,11 +49,12 @@ static void
 refresh_thp (HpdManager *self, HpDBusManager *iface)
 {
   g_autoptr(GPtrArray) texts = hpd_tunables_read_thp_texts (hpd_daemon_get_kernel (self->daemon));
+  g_autoptr(GBytes) joined = hpd_tunables_join_thp_texts (texts);
   g_autoptr(GHashTable) thp = NULL;
   GVariantBuilder builder;
   g_autoptr(GList) names = NULL;
 
-  if (hpd_tunables_thp_texts_equal (texts, self->thp_texts))
+  if (self->thp_texts != NULL && g_bytes_equal (joined, self->thp_texts))
     return;
   thp = hpd_tunables_parse_thp (texts);
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{s(sas)}"));
@@ -70,8 +74,8 @@ refresh_thp (HpdManager *self, HpDBusManager *iface)
                                                                        g_variant_new_tuple (pair, 2)));
     }
   hp_dbus_manager_set_thp_settings (iface, g_variant_builder_end (&builder));
-  g_clear_pointer (&self->thp_texts, g_ptr_array_unref);
-  self->thp_texts = g_steal_pointer (&texts);
+  g_clear_pointer (&self->thp_texts, g_bytes_unref);
+  self->thp_texts = g_steal_pointer (&joined);
 }
 
 void
@@ -214,7 +218,7 @@ hpd_manager_finalize (GObject *object)
 {
   HpdManager *self = HPD_MANAGER (object);
 
-  g_clear_pointer (&self->thp_texts, g_ptr_array_unref);
+  g_clear_pointer (&self->thp_texts, g_bytes_unref);
   G_OBJECT_CLASS (hpd_manager_parent_class)->finalize (object);
 }
 

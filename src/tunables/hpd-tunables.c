@@ -87,15 +87,19 @@ hpd_tunables_read_thp_texts (HpdKernel *kernel)
   return texts;
 }
 
-gboolean
-hpd_tunables_thp_texts_equal (GPtrArray *a, GPtrArray *b)
+/* Each with its NUL: "a" "bc" and "ab" "c" differ. */
+GBytes *
+hpd_tunables_join_thp_texts (GPtrArray *texts)
 {
-  if (a == NULL || b == NULL || a->len != b->len)
-    return FALSE;
-  for (guint i = 0; i < a->len; i++)
-    if (!g_str_equal (g_ptr_array_index (a, i), g_ptr_array_index (b, i)))
-      return FALSE;
-  return TRUE;
+  GString *joined = g_string_new (NULL);
+
+  for (guint i = 0; i < texts->len; i++)
+    {
+      const char *text = g_ptr_array_index (texts, i);
+
+      g_string_append_len (joined, text, (gssize) strlen (text) + 1);
+    }
+  return g_string_free_to_bytes (joined);
 }
 
 GHashTable *

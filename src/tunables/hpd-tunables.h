@@ -51,7 +51,9 @@ void hpd_tunables_read_scalars (HpdKernel *kernel, HpdTunables *t);
 /* The THP choice files as they are now: name, text, name, text... of every
  * file that could be read. Equal texts parse to equal choices. */
 GPtrArray *hpd_tunables_read_thp_texts (HpdKernel *kernel);
-gboolean hpd_tunables_thp_texts_equal (GPtrArray *a, GPtrArray *b);
+/* @texts in one block, for whoever keeps what a value was made from: equal
+ * texts give equal bytes. */
+GBytes *hpd_tunables_join_thp_texts (GPtrArray *texts);
 /* "enabled", "hugepages-64kB/enabled" -> HpdThpChoice, of the files whose
  * text parses. */
 GHashTable *hpd_tunables_parse_thp (GPtrArray *texts);

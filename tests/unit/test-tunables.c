@@ -530,6 +530,40 @@ test_read_without_each_file (Tree *tree, gconstpointer data)
     }
 }
 
+/* What ThpSettings is made from, kept in one block: the same files give
+ * the same bytes, a change of any text gives others, and the texts'
+ * boundaries count. */
+static void
+test_thp_texts_joined (Tree *tree, gconstpointer data)
+{
+  g_autoptr(GPtrArray) first = hpd_tunables_read_thp_texts (tree->kernel);
+  g_autoptr(GPtrArray) again = hpd_tunables_read_thp_texts (tree->kernel);
+  g_autoptr(GPtrArray) changed = NULL;
+  g_autoptr(GPtrArray) ab_c = g_ptr_array_new ();
+  g_autoptr(GPtrArray) a_bc = g_ptr_array_new ();
+  g_autoptr(GBytes) joined = hpd_tunables_join_thp_texts (first);
+  g_autoptr(GBytes) joined_again = hpd_tunables_join_thp_texts (again);
+  g_autoptr(GBytes) joined_changed = NULL;
+  g_autoptr(GBytes) joined_ab_c = NULL;
+  g_autoptr(GBytes) joined_a_bc = NULL;
+
+  g_assert_cmpuint (first->len, >, 2);
+  g_assert_true (g_bytes_equal (joined, joined_again));
+
+  hpd_test_put (tree->root, THP "hugepages-64kB/enabled", "always [inherit] madvise never\n");
+  changed = hpd_tunables_read_thp_texts (tree->kernel);
+  joined_changed = hpd_tunables_join_thp_texts (changed);
+  g_assert_false (g_bytes_equal (joined, joined_changed));
+
+  g_ptr_array_add (ab_c, "ab");
+  g_ptr_array_add (ab_c, "c");
+  g_ptr_array_add (a_bc, "a");
+  g_ptr_array_add (a_bc, "bc");
+  joined_ab_c = hpd_tunables_join_thp_texts (ab_c);
+  joined_a_bc = hpd_tunables_join_thp_texts (a_bc);
+  g_assert_false (g_bytes_equal (joined_ab_c, joined_a_bc));
+}
+
 static void
 test_read_empty_tree (Tree *tree, gconstpointer data)
 {
@@ -739,6 +773,8 @@ main (int argc, char **argv)
               tree_teardown);
   g_test_add ("/tunables/read/without-each-file", Tree, NULL, NULL, test_read_without_each_file, NULL);
   g_test_add ("/tunables/read/empty-tree", Tree, NULL, NULL, test_read_empty_tree, NULL);
+  g_test_add ("/tunables/read/thp-texts-joined", Tree, NULL, tree_setup, test_thp_texts_joined,
+              tree_teardown);
   g_test_add ("/tunables/read/zone-movable", Tree, NULL, tree_setup, test_read_zone_movable, tree_teardown);
   g_test_add ("/tunables/read/odd-values", Tree, NULL, tree_setup, test_read_odd_values, tree_teardown);
   g_test_add ("/tunables/thp-number", Tree, NULL, tree_setup, test_thp_number, tree_teardown);
