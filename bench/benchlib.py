@@ -199,7 +199,8 @@ class Stack:
             raise
 
     def env(self, **extra):
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
+        # the unit's Environment= (GLIBC_TUNABLES), as systemd starts it
+        env = dict(os.environ, **hpdtest.unit_environment(), DBUS_SYSTEM_BUS_ADDRESS=self.address)
         env.pop("G_SLICE", None)      # the service decides, as in production
         env.pop("G_MESSAGES_DEBUG", None)
         env.update(extra)

@@ -7,6 +7,8 @@ benchlib.Section to fill with figures, baselines, targets and notes."""
 import json
 import os
 import random
+import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -282,11 +284,32 @@ def _rotate(order, calls, block):
     return lat
 
 
-def _floor_reads(ctx, stack, bodies, calls, block):
-    """Round trips to bench/floor.c answering each of @bodies (member: reply
-    body as GVariant text) from GDBus's worker thread, and its Ping, timed
-    as the service's are. On a bus of its own with the same policy, which
-    lets only the service's name be owned, while the service keeps its own."""
+def _floor_env(stack, **extra):
+    """The environment bench/floor.c runs in: the service's (the unit's
+    Environment=), and the allocator settings the service makes itself
+    (src/bus/hpd-memory.c): GSlice on malloc, and the arena count and mmap
+    threshold it gives mallopt(), as GLIBC_TUNABLES beside the unit's. A
+    floor is the least a GDBus service pays: it gets all the service has."""
+    from benchlib import REPO
+    source = (REPO / "src" / "bus" / "hpd-memory.c").read_text()
+    arenas = re.search(r"mallopt \(M_ARENA_MAX, (\d+)\)", source)
+    threshold = re.search(r"#define MMAP_THRESHOLD_BYTES \((\d+) << 10\)", source)
+    if arenas is None or threshold is None:
+        raise RuntimeError("src/bus/hpd-memory.c no longer sets the arenas and the mmap "
+                           "threshold as bench/sections.py's _floor_env() reads them")
+    env = stack.env(G_SLICE="always-malloc", **extra)
+    env["GLIBC_TUNABLES"] = ":".join(
+        t for t in (env.get("GLIBC_TUNABLES"), "glibc.malloc.arena_max=" + arenas.group(1),
+                    "glibc.malloc.mmap_threshold=%d" % (int(threshold.group(1)) << 10)) if t)
+    return env
+
+
+def _floor_on_own_bus(ctx, stack, bodies):
+    """bench/floor.c answering each of @bodies (member: reply body as
+    GVariant text) from GDBus's worker thread, in _floor_env(), on a bus
+    of its own with the same policy, which lets only the service's name
+    be owned, while the service keeps its own. Returns the ExtraService,
+    its .proc the floor once it owns the name; the caller closes it."""
     extra = hpdsys.ExtraService(stack.dir, "floor")
     try:
         args = [str(Path(ctx.builddir) / "bench" / "floor"), BUS_NAME]
@@ -297,13 +320,25 @@ def _floor_reads(ctx, stack, bodies, calls, block):
         with open(extra.dir / "floor.log", "w") as f:
             extra.proc = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL,
-                                          env=dict(stack.env(), DBUS_SYSTEM_BUS_ADDRESS=extra.address))
+                                          env=_floor_env(stack,
+                                                         DBUS_SYSTEM_BUS_ADDRESS=extra.address))
         deadline = time.monotonic() + 15
         while extra.owner_pid() != extra.proc.pid:
             if extra.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("bench/floor did not own %s: %s" % (
                     BUS_NAME, (extra.dir / "floor.log").read_text(errors="replace")))
             time.sleep(0.01)
+        return extra
+    except BaseException:
+        extra.close()
+        raise
+
+
+def _floor_reads(ctx, stack, bodies, calls, block):
+    """Round trips to bench/floor.c answering each of @bodies (member: reply
+    body as GVariant text) and its Ping, timed as the service's are."""
+    extra = _floor_on_own_bus(ctx, stack, bodies)
+    try:
         conn = hpdsys.connect(extra.address)
         try:
             def call(iface, member, params):
@@ -1216,7 +1251,7 @@ def _floor_figures(ctx, stack, cgroup=None):
     log = stack.dir / "floor.log"
     with open(log, "w") as f:
         proc = subprocess.Popen([str(floor), BUS_NAME], stdout=f, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=stack.env(),
+                                stdin=subprocess.DEVNULL, env=_floor_env(stack),
                                 preexec_fn=cgroup.join if cgroup is not None else None)
     proc.log_path = log
     try:
@@ -1375,14 +1410,16 @@ def _heap(pid):
     return {"rss": kb["Rss:"], "size": kb["Size:"]}
 
 
-def _load_residue(ctx, clients, seconds, during=None, again=0):
+def _load_residue(ctx, clients, seconds, during=None, again=0, floor=False):
     """A fresh instance on the scale section's fake kernel (64 nodes × 5
     sizes) under @clients clients for @seconds: RssAnon idle before, right
     after, when it first came back within the slack of idle (None: not
     within 20 s), and 3 s after (the trim 2 s after the calls is done) with
     the heap's Rss and size then. Then @again more of the same loads on the
     same instance, each with RssAnon and the heap's size 3 s after it:
-    whether what stays grows with use."""
+    whether what stays grows with use. With @floor, the same of
+    bench/floor.c answering the load's calls with the instance's bodies
+    (under "floor")."""
     root = Path(tempfile.mkdtemp(prefix="fake-kernel-", dir=ctx.workdir))
     FakeKernel(root, nodes=SCALE_NODES, sizes=SCALE_SIZES, default_size=2048,
                mem_total_kb=1 << 30)
@@ -1417,10 +1454,43 @@ def _load_residue(ctx, clients, seconds, during=None, again=0):
             time.sleep(3)
             rounds.append({"rss": proc_status(svc.pid)["RssAnon"],
                            "heap_size": _heap(svc.pid)["size"]})
+        bodies = _load_bodies(stack, paths) if floor else None
     finally:
         stack.stop_service(svc)
     return {"idle": idle, "after": after, "slack": slack, "back": back, "settled": settled,
-            "heap": heap["rss"], "heap_size": heap["size"], "again": rounds}
+            "heap": heap["rss"], "heap_size": heap["size"], "again": rounds,
+            "floor": _floor_residue(ctx, stack, bodies, clients, seconds, paths) if floor else None}
+
+
+def _load_bodies(stack, paths):
+    """The replies' bodies of the load's three calls (LOAD_CLIENT), as
+    GVariant text for bench/floor.c."""
+    gmo = stack.call(MANAGER_PATH, OM, "GetManagedObjects")
+    getall = stack.call(paths[1], PROPS, "GetAll", GLib.Variant("(s)", (PAGE_SIZE_IFACE,)))
+    return {"GetManagedObjects": gmo.print_(True), "GetAll": getall.print_(True),
+            "SetNodePages": GLib.Variant("(t)", (0,)).print_(True)}
+
+
+def _floor_residue(ctx, stack, bodies, clients, seconds, paths):
+    """bench/floor.c answering the load's calls with @bodies from its worker
+    thread: RssAnon idle and 3 s after the same load, each after it was
+    told to trim (SIGUSR1) as the service trims itself once the calls have
+    stopped: 2 s after start-up and after the load."""
+    extra = _floor_on_own_bus(ctx, stack, bodies)
+    try:
+        pid = extra.proc.pid
+
+        def trimmed():
+            os.kill(pid, signal.SIGUSR1)
+            time.sleep(1)
+            return proc_status(pid)["RssAnon"]
+        time.sleep(2)
+        idle = trimmed()
+        _load_clients(extra.address, clients, seconds, SCALE_NODES, paths)
+        time.sleep(2)
+        return {"idle": idle, "settled": trimmed()}
+    finally:
+        extra.close()
 
 
 def _footprint_under_load(ctx, sec):
@@ -1433,7 +1503,8 @@ def _footprint_under_load(ctx, sec):
     again = 1 if ctx.quick else 4
     peak = []
     heavy = _load_residue(ctx, clients, seconds,
-                          during=lambda pid: peak.append(proc_status(pid)["RssAnon"]), again=again)
+                          during=lambda pid: peak.append(proc_status(pid)["RssAnon"]), again=again,
+                          floor=True)
     light = _load_residue(ctx, 2, 1.0)
     idle, slack = heavy["idle"], heavy["slack"]
     peak_kb = max(peak + [heavy["after"]])
@@ -1466,25 +1537,37 @@ def _footprint_under_load(ctx, sec):
                    if largest_heap <= heavy["heap_size"] else
                    "the heap grew %d kB past what the first load made it" %
                    (largest_heap - heavy["heap_size"])))
+    floor = heavy["floor"]
+    floor_left = floor["settled"] - floor["idle"]
     sec.row("RssAnon back to idle after the load (within %d kB of %d kB)" % (slack, idle),
             "%.1f s" % heavy["back"] if heavy["back"] is not None else "not within 20 s",
             "", "", "≤ 10 s", heavy["back"] is not None and heavy["back"] <= 10,
-            "RssAnon was %d kB 3 s after the load, %d kB of it the heap, after malloc_trim "
-            "returned every free page and the read snapshots were let go (src/bus/hpd-daemon.c). "
-            "Another fresh instance, after 2 clients for 1 s, was at %s. %s What stays is not "
-            "memory in use but its layout. By heaptrack, run by hand with the instance killed "
-            "at the end so that what was live then counts as leaked: 340 kB in 2419 blocks "
-            "after two light loads, 343 kB in as many blocks after the same and this load. "
-            "The pages that hold a block in use stay, and values made again during the calls "
-            "(the objects' properties, the callers' watches) landed in the heap the calls grew. "
-            "glibc's per-thread caches of freed blocks (up to 7 of each size up to 1 kB) are "
-            "in use to the heap and so out of malloc_trim's reach: the main thread's is "
-            "emptied before the trim (src/bus/hpd-memory.c; by gdb, run by hand, it held 417 "
-            "blocks, 225 kB, after this load before that was done; emptying it lowered "
-            "RssAnon by some 100 kB both idle and 3 s after the load, in 3 runs each by hand, "
-            "but not the residue above idle), GDBus's worker thread's stays (some 180 blocks, "
-            "55 kB, by gdb), as glibc has no call to empty another thread's cache" %
-            (heavy["settled"], heavy["heap"], light_text, again_text))
+            "RssAnon was %d kB 3 s after the load (%+d kB), %d kB of it the heap, after "
+            "malloc_trim returned every whole free page and the read snapshots were let go "
+            "(src/bus/hpd-daemon.c). A GDBus service answering the same calls with the same "
+            "bodies from its worker thread, run and trimmed the same way (bench/floor.c), was "
+            "%+d kB from its idle 3 s after the same load: what stays is the service's own. "
+            "Another fresh instance of the service, after 2 clients for 1 s, was at %s: values "
+            "that the first calls make and that then live on (the Manager's properties and "
+            "their serialised forms, a pool's LastAllocation, GLib's types and GDBus's state "
+            "for the first callers). %s The rest is blocks made during the calls that live on, "
+            "each keeping its page of the heap from the trim: by an allocation tracer run by "
+            "hand (LD_PRELOAD, recording what was allocated during the load and still live 3 s "
+            "after it), some 180 blocks, 30 kB in all, on about 100 pages: most of them a few "
+            "each, from GHashTable's new arrays as the tables shrink after 50 callers left "
+            "(the callers' name watches, credentials and slots in src/bus/hpd-auth.c, "
+            "hpd-watchers.c and hpd-traffic.c, and GDBus's own), the sources of what still "
+            "waits (hpd-auth.c's linger of its departures watch, GDBus's next read), and the "
+            "last values of what the load changed (a pool's Nodes and LastAllocation). Made once (the ThpSettings texts, now one block) or updated "
+            "in place (LastAllocation's record in /run) where the service could; the unit's "
+            "GLIBC_TUNABLES (no per-thread cache of freed blocks, src/bus/hpd-memory.c) took "
+            "some 200 kB off what stays, by hand, in runs before and after it" %
+            (heavy["settled"], heavy["settled"] - idle, heavy["heap"], floor_left, light_text,
+             again_text))
+    sec.row("Floor: RssAnon of a minimal GDBus service answering the same calls from its "
+            "worker thread, 3 s after the same load (bench/floor.c, told to trim 2 s after it)",
+            "%+d kB" % floor_left, "its idle: %d kB" % floor["idle"], "", "(for comparison)",
+            None)
     sec.row("RssAnon 3 s after each of %d more of the same load (the same instance)" % again,
             "%s kB" % rounds_rss, "3 s after the first: %d kB" % heavy["settled"], "",
             "(for comparison)", None)
@@ -1553,6 +1636,8 @@ def section_footprint(ctx, sec):
             "minimal GDBus service: %d kB" % fst["VmRSS"], "", "(for comparison)")
     _kernel_memory_rows(sec, idle, floor, reads_kernel)
     sec.note("Baseline: bench/floor.c, built by bench/run with pkg-config's gio-2.0 flags, "
+             "run with the unit's Environment= and the allocator settings the service makes "
+             "itself (GSlice on malloc, one arena, the mmap threshold of src/bus/hpd-memory.c), "
              "connects to the same private system bus, exports one object with one method, "
              "owns %s and idles; measured 3 s after it owns the name, as the service, right "
              "after the service stopped (the benchmark's own python process maps GLib and GIO "

@@ -62,6 +62,9 @@ FIGURES = {
         r"\| Exec to name on the bus \(median of \d+ starts\) \| [\d.]+ ms \| `hugepagesd --version`: [\d.]+ ms \|",
         r"\| RssAnon right after \d+ concurrent clients for \d+ s \(the scale section's load\) \| \d+ kB \|",
         r"\| RssAnon back to idle after the load \(within \d+ kB of \d+ kB\) \| ",
+        r"\| Floor: RssAnon of a minimal GDBus service answering the same calls from its worker "
+        r"thread, 3 s after the same load \(bench/floor.c, told to trim 2 s after it\) \| [+-]\d+ kB \| "
+        r"its idle: \d+ kB \|",
         r"\| RssAnon 3 s after each of \d+ more of the same load \(the same instance\) \| [\d, ]+ kB \| 3 s after the first: \d+ kB \|",
         r"\| RssAnon 3 s after a light load \(2 clients for 1 s, another fresh instance\) \| \d+ kB \| idle before: \d+ kB \|",
     ]),
