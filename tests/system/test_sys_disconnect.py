@@ -6,7 +6,6 @@ other, each sending SetMinimum as the denied user and vanishing 0-5 ms
 later, while their authorization is being checked (about 25 s). Then root,
 while polkitd still works through the checks of the callers that left."""
 
-import os
 import re
 import time
 
@@ -14,13 +13,10 @@ import pytest
 
 from hpdsys import (BUS_NAME, DENIED_USER, ERROR_PREFIX, KB_2M, MANAGER_IFACE, MANAGER_PATH,
                     POLKIT_NAME, POLKITD_RULES_TIMEOUT_S, counters, late_polkit_answers,
-                    page_size_path, polkitd_stalls, pool_sizes_kb, pools_snapshot, tree_snapshot)
+                    open_files, page_size_path, polkitd_stalls, pool_sizes_kb, pools_snapshot,
+                    tree_snapshot)
 
 ITERATIONS = 1000
-
-
-def fd_count(pid):
-    return len(os.listdir("/proc/%d/fd" % pid))
 
 
 def test_early_disconnect(system, rng, polkit_monitor):
@@ -33,7 +29,7 @@ def test_early_disconnect(system, rng, polkit_monitor):
     for kb in pool_sizes_kb():
         system.pool_props(kb)
     system.call(MANAGER_PATH, "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")
-    fds_before = fd_count(service_pid)
+    fds_before = len(open_files(service_pid))
     pools_before = pools_snapshot()
     files_before = tree_snapshot()
     target = counters(KB_2M)["Minimum"] + 1
@@ -87,7 +83,7 @@ def test_early_disconnect(system, rng, polkit_monitor):
     system.assert_service_alive()
     assert system.service.pid == service_pid
     assert system.name_pid(POLKIT_NAME) == polkit_pid
-    assert fd_count(service_pid) <= fds_before + 4, "the service leaks file descriptors"
+    assert len(open_files(service_pid)) <= fds_before + 4, "the service leaks file descriptors"
     log = system.log("hugepagesd")[log_start:]
     assert "CRITICAL" not in log
     denied_uid = system.users[DENIED_USER].pw_uid

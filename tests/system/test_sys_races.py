@@ -25,7 +25,8 @@ import time
 
 import pytest
 
-from hpdsys import ERROR_PREFIX, KB_2M, MOUNT_BASE, PYTHON, MountArea, mounts_at, path_tree, umount
+from hpdsys import (ERROR_PREFIX, KB_2M, MOUNT_BASE, PYTHON, MountArea, mounts_at, open_files,
+                    path_tree, umount)
 from test_sys_mounts import SIZES, create_mount, create_mounts, mount_path, ok, unmount
 
 FAILED = ERROR_PREFIX + "Failed"
@@ -96,10 +97,6 @@ def test_mount_point_swapped_for_a_link_mid_call(system, area):
     system.assert_service_alive()
 
 
-def fd_count(pid):
-    return len(os.listdir("/proc/%d/fd" % pid))
-
-
 def existing_owners(limit):
     users = [p.pw_name for p in pwd.getpwall() if len(p.pw_name) <= 32][:limit]
     groups = [g.gr_name for g in grp.getgrall() if len(g.gr_name) <= 32][:limit]
@@ -108,7 +105,7 @@ def existing_owners(limit):
 
 def test_many_mounts_hold_no_descriptors(system, area):
     pid = system.service.pid
-    baseline = fd_count(pid)
+    baseline = len(open_files(pid))
     users, groups = existing_owners(20)
     made = []
     for scope, names in (("user", users), ("group", groups)):
@@ -116,11 +113,11 @@ def test_many_mounts_hold_no_descriptors(system, area):
             made += ok(create_mounts(system, None, scope, name))[0]
     assert len(made) == len(SIZES) * (len(users) + len(groups))
     assert len(area.new_hugetlbfs_mounts()) == len(made)
-    during = fd_count(pid)
+    during = len(open_files(pid))
     print("%d mounts; the service holds %d fds (%d before)" % (len(made), during, baseline))
     assert during <= baseline + 2, "the service keeps descriptors per mount"
     for path in made:
         ok(unmount(system, None, path))
     assert area.new_hugetlbfs_mounts() == []
-    assert fd_count(pid) <= baseline + 2
+    assert len(open_files(pid)) <= baseline + 2
     system.assert_service_alive()
