@@ -1558,8 +1558,9 @@ def _footprint_under_load(ctx, sec):
             "(the callers' name watches, credentials and slots in src/bus/hpd-auth.c, "
             "hpd-watchers.c and hpd-traffic.c, and GDBus's own), the sources of what still "
             "waits (hpd-auth.c's linger of its departures watch, GDBus's next read), and the "
-            "last values of what the load changed (a pool's Nodes and LastAllocation). Made once (the ThpSettings texts, now one block) or updated "
-            "in place (LastAllocation's record in /run) where the service could; the unit's "
+            "last values of what the load changed (a pool's Nodes and LastAllocation). Made "
+            "once (the ThpSettings texts, now one block) or updated in place (LastAllocation's "
+            "record in /run) where the service could; the unit's "
             "GLIBC_TUNABLES (no per-thread cache of freed blocks, src/bus/hpd-memory.c) took "
             "some 200 kB off what stays, by hand, in runs before and after it" %
             (heavy["settled"], heavy["settled"] - idle, heavy["heap"], floor_left, light_text,

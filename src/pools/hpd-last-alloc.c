@@ -40,9 +40,9 @@ hpd_last_alloc_note (HpdLastAlloc *self, const char *pool_name, const HpdAllocRe
   /* Each key's value is replaced where it is, and only "node" comes and
    * goes (a pool change after a node change has none): a value's block is
    * freed and at once taken again by the next. Making the group anew put
-   * some 30 long-lived blocks wherever the heap had room at that moment,
-   * under a burst of changes on pages that the trim after it could
-   * otherwise have returned (bench/run's load after the calls). */
+   * some 30 long-lived blocks wherever the heap had room at that moment:
+   * during a burst of changes, on pages that the trim after the burst
+   * could otherwise have returned. */
   if (!r->on_node)
     g_key_file_remove_key (file, pool_name, "node", NULL);
   g_key_file_set_int64 (file, pool_name, "ended-usec", r->ended_usec);
