@@ -8,9 +8,10 @@
  *
  * Connects to the system bus (DBUS_SYSTEM_BUS_ADDRESS), exports one object
  * with one method, owns NAME and idles. It links GIO, GObject, GLib and
- * libc as hugepagesd does, so its Pss and RssAnon are what any such
- * service pays on this machine; hugepagesd's excess over it is what the
- * service itself adds.
+ * libc as hugepagesd does, and sets up the allocators with the service's
+ * own code (src/bus/hpd-allocators.h), so its Pss and RssAnon are what any
+ * such service pays on this machine; hugepagesd's excess over it is what
+ * the service itself adds.
  *
  * Each MEMBER=FILE makes it answer a call of MEMBER, on any path and
  * interface, with the reply body FILE holds (GVariant text, types
@@ -18,10 +19,11 @@
  * checking nothing: the least any GDBus service can spend on a reply of
  * that size.
  *
- * SIGUSR1 makes it return its free memory to the kernel (malloc_trim()),
- * as hugepagesd does once calls have stopped: the benchmark sends it
- * before it compares what a load leaves, so that the floor keeps no more
- * than a service that trims would. */
+ * SIGUSR1 makes it return its free memory to the kernel as hugepagesd does
+ * once calls have stopped (its thread's cache of freed blocks emptied where
+ * it is on, then malloc_trim()): the benchmark sends it before it compares
+ * what a load leaves, so that the floor keeps no more than a service that
+ * trims would. */
 
 #include <malloc.h>
 #include <signal.h>
@@ -29,6 +31,8 @@
 
 #include <gio/gio.h>
 #include <glib-unix.h>
+
+#include "hpd-allocators.h"
 
 static const char introspection[] =
   "<node><interface name='org.hugepages.Floor'><method name='Ping'/></interface></node>";
@@ -66,9 +70,20 @@ answer_in_worker (GDBusConnection *connection, GDBusMessage *message, gboolean i
 static gboolean
 trim_now (gpointer user_data)
 {
+  hpd_allocators_empty_thread_cache (g_getenv ("GLIBC_TUNABLES"));
   malloc_trim (0);
   return G_SOURCE_CONTINUE;
 }
+
+/* As the service does, from the same place (src/main.c) */
+static void
+tune_allocators_early (int argc, char **argv, char **envp)
+{
+  hpd_allocators_tune (envp);
+}
+
+__attribute__ ((section (".preinit_array"), used))
+static void (*const tune_allocators_at_preinit) (int, char **, char **) = tune_allocators_early;
 
 /* MEMBER=FILE arguments into @bodies; FALSE with @error on a bad one. */
 static gboolean

@@ -7,7 +7,6 @@ benchlib.Section to fill with figures, baselines, targets and notes."""
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -284,32 +283,13 @@ def _rotate(order, calls, block):
     return lat
 
 
-def _floor_env(stack, **extra):
-    """The environment bench/floor.c runs in: the service's (the unit's
-    Environment=), and the allocator settings the service makes itself
-    (src/bus/hpd-memory.c): GSlice on malloc, and the arena count and mmap
-    threshold it gives mallopt(), as GLIBC_TUNABLES beside the unit's. A
-    floor is the least a GDBus service pays: it gets all the service has."""
-    from benchlib import REPO
-    source = (REPO / "src" / "bus" / "hpd-memory.c").read_text()
-    arenas = re.search(r"mallopt \(M_ARENA_MAX, (\d+)\)", source)
-    threshold = re.search(r"#define MMAP_THRESHOLD_BYTES \((\d+) << 10\)", source)
-    if arenas is None or threshold is None:
-        raise RuntimeError("src/bus/hpd-memory.c no longer sets the arenas and the mmap "
-                           "threshold as bench/sections.py's _floor_env() reads them")
-    env = stack.env(G_SLICE="always-malloc", **extra)
-    env["GLIBC_TUNABLES"] = ":".join(
-        t for t in (env.get("GLIBC_TUNABLES"), "glibc.malloc.arena_max=" + arenas.group(1),
-                    "glibc.malloc.mmap_threshold=%d" % (int(threshold.group(1)) << 10)) if t)
-    return env
-
-
 def _floor_on_own_bus(ctx, stack, bodies):
     """bench/floor.c answering each of @bodies (member: reply body as
-    GVariant text) from GDBus's worker thread, in _floor_env(), on a bus
-    of its own with the same policy, which lets only the service's name
-    be owned, while the service keeps its own. Returns the ExtraService,
-    its .proc the floor once it owns the name; the caller closes it."""
+    GVariant text) from GDBus's worker thread, in the service's
+    environment, on a bus of its own with the same policy, which lets only
+    the service's name be owned, while the service keeps its own. Returns
+    the ExtraService, its .proc the floor once it owns the name; the caller
+    closes it."""
     extra = hpdsys.ExtraService(stack.dir, "floor")
     try:
         args = [str(Path(ctx.builddir) / "bench" / "floor"), BUS_NAME]
@@ -320,8 +300,7 @@ def _floor_on_own_bus(ctx, stack, bodies):
         with open(extra.dir / "floor.log", "w") as f:
             extra.proc = subprocess.Popen(args, stdout=f, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL,
-                                          env=_floor_env(stack,
-                                                         DBUS_SYSTEM_BUS_ADDRESS=extra.address))
+                                          env=stack.env(DBUS_SYSTEM_BUS_ADDRESS=extra.address))
         deadline = time.monotonic() + 15
         while extra.owner_pid() != extra.proc.pid:
             if extra.proc.poll() is not None or time.monotonic() > deadline:
@@ -1190,29 +1169,6 @@ def _thread_switches(pid):
     return out
 
 
-def _timer_explanation(delta, window):
-    """Names the source of the wakeups when the main thread woke at the rate
-    of the malloc-trim timer that src/bus/hpd-memory.c declares."""
-    import re
-    from benchlib import REPO
-    try:
-        text = (REPO / "src" / "bus" / "hpd-memory.c").read_text()
-    except OSError:
-        return ""
-    m = re.search(r"#define CHECK_INTERVAL_S (\d+)", text)
-    if not m:
-        return ""
-    interval = int(m.group(1))
-    main = delta.get("main thread", 0)
-    expected = window / interval
-    if abs(main - expected) > 0.25 * expected + 1:
-        return ""
-    return (" The main thread woke %d times in %.0f s, the rate of src/bus/hpd-memory.c's "
-            "malloc-trim check (g_timeout_add_seconds every CHECK_INTERVAL_S = %d s, armed by "
-            "hpd_memory_watch() at start), a timer that fires whether or not anything was "
-            "freed: %.0f wakeups a minute" % (main, window, interval, 60.0 / interval))
-
-
 def _per_file(pid, field="Rss"):
     """{mapped file: kB of @field} from /proc/PID/smaps; the anonymous
     mappings (heap, stacks, libraries' written data) under ""."""
@@ -1251,7 +1207,7 @@ def _floor_figures(ctx, stack, cgroup=None):
     log = stack.dir / "floor.log"
     with open(log, "w") as f:
         proc = subprocess.Popen([str(floor), BUS_NAME], stdout=f, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=_floor_env(stack),
+                                stdin=subprocess.DEVNULL, env=stack.env(),
                                 preexec_fn=cgroup.join if cgroup is not None else None)
     proc.log_path = log
     try:
@@ -1636,10 +1592,10 @@ def section_footprint(ctx, sec):
     sec.row("Idle RSS after start (VmRSS)", "%d kB" % st["VmRSS"],
             "minimal GDBus service: %d kB" % fst["VmRSS"], "", "(for comparison)")
     _kernel_memory_rows(sec, idle, floor, reads_kernel)
-    sec.note("Baseline: bench/floor.c, built by bench/run with pkg-config's gio-2.0 flags, "
-             "run with the unit's Environment= and the allocator settings the service makes "
-             "itself (GSlice on malloc, one arena, the mmap threshold of src/bus/hpd-memory.c), "
-             "connects to the same private system bus, exports one object with one method, "
+    sec.note("Baseline: bench/floor.c, built with the service (bench/meson.build) against "
+             "the same GLib and GIO, run with the unit's Environment= and its allocators set "
+             "up by the service's own code (src/bus/hpd-allocators.c: GSlice on malloc, one "
+             "arena, the same mmap threshold), connects to the same private system bus, exports one object with one method, "
              "owns %s and idles; measured 3 s after it owns the name, as the service, right "
              "after the service stopped (the benchmark's own python process maps GLib and GIO "
              "for both). Pss divides each shared page among the processes that map it, so "
@@ -1653,7 +1609,7 @@ def section_footprint(ctx, sec):
     busy = ", ".join("%s %d" % (k, v) for k, v in sorted(delta.items()) if v) or "none"
     sec.row("Wakeups while idle, nobody watching (%.0f s window)" % window,
             "%.1f / min" % per_min, "", "", "none periodic (< 1 / min)", per_min < 1,
-            "context switches by thread: %s.%s" % (busy, _timer_explanation(delta, window)))
+            "context switches by thread: %s." % busy)
     sec.note("Wakeups: voluntary + nonvoluntary context switches summed over "
              "/proc/PID/task/*/status, before and after the window; %d threads; "
              "per thread: %s.%s" % (st["Threads"], busy, "" if comm == "hugepagesd" else
@@ -1696,7 +1652,7 @@ def section_footprint(ctx, sec):
              "as a unit of Type=dbus waits for it (asking the bus for the owner in a loop would "
              "take a CPU and the bus's time from the start it measures); one exec: on GLib < "
              "2.76 GSlice is set to malloc before GLib's constructor runs "
-             "(src/bus/hpd-memory.h), not by executing the program again with G_SLICE."
+             "(src/bus/hpd-allocators.h), not by executing the program again with G_SLICE."
              % ([fmt_ms(t) for t in times], BUS_NAME))
 
     _footprint_under_load(ctx, sec)

@@ -15,7 +15,7 @@
 #include "hp-escape.h"
 #include "hpd-apply.h"
 #include "hpd-daemon.h"
-#include "hpd-memory.h"
+#include "hpd-allocators.h"
 
 /* Longest --idle-timeout: a day is plenty, and keeps the timer's
  * milliseconds far from overflowing. */
@@ -53,11 +53,11 @@ write_escaped (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
 /* Run by the dynamic linker before the constructors of the libraries,
  * GLib's among them, which already allocate from GSlice: the one moment
  * its configuration can still be chosen, and before any thread exists, as
- * malloc's arena setting wants (hpd-memory.h). */
+ * malloc's arena setting wants (hpd-allocators.h). */
 static void
 tune_allocators_early (int argc, char **argv, char **envp)
 {
-  hpd_memory_tune_allocators (envp);
+  hpd_allocators_tune (envp);
 }
 
 __attribute__ ((section (".preinit_array"), used))

@@ -114,7 +114,7 @@ def test_bad_kernel_root_fails_to_start(start_service, tmp_path, fake_kernel):
 
 def test_starts_with_one_exec(hugepagesd, tmp_path):
     # GSlice is made to use malloc from the program's .preinit_array
-    # (src/bus/hpd-memory.h), not by executing the program again with
+    # (src/bus/hpd-allocators.h), not by executing the program again with
     # G_SLICE set: a second exec doubled the time to the name on the bus
     strace = shutil.which('strace')
     if strace is None:
