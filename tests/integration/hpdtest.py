@@ -29,26 +29,37 @@ POLICY_DIR = os.path.join(REPO, 'data', 'dbus')
 UNIT_TEMPLATE = os.path.join(REPO, 'data', 'systemd', 'hugepagesd.service.in')
 
 
+def unit_settings(unit=UNIT_TEMPLATE):
+    """The service unit's assignments, each key with its values in the
+    order the unit gives them (a key such as Environment= may come more
+    than once). Comments and section headers are left out."""
+    settings = {}
+    with open(unit) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith(('#', ';', '[')) and '=' in line:
+                key, _, value = line.partition('=')
+                settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
 def unit_umask(unit=UNIT_TEMPLATE):
     """The service unit's UMask=: the tests run the service with it, so that
     every file and directory others must read shows it was given its mode."""
-    with open(unit) as f:
-        for line in f:
-            if line.startswith('UMask='):
-                return int(line.split('=', 1)[1], 8)
-    raise AssertionError(f'{unit} sets no UMask=')
+    values = unit_settings(unit).get('UMask')
+    if not values:
+        raise AssertionError(f'{unit} sets no UMask=')
+    return int(values[-1], 8)
 
 
 def unit_environment(unit=UNIT_TEMPLATE):
     """The service unit's Environment= assignments: the tests and bench/run
     run the service with them, as systemd does."""
     env = {}
-    with open(unit) as f:
-        for line in f:
-            if line.startswith('Environment='):
-                for assignment in shlex.split(line.split('=', 1)[1]):
-                    name, _, value = assignment.partition('=')
-                    env[name] = value
+    for value in unit_settings(unit).get('Environment', []):
+        for assignment in shlex.split(value):
+            name, _, assigned = assignment.partition('=')
+            env[name] = assigned
     return env
 
 

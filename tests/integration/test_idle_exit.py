@@ -310,11 +310,10 @@ def test_installed_activation_and_unit_pass_the_timeout():
     data = os.path.join(hpdtest.REPO, 'data')
     with open(os.path.join(data, 'dbus', 'org.hugepages.Manager.service.in')) as f:
         activation = f.read()
-    with open(os.path.join(data, 'systemd', 'hugepagesd.service.in')) as f:
-        unit = f.read()
     assert re.search(r'^Exec=\S+/hugepagesd --idle-timeout=30$', activation, re.M)
     assert re.search(r'^SystemdService=hugepagesd.service$', activation, re.M)
-    assert re.search(r'^ExecStart=\S+/hugepagesd --idle-timeout=30$', unit, re.M)
+    assert [re.fullmatch(r'\S+/hugepagesd --idle-timeout=30', v) is not None
+            for v in hpdtest.unit_settings()['ExecStart']] == [True]
 
 
 @pytest.mark.parametrize('value', ['-1', 'nan', 'inf', '86401', 'soon'])

@@ -86,8 +86,7 @@ def status_kb(pid, field):
 
 def memory_max_bytes(builddir):
     """MemoryMax= of the unit the build installs."""
-    with open(os.path.join(builddir, 'data', 'hugepagesd.service')) as f:
-        value = next(line for line in f if line.startswith('MemoryMax=')).split('=', 1)[1].strip()
+    value = hpdtest.unit_settings(os.path.join(builddir, 'data', 'hugepagesd.service'))['MemoryMax'][-1]
     units = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
     return int(value[:-1]) * units[value[-1]] if value[-1] in units else int(value)
 
