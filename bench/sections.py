@@ -1517,8 +1517,8 @@ def _footprint_under_load(ctx, sec):
             "last values of what the load changed (a pool's Nodes and LastAllocation). Made "
             "once (the ThpSettings texts, now one block) or updated in place (LastAllocation's "
             "record in /run) where the service could; the unit's "
-            "GLIBC_TUNABLES (no per-thread cache of freed blocks, src/bus/hpd-memory.c) took "
-            "some 200 kB off what stays, by hand, in runs before and after it" %
+            "GLIBC_TUNABLES (no per-thread cache of freed blocks, src/bus/hpd-allocators.c) "
+            "took some 200 kB off what stays, by hand, in runs before and after it" %
             (heavy["settled"], heavy["settled"] - idle, heavy["heap"], floor_left, light_text,
              again_text))
     sec.row("Floor: RssAnon of a minimal GDBus service answering the same calls from its "

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 The hugepagesd authors
 # SPDX-License-Identifier: LGPL-2.1-or-later
 
-"""malloc's settings (src/bus/hpd-memory.c): every thread of the service
+"""malloc's settings (src/bus/hpd-allocators.c): every thread of the service
 allocates from the one main arena, unless the administrator's environment
 sets the number of arenas itself; the unit's own GLIBC_TUNABLES, which
 turns off the per-thread cache, is not such a setting."""
