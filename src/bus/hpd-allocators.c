@@ -24,13 +24,43 @@
  * later reply would come from the heap again). */
 #define MMAP_THRESHOLD_BYTES (8 << 10)
 
-static gboolean
-env_has (char **envp, const char *prefix)
+/* The value of @name in @envp, or NULL when it is not set: the first
+ * NAME=, as getenv() finds it. */
+static const char *
+env_value (char **envp, const char *name)
 {
+  gsize length = strlen (name);
+
   for (char **e = envp; e != NULL && *e != NULL; e++)
-    if (strncmp (*e, prefix, strlen (prefix)) == 0)
-      return TRUE;
-  return FALSE;
+    if (strncmp (*e, name, length) == 0 && (*e)[length] == '=')
+      return *e + length + 1;
+  return NULL;
+}
+
+/* The value @glibc_tunables (that of GLIBC_TUNABLES, or NULL) gives
+ * @tunable, with its length in @length, or NULL when the list does not
+ * name @tunable. glibc reads the list in order, so a tunable named twice
+ * takes its last value. Allocates nothing: the service calls it before
+ * GSlice's configuration is chosen. */
+static const char *
+tunable_value (const char *glibc_tunables, const char *tunable, gsize *length)
+{
+  gsize name_length = strlen (tunable);
+  const char *value = NULL;
+
+  for (const char *item = glibc_tunables; item != NULL;)
+    {
+      gsize item_length = strcspn (item, ":");
+
+      if (item_length > name_length && strncmp (item, tunable, name_length) == 0 &&
+          item[name_length] == '=')
+        {
+          value = item + name_length + 1;
+          *length = item_length - name_length - 1;
+        }
+      item = item[item_length] == ':' ? item + item_length + 1 : NULL;
+    }
+  return value;
 }
 
 /* Whether @envp sets malloc's @tunable itself, in GLIBC_TUNABLES or with
@@ -39,10 +69,10 @@ env_has (char **envp, const char *prefix)
 static gboolean
 env_sets (char **envp, const char *tunable, const char *variable)
 {
-  for (char **e = envp; e != NULL && *e != NULL; e++)
-    if (g_str_has_prefix (*e, "GLIBC_TUNABLES=") && strstr (*e, tunable) != NULL)
-      return TRUE;
-  return env_has (envp, variable);
+  gsize length;
+
+  return tunable_value (env_value (envp, "GLIBC_TUNABLES"), tunable, &length) != NULL ||
+         env_value (envp, variable) != NULL;
 }
 
 /* glibc also keeps, per thread, freed blocks for that thread's next
@@ -64,9 +94,9 @@ tune_malloc (char **envp)
    * messages it reads in an arena of its own, whose free top malloc_trim()
    * does not return (only the main arena's), and the main thread frees
    * them there. The threads seldom allocate at the same moment. */
-  if (!env_sets (envp, "glibc.malloc.arena_max", "MALLOC_ARENA_MAX="))
+  if (!env_sets (envp, "glibc.malloc.arena_max", "MALLOC_ARENA_MAX"))
     mallopt (M_ARENA_MAX, 1);
-  if (!env_sets (envp, "glibc.malloc.mmap_threshold", "MALLOC_MMAP_THRESHOLD_="))
+  if (!env_sets (envp, "glibc.malloc.mmap_threshold", "MALLOC_MMAP_THRESHOLD_"))
     mallopt (M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
 }
 
@@ -74,7 +104,7 @@ void
 hpd_allocators_tune (char **envp)
 {
   tune_malloc (envp);
-  if (env_has (envp, "G_SLICE="))
+  if (env_value (envp, "G_SLICE") != NULL)
     return;
 #if !GLIB_CHECK_VERSION (2, 76, 0)
   /* The configuration G_SLICE would give, without a second exec of the
@@ -115,28 +145,19 @@ free_blocks (gpointer blocks)
   return NULL;
 }
 
-#define TCACHE_COUNT "glibc.malloc.tcache_count="
-
 gboolean
 hpd_allocators_thread_cache_off (const char *glibc_tunables)
 {
-  g_auto(GStrv) tunables = NULL;
-  gboolean off = FALSE;
+  g_autofree char *text = NULL;
+  const char *value;
+  guint64 count;
+  gsize length;
 
-  if (glibc_tunables == NULL)
+  value = tunable_value (glibc_tunables, "glibc.malloc.tcache_count", &length);
+  if (value == NULL)
     return FALSE;
-  /* glibc reads the list in order: a tunable named twice takes its last
-   * value */
-  tunables = g_strsplit (glibc_tunables, ":", -1);
-  for (char **t = tunables; *t != NULL; t++)
-    {
-      guint64 count;
-
-      if (g_str_has_prefix (*t, TCACHE_COUNT))
-        off = g_ascii_string_to_unsigned (*t + strlen (TCACHE_COUNT), 10, 0, G_MAXUINT64,
-                                          &count, NULL) && count == 0;
-    }
-  return off;
+  text = g_strndup (value, length);
+  return g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT64, &count, NULL) && count == 0;
 }
 
 void

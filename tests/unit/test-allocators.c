@@ -1,7 +1,9 @@
 /* SPDX-FileCopyrightText: 2026 The hugepagesd authors */
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-/* hpd_allocators_empty_thread_cache(): the freed blocks glibc keeps for
+/* hpd_allocators_tune(): the service's mmap threshold is set unless the
+ * environment sets that tunable itself.
+ * hpd_allocators_empty_thread_cache(): the freed blocks glibc keeps for
  * this thread's next allocations go back to the heap, where malloc_trim()
  * can return their pages, unless the environment turned the cache off. To
  * mallinfo2() blocks in that cache are in use, in the heap they are free. */
@@ -152,6 +154,66 @@ test_twice_in_a_row (void)
   g_assert_cmpuint (in_use (), <=, before + 4096);
 }
 
+/* An environment hpd_allocators_tune() is given, and whether a block of
+ * 64 kB then comes from mmap(): it does under the service's threshold
+ * (8 kB), not under glibc's default (128 kB), which an administrator's own
+ * setting here leaves in place (glibc itself never read these). malloc
+ * looks at the threshold only when the heap's free top is too small, so
+ * the top is trimmed first. G_SLICE is set in each, as GLib is running
+ * already. */
+typedef struct
+{
+  const char *glibc_tunables;
+  const char *malloc_variable;
+  gboolean mmapped;
+} ThresholdCase;
+
+static const ThresholdCase threshold_cases[] = {
+  { NULL, NULL, TRUE },
+  { "glibc.malloc.tcache_count=0", NULL, TRUE },
+  { "glibc.malloc.mmap_threshold=131072", NULL, FALSE },
+  { "glibc.malloc.tcache_count=0:glibc.malloc.mmap_threshold=131072", NULL, FALSE },
+  { NULL, "MALLOC_MMAP_THRESHOLD_=131072", FALSE },
+  /* names that only begin or end like it are another tunable */
+  { "glibc.malloc.mmap_threshold_x=131072", NULL, TRUE },
+  { "xglibc.malloc.mmap_threshold=131072", NULL, TRUE },
+  { NULL, "MALLOC_MMAP_THRESHOLD_X=131072", TRUE },
+};
+
+static void
+test_threshold_left_to_the_environment (gconstpointer data)
+{
+  const ThresholdCase *c = data;
+
+#ifdef __SANITIZE_ADDRESS__
+  g_test_skip ("AddressSanitizer brings its own malloc");
+  return;
+#endif
+  if (g_test_subprocess ())
+    {
+      g_autofree char *tunables = c->glibc_tunables == NULL ? NULL :
+                                  g_strconcat ("GLIBC_TUNABLES=", c->glibc_tunables, NULL);
+      char *envp[4] = { (char *) "G_SLICE=always-malloc", NULL, NULL, NULL };
+      guint n = 1;
+      size_t before;
+      void *volatile block;  /* a malloc() and free() the compiler cannot drop */
+
+      if (tunables != NULL)
+        envp[n++] = tunables;
+      if (c->malloc_variable != NULL)
+        envp[n++] = (char *) c->malloc_variable;
+      hpd_allocators_tune (envp);
+      malloc_trim (0);
+      before = mallinfo2 ().hblks;
+      block = malloc (64 << 10);
+      g_assert_cmpuint (mallinfo2 ().hblks - before, ==, c->mmapped ? 1 : 0);
+      free (block);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -160,5 +222,11 @@ main (int argc, char **argv)
   g_test_add_func ("/allocators/thread-cache/twice", test_twice_in_a_row);
   g_test_add_func ("/allocators/thread-cache/off-left-alone", test_cache_turned_off_is_left_alone);
   g_test_add_func ("/allocators/thread-cache/off-read", test_cache_off_read_from_tunables);
+  for (guint i = 0; i < G_N_ELEMENTS (threshold_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/allocators/tune/mmap-threshold/%u", i);
+
+      g_test_add_data_func (path, &threshold_cases[i], test_threshold_left_to_the_environment);
+    }
   return g_test_run ();
 }
