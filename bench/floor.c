@@ -75,15 +75,8 @@ trim_now (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-/* As the service does, from the same place (src/main.c) */
-static void
-tune_allocators_early (int argc, char **argv, char **envp)
-{
-  hpd_allocators_tune (envp);
-}
-
-__attribute__ ((section (".preinit_array"), used))
-static void (*const tune_allocators_at_preinit) (int, char **, char **) = tune_allocators_early;
+/* As the service does (src/main.c) */
+HPD_ALLOCATORS_TUNE_AT_PREINIT;
 
 /* MEMBER=FILE arguments into @bodies; FALSE with @error on a bad one. */
 static gboolean

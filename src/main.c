@@ -50,18 +50,7 @@ write_escaped (GLogLevelFlags level, const GLogField *fields, gsize n_fields,
   return g_log_writer_default (level, copy, n_fields, user_data);
 }
 
-/* Run by the dynamic linker before the constructors of the libraries,
- * GLib's among them, which already allocate from GSlice: the one moment
- * its configuration can still be chosen, and before any thread exists, as
- * malloc's arena setting wants (hpd-allocators.h). */
-static void
-tune_allocators_early (int argc, char **argv, char **envp)
-{
-  hpd_allocators_tune (envp);
-}
-
-__attribute__ ((section (".preinit_array"), used))
-static void (*const tune_allocators_at_preinit) (int, char **, char **) = tune_allocators_early;
+HPD_ALLOCATORS_TUNE_AT_PREINIT;
 
 static gboolean
 on_terminate (gpointer user_data)

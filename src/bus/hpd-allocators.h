@@ -13,8 +13,8 @@
 
 G_BEGIN_DECLS
 
-/* Call it from the program's .preinit_array, which the dynamic linker runs
- * before any library's constructor and before any thread exists:
+/* Sets the allocators up, from the program's .preinit_array
+ * (HPD_ALLOCATORS_TUNE_AT_PREINIT):
  * - glibc's malloc gets one arena for every thread and takes large blocks
  *   from mmap() at a fixed threshold (the why in hpd-allocators.c), each
  *   unless @envp sets that tunable itself (GLIBC_TUNABLES, MALLOC_*); its
@@ -26,6 +26,23 @@ G_BEGIN_DECLS
  *   first allocates (before main(), so setting G_SLICE in main() is too
  *   late). */
 void hpd_allocators_tune (char **envp);
+
+/* Written once at file scope in a program's main file: runs
+ * hpd_allocators_tune() from the program's .preinit_array, which the
+ * dynamic linker runs before the constructors of the libraries, GLib's
+ * among them, which already allocate from GSlice: the one moment its
+ * configuration can still be chosen, and before any thread exists, as
+ * malloc's arena setting wants. Only an executable's .preinit_array is
+ * run, never a shared library's. */
+#define HPD_ALLOCATORS_TUNE_AT_PREINIT \
+  static void \
+  hpd_allocators_tune_at_preinit (int argc, char **argv, char **envp) \
+  { \
+    hpd_allocators_tune (envp); \
+  } \
+  __attribute__ ((section (".preinit_array"), used)) \
+  static void (*const hpd_allocators_preinit_entry) (int, char **, char **) = \
+    hpd_allocators_tune_at_preinit
 
 /* Whether @glibc_tunables (the value of GLIBC_TUNABLES, or NULL) turns
  * glibc's per-thread cache of freed blocks off: its last
