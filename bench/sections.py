@@ -1596,12 +1596,13 @@ def section_footprint(ctx, sec):
              "the same GLib and GIO, run with the unit's Environment= and its allocators set "
              "up by the service's own code (src/bus/hpd-allocators.c: GSlice on malloc, one "
              "arena, the same mmap threshold), connects to the same private system bus, "
-             "exports one object with one method, owns %s and idles; measured 3 s after it owns the name, as the service, right "
-             "after the service stopped (the benchmark's own python process maps GLib and GIO "
-             "for both). Pss divides each shared page among the processes that map it, so "
-             "both figures fall when more GLib programs run (a test suite beside the benchmark "
-             "is enough to move them by hundreds of kB): the floor measured a minute apart is the "
-             "comparison. Floor: Pss %d kB, RssAnon %d kB, RssFile %d kB, %d threads."
+             "exports one object with one method, owns %s and idles; measured 3 s after it "
+             "owns the name, as the service, right after the service stopped (the benchmark's "
+             "own python process maps GLib and GIO for both). Pss divides each shared page "
+             "among the processes that map it, so both figures fall when more GLib programs "
+             "run (a test suite beside the benchmark is enough to move them by hundreds of "
+             "kB): the floor measured a minute apart is the comparison. Floor: Pss %d kB, "
+             "RssAnon %d kB, RssFile %d kB, %d threads."
              % (BUS_NAME, floor["pss"], fst["RssAnon"], fst["RssFile"], fst["Threads"]))
     delta = {k: after.get(k, 0) - before.get(k, 0) for k in after}
     woke = sum(delta.values())
