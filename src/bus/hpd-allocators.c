@@ -38,10 +38,10 @@ env_value (char **envp, const char *name)
 }
 
 /* The value @glibc_tunables (that of GLIBC_TUNABLES, or NULL) gives
- * @tunable, with its length in @length, or NULL when the list does not
- * name @tunable. glibc reads the list in order, so a tunable named twice
- * takes its last value. Allocates nothing: the service calls it before
- * GSlice's configuration is chosen. */
+ * @tunable, with its length in @length unless that is NULL, or NULL when
+ * the list does not name @tunable. glibc reads the list in order, so a
+ * tunable named twice takes its last value. Allocates nothing: the service
+ * calls it before GSlice's configuration is chosen. */
 static const char *
 tunable_value (const char *glibc_tunables, const char *tunable, gsize *length)
 {
@@ -56,7 +56,8 @@ tunable_value (const char *glibc_tunables, const char *tunable, gsize *length)
           item[name_length] == '=')
         {
           value = item + name_length + 1;
-          *length = item_length - name_length - 1;
+          if (length != NULL)
+            *length = item_length - name_length - 1;
         }
       item = item[item_length] == ':' ? item + item_length + 1 : NULL;
     }
@@ -69,9 +70,7 @@ tunable_value (const char *glibc_tunables, const char *tunable, gsize *length)
 static gboolean
 env_sets (char **envp, const char *tunable, const char *variable)
 {
-  gsize length;
-
-  return tunable_value (env_value (envp, "GLIBC_TUNABLES"), tunable, &length) != NULL ||
+  return tunable_value (env_value (envp, "GLIBC_TUNABLES"), tunable, NULL) != NULL ||
          env_value (envp, variable) != NULL;
 }
 
