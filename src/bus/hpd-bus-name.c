@@ -109,7 +109,11 @@ requested (GObject *source, GAsyncResult *result, gpointer user_data)
   if (reply == NULL)
     {
       self->state = STATE_GONE;
-      g_signal_emit (self, signals[SIGNAL_LOST], 0, FALSE, error->message);
+      /* No answer about the name: the connection closed, and its owner
+       * connects again (hpd-daemon.c); GDBus may fail this call before it
+       * emits "closed". */
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CLOSED))
+        g_signal_emit (self, signals[SIGNAL_LOST], 0, FALSE, error->message);
       return;
     }
 

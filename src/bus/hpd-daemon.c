@@ -410,6 +410,16 @@ reconnect_free (Reconnect *reconnect)
   g_free (reconnect);
 }
 
+static void reconnected (GObject *source, GAsyncResult *result, gpointer user_data);
+
+static void
+connect_again (HpdDaemon *self, Reconnect *reconnect)
+{
+  self->reconnecting = g_cancellable_new ();
+  g_dbus_connection_new_for_address (self->bus_address, HPD_BUS_CONNECTION_FLAGS,
+                                     NULL, self->reconnecting, reconnected, reconnect);
+}
+
 static void
 reconnected (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -433,6 +443,18 @@ reconnected (GObject *source, GAsyncResult *result, gpointer user_data)
                                 reconnect->why, error->message);
       reconnect_free (reconnect);
       g_signal_emit (self, signals[SIGNAL_LOST], 0, reason, TRUE);
+      return;
+    }
+
+  /* Closed already: a message it could not decode came right behind its
+   * Hello (the unique names the bus hands out can be guessed). Its
+   * "closed" may have been emitted before anybody listened, and GLib 2.74
+   * logs a critical for each subscription on it: it is never attached, and
+   * the next one is asked for. */
+  if (g_dbus_connection_is_closed (connection))
+    {
+      g_debug ("The new bus connection closed before it was used: connecting again");
+      connect_again (self, reconnect);
       return;
     }
 
@@ -476,9 +498,7 @@ connection_closed (GDBusConnection *connection, gboolean remote_peer_vanished,
   reconnect->why = g_strdup (error != NULL ? error->message : "no reason given");
   detach (self);
   self->reconnect_started = g_get_monotonic_time ();
-  self->reconnecting = g_cancellable_new ();
-  g_dbus_connection_new_for_address (self->bus_address, HPD_BUS_CONNECTION_FLAGS,
-                                     NULL, self->reconnecting, reconnected, reconnect);
+  connect_again (self, reconnect);
 }
 
 static gboolean

@@ -49,6 +49,11 @@ vanished (GDBusConnection *connection, const char *name, gpointer user_data)
   HpdWatchers *self = user_data;
   Watch *watch = g_hash_table_lookup (self->watches, name);
 
+  /* No departure: GDBus says "vanished" too when its question about the
+   * name fails because the connection closed. The watch is suspended at
+   * the next turn of the loop and starts again on the next connection. */
+  if (g_dbus_connection_is_closed (connection))
+    return;
   hpd_traffic_forget_caller (self->traffic, name);
   hpd_caller_forget (connection, name);
   g_debug ("%s left the bus; %u watcher(s) left", name, g_hash_table_size (self->watches) - 1);
@@ -84,10 +89,15 @@ got_uid (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   watch = g_new0 (Watch, 1);
   watch->uid = caller->uid;
-  /* calls vanished() (later, in this context) if it has left already */
-  watch->watch_id = g_bus_watch_name_on_connection (self->connection, asking->name,
-                                                    G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                                    NULL, vanished, self, NULL);
+  /* calls vanished() (later, in this context) if it has left already. A
+   * connection closed meanwhile (GDBus closes it in its worker thread, on a
+   * message it cannot decode) is suspended at the next turn of the loop,
+   * and the watch starts at the resume: GLib 2.74 logs a critical for a
+   * subscription on a closed connection, whose AddMatch cannot be sent. */
+  if (!g_dbus_connection_is_closed (self->connection))
+    watch->watch_id = g_bus_watch_name_on_connection (self->connection, asking->name,
+                                                      G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                      NULL, vanished, self, NULL);
   g_hash_table_insert (self->watches, g_strdup (asking->name), watch);
   g_debug ("Watching %s (uid %u) until it leaves the bus; %u watcher(s)", asking->name,
            caller->uid, g_hash_table_size (self->watches));
