@@ -13,6 +13,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 import hpdtest
 from conftest import wait_for
 from hpdtest import MANAGER_IFACE, MANAGER_PATH
@@ -77,6 +79,7 @@ def refusal_counts(log, uid):
     return lines, held
 
 
+@pytest.mark.skipif(hpdtest.under_valgrind(), reason=hpdtest.OUTRUN_UNDER_VALGRIND)
 def test_one_users_refusals_take_a_bounded_number_of_lines(service, conn, polkit, run_python_as,
                                                            NOBODY):
     """A user without rights keeps 16 SetMinimum calls in flight on each of

@@ -200,6 +200,7 @@ def flood_as(uid, bus_address, connections, calls, script=FLOOD):
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.skipif(hpdtest.under_valgrind(), reason=hpdtest.OUTRUN_UNDER_VALGRIND)
 def test_256_connections_of_pending_calls(service, conn, fake_kernel, polkit, run_python_as, NOBODY,
                                           hugepagesd):
     """One user opens the bus's maximum of 256 connections and sends
@@ -265,6 +266,7 @@ ACTION_TUNABLES = 'org.hugepages.manager.configure-tunables'
 
 
 @pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.skipif(hpdtest.under_valgrind(), reason=hpdtest.OUTRUN_UNDER_VALGRIND)
 def test_admins_complete_their_changes_under_a_sustained_flood(service, conn, fake_kernel, polkit,
                                                                 run_python_as, NOBODY, hugepagesd):
     """One user keeps 4 changes in flight on each of 250 connections, sending
