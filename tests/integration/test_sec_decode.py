@@ -176,15 +176,11 @@ def test_twenty_in_a_row_keep_every_state(service, conn, fake_kernel, polkit, hu
 
 SEND_AS_USER = r'''
 import sys
-from gi.repository import Gio, GLib
 sys.path.insert(0, sys.argv[1])
 import test_sec_decode as t
-conn = Gio.DBusConnection.new_for_address_sync(
-    sys.argv[2], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
-    Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
-unique = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-                        'GetNameOwner', GLib.Variant('(s)', (t.hpdtest.BUS_NAME,)),
-                        None, 0, 5000, None)[0]
+conn = t.hpdtest.connect(sys.argv[2])
+unique = t.hpdtest.name_owner(conn)
+assert unique is not None, 'nobody owns the name'
 conn.send_message(t.undecodable_message(t.TARGETS[int(sys.argv[3])], unique), 0)
 conn.flush_sync(None)
 print(unique)
@@ -214,23 +210,16 @@ def test_any_user_as_signal_or_call(service, conn, bus, run_as, NOBODY, hugepage
 # numbers them in order, so the service's next connection is one of them.
 SEND_TO_THE_NEXT_NAMES = r"""
 import sys, time
-from gi.repository import Gio, GLib
 sys.path.insert(0, sys.argv[1])
 import test_sec_decode as t
-conn = Gio.DBusConnection.new_for_address_sync(
-    sys.argv[2], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
-    Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+conn = t.hpdtest.connect(sys.argv[2])
 for round_ in range(int(sys.argv[3])):
     owner, waited_until = None, time.monotonic() + 10
     while owner is None:
         if time.monotonic() > waited_until:
             sys.exit(f'round {round_}: nobody owns the name any more')
-        try:
-            owner = conn.call_sync('org.freedesktop.DBus', '/org/freedesktop/DBus',
-                                   'org.freedesktop.DBus', 'GetNameOwner',
-                                   GLib.Variant('(s)', (t.hpdtest.BUS_NAME,)), None, 0, 5000,
-                                   None)[0]
-        except GLib.Error:
+        owner = t.hpdtest.name_owner(conn)
+        if owner is None:
             time.sleep(0.01)
     conn.send_message(t.undecodable_message(t.TARGETS[5], owner), 0)
     number = max(int(name.split('.')[1]) for name in (owner, conn.get_unique_name()))
