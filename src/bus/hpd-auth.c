@@ -282,6 +282,7 @@ stop_watching_departures (HpdAuth *self)
   if (self->name_lost_id != 0)
     {
       g_dbus_connection_signal_unsubscribe (self->connection, self->name_lost_id);
+      hpd_departures_match (self->connection, NULL, FALSE);
       g_debug ("No longer watching callers' departures");
     }
   self->name_lost_id = 0;
@@ -302,12 +303,8 @@ watch_departures (HpdAuth *self, GDBusConnection *connection)
     }
   stop_watching_departures (self);
   self->connection = g_object_ref (connection);
-  self->name_lost_id = g_dbus_connection_signal_subscribe (connection, "org.freedesktop.DBus",
-                                                           "org.freedesktop.DBus",
-                                                           "NameOwnerChanged",
-                                                           "/org/freedesktop/DBus", NULL,
-                                                           G_DBUS_SIGNAL_FLAGS_NONE,
-                                                           name_lost, self, NULL);
+  self->name_lost_id = hpd_departures_subscribe (connection, name_lost, self);
+  hpd_departures_match (connection, NULL, TRUE);
   g_debug ("Watching callers' departures while their changes wait for polkit");
 }
 
@@ -545,6 +542,35 @@ hpd_caller_forget (GDBusConnection *connection, const char *sender)
 
   if (cache != NULL)
     g_hash_table_remove (cache, sender);
+}
+
+guint
+hpd_departures_subscribe (GDBusConnection *connection, GDBusSignalCallback callback,
+                          gpointer user_data)
+{
+  return g_dbus_connection_signal_subscribe (connection, "org.freedesktop.DBus",
+                                             "org.freedesktop.DBus", "NameOwnerChanged",
+                                             "/org/freedesktop/DBus", NULL,
+                                             G_DBUS_SIGNAL_FLAGS_NO_MATCH_RULE,
+                                             callback, user_data, NULL);
+}
+
+void
+hpd_departures_match (GDBusConnection *connection, const char *name, gboolean add)
+{
+  g_autofree char *rule = NULL;
+
+  /* a unique name holds no quote to end the rule's value early */
+  g_return_if_fail (name == NULL || g_dbus_is_unique_name (name));
+  rule = g_strdup_printf ("type='signal',sender='org.freedesktop.DBus',"
+                          "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
+                          "path='/org/freedesktop/DBus'%s%s%s",
+                          name != NULL ? ",arg0='" : "", name != NULL ? name : "",
+                          name != NULL ? "'" : "");
+  g_dbus_connection_call (connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", add ? "AddMatch" : "RemoveMatch",
+                          g_variant_new ("(s)", rule), NULL, G_DBUS_CALL_FLAGS_NONE, -1,
+                          NULL, NULL, NULL);
 }
 
 void

@@ -38,6 +38,18 @@ HpdCaller *hpd_caller_lookup_finish (GAsyncResult *result, GError **error);
  * goes with it. */
 void hpd_caller_forget (GDBusConnection *connection, const char *sender);
 
+/* Callers leaving the bus: @callback gets the bus's NameOwnerChanged on
+ * @connection, for the names whose rule was added with
+ * hpd_departures_match (@name NULL: every name). GDBus closes a connection
+ * in its worker thread when it cannot decode a message, which any caller
+ * can send, while calls read before it still wait for the main loop; GLib
+ * 2.74 logs a critical for a subscription whose match rule it cannot send
+ * then (fatal under G_DEBUG=fatal-criticals). These send the rules as
+ * calls without a reply, which fail quietly with the connection. */
+guint hpd_departures_subscribe (GDBusConnection *connection, GDBusSignalCallback callback,
+                                gpointer user_data);
+void hpd_departures_match (GDBusConnection *connection, const char *name, gboolean add);
+
 /* What polkit rules see of a change besides its action (polkit's
  * "details", for example page-size and pages): string keys to string
  * values. */
