@@ -9,7 +9,6 @@
 
 typedef struct {
   guint32 uid;       /* whose slot it holds */
-  guint watch_id;    /* g_bus_watch_name id; 0 while suspended */
 } Watch;
 
 struct _HpdWatchers
@@ -17,6 +16,7 @@ struct _HpdWatchers
   GDBusConnection *connection;
   HpdTraffic *traffic;
   gulong caller_id;
+  guint departures_id;      /* NameOwnerChanged on connection; 0 while suspended */
   HpdSlots *slots;
   GHashTable *watches;      /* name -> Watch, each holding a slot */
   GHashTable *asking;       /* names whose uid the bus is being asked */
@@ -25,8 +25,8 @@ struct _HpdWatchers
   gpointer user_data;
 };
 
-/* One question to the bus about a caller. Once @cancellable is cancelled,
- * @self may be gone. */
+/* One question to the bus about a caller: its uid, or whether it is still
+ * there. Once @cancellable is cancelled, @self may be gone. */
 typedef struct {
   HpdWatchers *self;
   char *name;
@@ -43,26 +43,78 @@ asking_free (Asking *asking)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Asking, asking_free)
 
-static void
-vanished (GDBusConnection *connection, const char *name, gpointer user_data)
+static Asking *
+asking_new (HpdWatchers *self, const char *name)
 {
-  HpdWatchers *self = user_data;
+  Asking *asking = g_new0 (Asking, 1);
+
+  asking->self = self;
+  asking->name = g_strdup (name);
+  asking->cancellable = g_object_ref (self->cancellable);
+  return asking;
+}
+
+static void
+departed (HpdWatchers *self, const char *name)
+{
   Watch *watch = g_hash_table_lookup (self->watches, name);
 
-  /* No departure: GDBus says "vanished" too when its question about the
-   * name fails because the connection closed. The watch is suspended at
-   * the next turn of the loop and starts again on the next connection. */
-  if (g_dbus_connection_is_closed (connection))
+  /* told twice when it left while we asked whether it was there */
+  if (watch == NULL)
     return;
   hpd_traffic_forget_caller (self->traffic, name);
-  hpd_caller_forget (connection, name);
+  hpd_caller_forget (self->connection, name);
+  hpd_departures_match (self->connection, name, FALSE);
   g_debug ("%s left the bus; %u watcher(s) left", name, g_hash_table_size (self->watches) - 1);
-  g_bus_unwatch_name (watch->watch_id);
   hpd_slots_give (self->slots, watch->uid);
-  /* @name belongs to the table: removed last */
   g_hash_table_remove (self->watches, name);
   if (g_hash_table_size (self->watches) == 0)
     self->changed (FALSE, self->user_data);
+}
+
+static void
+name_owner_changed (GDBusConnection *connection, const char *sender_name,
+                    const char *object_path, const char *interface_name,
+                    const char *signal_name, GVariant *parameters, gpointer user_data)
+{
+  const char *name, *old_owner, *new_owner;
+
+  if (!g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(sss)")))
+    return;
+  g_variant_get (parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
+  if (new_owner[0] == '\0')
+    departed (user_data, name);
+}
+
+static void
+answered_whether_there (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(Asking) asking = user_data;
+  g_autoptr(GVariant) reply = NULL;
+  gboolean there;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  /* No departure when the question failed: GDBus has closed the
+   * connection (suspended at the next turn of the loop, and followed again
+   * on the next one), or the watchers were suspended or freed. */
+  if (reply == NULL || g_cancellable_is_cancelled (asking->cancellable))
+    return;
+  g_variant_get (reply, "(b)", &there);
+  if (!there)
+    departed (asking->self, asking->name);
+}
+
+/* The rule first, then the question, which the bus answers in order: a
+ * caller that leaves after the answer is told by NameOwnerChanged. Both
+ * fail quietly on a connection GDBus has closed meanwhile. */
+static void
+follow (HpdWatchers *self, const char *name)
+{
+  hpd_departures_match (self->connection, name, TRUE);
+  g_dbus_connection_call (self->connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                          "org.freedesktop.DBus", "NameHasOwner", g_variant_new ("(s)", name),
+                          G_VARIANT_TYPE ("(b)"), G_DBUS_CALL_FLAGS_NONE, -1, self->cancellable,
+                          answered_whether_there, asking_new (self, name));
 }
 
 static void
@@ -89,16 +141,8 @@ got_uid (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   watch = g_new0 (Watch, 1);
   watch->uid = caller->uid;
-  /* calls vanished() (later, in this context) if it has left already. A
-   * connection closed meanwhile (GDBus closes it in its worker thread, on a
-   * message it cannot decode) is suspended at the next turn of the loop,
-   * and the watch starts at the resume: GLib 2.74 logs a critical for a
-   * subscription on a closed connection, whose AddMatch cannot be sent. */
-  if (!g_dbus_connection_is_closed (self->connection))
-    watch->watch_id = g_bus_watch_name_on_connection (self->connection, asking->name,
-                                                      G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                                      NULL, vanished, self, NULL);
   g_hash_table_insert (self->watches, g_strdup (asking->name), watch);
+  follow (self, asking->name);
   g_debug ("Watching %s (uid %u) until it leaves the bus; %u watcher(s)", asking->name,
            caller->uid, g_hash_table_size (self->watches));
   if (g_hash_table_size (self->watches) == 1)
@@ -116,10 +160,7 @@ caller_arrived (HpdTraffic *traffic, const char *name, gpointer user_data)
     return;
   /* the slots are counted per uid: the uid first */
   g_hash_table_add (self->asking, g_strdup (name));
-  asking = g_new0 (Asking, 1);
-  asking->self = self;
-  asking->name = g_strdup (name);
-  asking->cancellable = g_object_ref (self->cancellable);
+  asking = asking_new (self, name);
   hpd_caller_lookup_name (self->connection, name, asking->cancellable, got_uid, asking);
 }
 
@@ -130,6 +171,7 @@ attach_traffic (HpdWatchers *self, GDBusConnection *connection, HpdTraffic *traf
   self->traffic = g_object_ref (traffic);
   self->cancellable = g_cancellable_new ();
   self->caller_id = g_signal_connect (traffic, "caller", G_CALLBACK (caller_arrived), self);
+  self->departures_id = hpd_departures_subscribe (connection, name_owner_changed, self);
   hpd_traffic_track_callers (traffic);
 }
 
@@ -165,7 +207,7 @@ void
 hpd_watchers_suspend (HpdWatchers *self)
 {
   GHashTableIter iter;
-  Watch *watch;
+  const char *name;
 
   if (self->connection == NULL)
     return;
@@ -176,11 +218,13 @@ hpd_watchers_suspend (HpdWatchers *self)
   g_hash_table_remove_all (self->asking);
   g_clear_signal_handler (&self->caller_id, self->traffic);
   g_clear_object (&self->traffic);
-  g_clear_object (&self->connection);
   /* the watchers keep their slots until they are seen gone */
+  g_dbus_connection_signal_unsubscribe (self->connection, self->departures_id);
+  self->departures_id = 0;
   g_hash_table_iter_init (&iter, self->watches);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &watch))
-    g_clear_handle_id (&watch->watch_id, g_bus_unwatch_name);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &name, NULL))
+    hpd_departures_match (self->connection, name, FALSE);
+  g_clear_object (&self->connection);
 }
 
 void
@@ -188,16 +232,13 @@ hpd_watchers_resume (HpdWatchers *self, GDBusConnection *connection, HpdTraffic 
 {
   GHashTableIter iter;
   const char *name;
-  Watch *watch;
 
   g_return_if_fail (self->connection == NULL);
   attach_traffic (self, connection, traffic);
-  /* vanished() runs later, in this context, for those gone meanwhile */
+  /* those gone meanwhile are told later, in this context */
   g_hash_table_iter_init (&iter, self->watches);
-  while (g_hash_table_iter_next (&iter, (gpointer *) &name, (gpointer *) &watch))
-    watch->watch_id = g_bus_watch_name_on_connection (connection, name,
-                                                      G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                                      NULL, vanished, self, NULL);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &name, NULL))
+    follow (self, name);
 }
 
 guint

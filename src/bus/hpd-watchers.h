@@ -11,9 +11,10 @@
  *
  * The callers come from the connection's traffic (hpd-traffic.h), which
  * reports each name once until it is forgotten here. Each watcher's
- * departure is watched with g_bus_watch_name_on_connection() (one
- * NameOwnerChanged match rule with arg0 = its name, and one GetNameOwner
- * for a caller that left before the rule was in place).
+ * departure is followed through the bus's NameOwnerChanged (one match
+ * rule with arg0 = its name, sent by hpd_departures_match() of
+ * hpd-auth.h, and one NameHasOwner for a caller that left before the rule
+ * was in place).
  *
  * Each watcher costs a match rule on the bus, which limits them per
  * connection, so at most HPD_WATCHERS_MAX callers are tracked at a time,

@@ -283,6 +283,38 @@ def test_watchers_still_get_properties_changed(service, conn, bus, fake_kernel, 
         watcher.close_sync(None)
 
 
+@pytest.mark.valgrind
+def test_a_watcher_gone_while_the_connection_is_replaced_is_seen_gone(service, conn, bus,
+                                                                      hugepagesd):
+    """A watcher that leaves while the service has no connection sends no
+    NameOwnerChanged the service could see: the service asks the bus on
+    the next connection whether it is still there, and lets it go. One
+    that stays is still watched."""
+    staying, leaving = bus.connect(), bus.connect()
+    try:
+        for watcher in (staying, leaving):
+            hpdtest.get(watcher, page_size_path(SMALL), PAGE_SIZE_IFACE, 'Total')
+            wait_for(lambda: f'Watching {watcher.get_unique_name()} ' in service.log(),
+                     5 * TIMEOUT_FACTOR, 'the watcher watched')
+        gone = leaving.get_unique_name()
+        before = hpdtest.name_owner(conn)
+        conn.send_message(undecodable_message(TARGETS[5], before), Gio.DBusSendMessageFlags.NONE)
+        conn.flush_sync(None)
+        leaving.close_sync(None)
+        wait_answer(conn, time.monotonic(), limit_for(hugepagesd))
+        wait_for(lambda: f'{gone} left the bus; 1 watcher(s) left' in service.log(),
+                 5 * TIMEOUT_FACTOR, 'the watcher that left let go')
+        assert hpdtest.name_owner(conn) != before
+        staying.close_sync(None)
+        wait_for(lambda: 'left the bus; 0 watcher(s) left' in service.log(),
+                 5 * TIMEOUT_FACTOR, 'the watcher that stayed followed on the new connection')
+    finally:
+        for watcher in (staying, leaving):
+            if not watcher.is_closed():
+                watcher.close_sync(None)
+    assert 'CRITICAL' not in service.log()
+
+
 def test_losing_the_bus_after_a_reconnect_is_a_failure_exit(make_bus, start_service, fake_kernel,
                                                             hugepagesd):
     own = make_bus()
@@ -355,6 +387,34 @@ def test_every_connection_of_the_service_survives(service, conn, bus, fake_kerne
         assert hpdtest.owner_pid(conn) == service.pid
         wait_for(lambda: changes_pool(conn, 2 + round_), 5, 'an authorized change')
     assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 4
+
+
+@pytest.mark.valgrind
+def test_a_change_right_before_the_message_is_refused_not_fatal(service, conn, fake_kernel, polkit,
+                                                                hugepagesd):
+    """A change and an undecodable message sent together: GDBus has closed
+    the connection before the change reaches its handler, which then starts
+    its polkit check on a closed connection, or on one that GDBus closes
+    while the check subscribes to callers' departures. GLib 2.74 makes a
+    critical of a subscription whose match rule it cannot send, and the
+    tests run the service with fatal criticals: the service sends its rule
+    itself (hpd_departures_match in hpd-auth.h). The change fails with the
+    connection; the next one is made."""
+    polkit.allow(ACTION_POOLS)
+    for round_ in range(5):
+        before = hpdtest.name_owner(conn)
+        change = Gio.DBusMessage.new_method_call(hpdtest.BUS_NAME, page_size_path(SMALL),
+                                                 PAGE_SIZE_IFACE, 'SetMinimum')
+        change.set_body(GLib.Variant('(ta{sv})', (10 + round_, {})))
+        conn.send_message(change, Gio.DBusSendMessageFlags.NONE)
+        conn.send_message(undecodable_message(TARGETS[5], before), Gio.DBusSendMessageFlags.NONE)
+        conn.flush_sync(None)
+        wait_answer(conn, time.monotonic(), limit_for(hugepagesd))
+        wait_for(lambda: hpdtest.name_owner(conn) not in (None, before), 5, 'a new connection')
+        assert service.alive(), service.log()[-3000:]
+    assert 'CRITICAL' not in service.log()
+    hpdtest.pool_call(conn, SMALL, 'SetMinimum', 2)
+    assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 2
 
 
 @pytest.mark.valgrind
