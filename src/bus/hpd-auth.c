@@ -406,6 +406,8 @@ busy (GTask *task, GError *error)
 #define CALLER_CACHE_KEY "hpd-caller-credentials"
 #define CALLER_ASKING_KEY "hpd-caller-asking"
 #define CALLER_CACHE_MAX 64
+/* dbus-daemon answers at once; beyond this it is overloaded (Busy) */
+#define CALLER_LOOKUP_TIMEOUT_MS 5000
 
 static HpdCaller *
 caller_copy (const HpdCaller *caller)
@@ -471,10 +473,18 @@ caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_dat
   g_autofree char *key = NULL;
   g_autoptr(GPtrArray) waiting = NULL;
   g_autoptr(HpdCaller) caller = g_new0 (HpdCaller, 1);
+  g_autoptr(GError) error = NULL;
+  gboolean overloaded;
 
   g_hash_table_steal_extended (caller_asking (G_DBUS_CONNECTION (source)), sender,
                                (gpointer *) &key, (gpointer *) &waiting);
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, NULL);
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  /* A bus that did not answer in time, or ran out of room for the
+   * question, is busy: the caller may well be allowed, and may try again.
+   * Otherwise (above all, a caller that left the bus) nobody is known. */
+  overloaded = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
+               g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED) ||
+               g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NO_MEMORY);
   if (reply != NULL)
     creds = g_variant_get_child_value (reply, 0);
   if (creds == NULL || !g_variant_lookup (creds, "UnixUserID", "u", &caller->uid))
@@ -493,7 +503,10 @@ caller_got_credentials (GObject *source, GAsyncResult *result, gpointer user_dat
 
       if (g_task_return_error_if_cancelled (task))
         continue;
-      if (caller == NULL)
+      if (caller == NULL && overloaded)
+        g_task_return_new_error (task, HP_ERROR, HP_ERROR_BUSY,
+                                 "The bus did not say who the caller is in time; try again");
+      else if (caller == NULL)
         g_task_return_new_error (task, HP_ERROR, HP_ERROR_FAILED, "Could not identify the caller");
       else
         g_task_return_pointer (task, caller_copy (caller), (GDestroyNotify) hpd_caller_free);
@@ -531,7 +544,7 @@ hpd_caller_lookup_name (GDBusConnection *connection, const char *sender,
                           "org.freedesktop.DBus", "/org/freedesktop/DBus",
                           "org.freedesktop.DBus", "GetConnectionCredentials",
                           g_variant_new ("(s)", sender), G_VARIANT_TYPE ("(a{sv})"),
-                          G_DBUS_CALL_FLAGS_NONE, 5000,
+                          G_DBUS_CALL_FLAGS_NONE, CALLER_LOOKUP_TIMEOUT_MS,
                           NULL, caller_got_credentials, g_strdup (sender));
 }
 
@@ -785,9 +798,15 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
   GPtrArray *checks;
   GError *error = NULL;
 
-  check->caller = hpd_caller_lookup_finish (result, NULL);
+  check->caller = hpd_caller_lookup_finish (result, &error);
+  if (g_error_matches (error, HP_ERROR, HP_ERROR_BUSY))
+    {
+      busy (task, error);
+      return;
+    }
   if (check->caller == NULL)
     {
+      g_clear_error (&error);
       log_denial (self, check, NULL, "Could not identify the caller");
       return_denial (task, "Could not identify the caller");
       return;

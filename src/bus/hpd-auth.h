@@ -23,7 +23,8 @@ void hpd_caller_free (HpdCaller *caller);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HpdCaller, hpd_caller_free)
 
 /* The uid and pid of @invocation's sender, from the bus daemon (never from
- * /proc). Fails when the caller has left the bus. */
+ * /proc). Fails when the caller has left the bus, and with HP_ERROR_BUSY
+ * when the bus did not answer within 5 s or had no room for the question. */
 void hpd_caller_lookup (GDBusMethodInvocation *invocation,
                         GAsyncReadyCallback callback, gpointer user_data);
 /* The same for the unique name @sender on @connection (a caller seen in

@@ -130,12 +130,12 @@ static void
 job_identified (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(Job) job = user_data;
+  g_autoptr(GError) error = NULL;
 
-  job->caller = hpd_caller_lookup_finish (result, NULL);
+  job->caller = hpd_caller_lookup_finish (result, &error);
   if (job->caller == NULL)
     {
-      g_dbus_method_invocation_return_error_literal (job->invocation, HP_ERROR, HP_ERROR_FAILED,
-                                                     "Could not identify the caller");
+      hpd_job_return_error (job->invocation, error);
       return;
     }
   job_start (g_steal_pointer (&job));

@@ -5,14 +5,17 @@
 action, details and interactive flag; a denial changes nothing; an
 allowance lets the call through; a caller that left is not served."""
 
+import os
 import time
 
 import pytest
 
 import hpdtest
+from busrelay import BusRelay
 from conftest import wait_for
-from hpdtest import (ACTION_POOLS, ALL_ACTIONS, ERR_NOT_AUTHORIZED, PAGE_SIZE_IFACE, BusError,
-                     iterate_until, page_size_path, pool_call)
+from hpdtest import (ACTION_POOLS, ALL_ACTIONS, ERR_BUSY, ERR_NOT_AUTHORIZED, MANAGER_IFACE,
+                     MANAGER_PATH, PAGE_SIZE_IFACE, BusError, iterate_until, page_size_path,
+                     pool_call)
 from fakekernel import NodePool, Pool
 from gi.repository import Gio, GLib
 
@@ -204,6 +207,58 @@ def test_caller_gone_before_the_answer_is_not_served(service, bus, conn, fake_ke
 
 @pytest.mark.fake_kernel(pools=POOLS)
 @pytest.mark.valgrind
+def explain(conn):
+    return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Explain',
+                        GLib.Variant('(a{sv})', ({},)), '(aa{sv})')
+
+
+def test_a_bus_that_does_not_say_who_the_caller_is_makes_busy(start_service, bus, conn,
+                                                               fake_kernel, polkit, tmp_path):
+    """The service asks the bus who a caller is before anything else. A bus
+    that does not answer within 5 s is overloaded, not a verdict on the
+    caller: an allowed change, and Explain (which needs no right but the caller's
+    uid), are told
+    Busy ("try again"), never NotAuthorized, and change nothing. The same
+    calls, made again once the bus answers, succeed. The service reaches
+    the bus through a relay that swallows its questions (tests/integration/
+    busrelay.py)."""
+    os.chmod(tmp_path, 0o755)
+    relay = BusRelay(bus.socket, str(tmp_path))
+    try:
+        svc = start_service(fake_kernel.root, wait=False,
+                            env={'DBUS_SYSTEM_BUS_ADDRESS': relay.address})
+        # through the relay the bus names the test's process as the owner
+        wait_for(lambda: not svc.alive() or hpdtest.name_owner(conn) is not None, 10,
+                 'the service on the bus through the relay')
+        assert svc.alive(), svc.log()[-3000:]
+        polkit.allow(ACTION_POOLS)
+        before = fake_kernel.snapshot()
+        relay.swallow.set()
+        for call in (lambda c: pool_call(c, SMALL, 'SetMinimum', 6), explain):
+            caller = bus.connect()      # a caller the service has not been told of
+            try:
+                with pytest.raises(BusError) as e:
+                    call(caller)
+                assert e.value.name == ERR_BUSY, (e.value, svc.log()[-3000:])
+            finally:
+                caller.close_sync(None)
+        assert relay.swallowed >= 2
+        assert fake_kernel.snapshot() == before
+        assert polkit.checks() == []
+        relay.swallow.clear()
+        caller = bus.connect()
+        try:
+            pool_call(caller, SMALL, 'SetMinimum', 6)
+            explain(caller)
+        finally:
+            caller.close_sync(None)
+        assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 6
+        assert 'Could not identify the caller' not in svc.log()
+        svc.terminate()
+    finally:
+        relay.close()
+
+
 def test_slow_polkit_still_answers(service, conn, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     polkit.set_delay(0.3)
