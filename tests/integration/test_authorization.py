@@ -205,8 +205,6 @@ def test_caller_gone_before_the_answer_is_not_served(service, bus, conn, fake_ke
     assert pool_call(conn, SMALL, 'SetMinimum', 5) == 5
 
 
-@pytest.mark.fake_kernel(pools=POOLS)
-@pytest.mark.valgrind
 def explain(conn):
     return hpdtest.call(conn, MANAGER_PATH, MANAGER_IFACE, 'Explain',
                         GLib.Variant('(a{sv})', ({},)), '(aa{sv})')
@@ -259,6 +257,8 @@ def test_a_bus_that_does_not_say_who_the_caller_is_makes_busy(start_service, bus
         relay.close()
 
 
+@pytest.mark.fake_kernel(pools=POOLS)
+@pytest.mark.valgrind
 def test_slow_polkit_still_answers(service, conn, fake_kernel, polkit):
     polkit.allow(ACTION_POOLS)
     polkit.set_delay(0.3)
