@@ -801,6 +801,8 @@ got_caller (GObject *source, GAsyncResult *result, gpointer user_data)
   check->caller = hpd_caller_lookup_finish (result, &error);
   if (g_error_matches (error, HP_ERROR, HP_ERROR_BUSY))
     {
+      /* the admin's trace of an overloaded bus */
+      log_denial (self, check, NULL, error->message);
       busy (task, error);
       return;
     }

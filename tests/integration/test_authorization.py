@@ -6,6 +6,7 @@ action, details and interactive flag; a denial changes nothing; an
 allowance lets the call through; a caller that left is not served."""
 
 import os
+import re
 import time
 
 import pytest
@@ -214,12 +215,12 @@ def test_a_bus_that_does_not_say_who_the_caller_is_makes_busy(start_service, bus
                                                                fake_kernel, polkit, tmp_path):
     """The service asks the bus who a caller is before anything else. A bus
     that does not answer within 5 s is overloaded, not a verdict on the
-    caller: an allowed change, and Explain (which needs no right but the caller's
-    uid), are told
-    Busy ("try again"), never NotAuthorized, and change nothing. The same
-    calls, made again once the bus answers, succeed. The service reaches
-    the bus through a relay that swallows its questions (tests/integration/
-    busrelay.py)."""
+    caller: an allowed change, and Explain (which needs no right, only the
+    caller's uid), are told Busy ("try again"), never NotAuthorized, and
+    change nothing. The same calls, made again once the bus answers,
+    succeed; the refused change is logged as refusals are. The service
+    reaches the bus through a relay that swallows its questions
+    (tests/integration/busrelay.py)."""
     os.chmod(tmp_path, 0o755)
     relay = BusRelay(bus.socket, str(tmp_path))
     try:
@@ -251,7 +252,12 @@ def test_a_bus_that_does_not_say_who_the_caller_is_makes_busy(start_service, bus
         finally:
             caller.close_sync(None)
         assert fake_kernel.read_int(fake_kernel.pool_file(SMALL, 'nr_hugepages')) == 6
-        assert 'Could not identify the caller' not in svc.log()
+        log = svc.log()
+        assert 'Could not identify the caller' not in log
+        # the change's refusal is logged, as any other (Explain makes no line)
+        assert re.search(r'which could not be identified, was refused SetMinimum '
+                         r'\(org\.hugepages\.manager\.configure-pools\): The bus did not say who '
+                         r'the caller is in time', log), log[-3000:]
         svc.terminate()
     finally:
         relay.close()
